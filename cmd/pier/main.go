@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is pier's version, reported by --version and sent as
+// nixopsVersion in state events.
+var version = "0.1.0-dev"
+
+// commands is filled by the init functions of the cmd_*.go files, one per
+// subcommand, so that each command stays in its own file.
+var commands []*cli.Command
+
+func register(c *cli.Command) { commands = append(commands, c) }
+
+func newApp() *cli.App {
+	slices.SortFunc(commands, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
+	return &cli.App{
+		Name:                 "pier",
+		Usage:                "deploy resources through JSON-lines resource providers",
+		Version:              version,
+		Commands:             commands,
+		EnableBashCompletion: true,
+		// Exit codes are chosen in main, after deferred cleanup has run.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newApp().RunContext(ctx, os.Args)
+	stop()
+	os.Exit(exitCode(err))
+}
+
+// Exit codes. They are API: each command's help lists the ones it uses.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// usageError marks an error in how pier was invoked.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitCoder lets an error choose its own exit code (e.g. "plan has changes").
+type exitCoder interface{ ExitCode() int }
+
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(os.Stderr, "pier:", err)
+	var ue usageError
+	var ec exitCoder
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &ec):
+		return ec.ExitCode()
+	}
+	return exitError
+}

@@ -1,0 +1,253 @@
+// Package source defines what the engine asks of a deployment source: given
+// the outputs known so far, which resources are ready to run and which are
+// blocked on which outputs.
+//
+// The HCL loader (host/hcl) answers statically; the Nix front end
+// (host/nix) answers in rounds of `nix eval`. The engine does not care
+// which one it talks to. This package holds only the vocabulary: it imports
+// nothing from pier but schema.
+package source
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Source is a deployment description that the engine resolves in rounds.
+//
+// The engine calls Resolve from one goroutine at a time, first with no known
+// outputs and then each time new outputs are known. A Source must not keep
+// the Outputs map after Resolve returns.
+type Source interface {
+	Resolve(ctx context.Context, known Outputs) (*Snapshot, error)
+}
+
+// Outputs maps a resource address (see [Address.String]) to the output
+// properties that resource produced in this run or recorded in state.
+type Outputs map[string]map[string]any
+
+// Snapshot is one answer of a [Source].
+type Snapshot struct {
+	// Ready resources have fully known inputs.
+	Ready []*Resource
+	// Blocked resources wait on outputs not yet known.
+	Blocked []*Blocked
+	// Providers declared by the deployment, by name. Resources refer to them
+	// by [Resource.Provider].
+	Providers map[string]*Provider
+	// Outputs are the deployment's own output values that are known so far.
+	Outputs []*Output
+}
+
+// Complete reports whether the snapshot names every resource the
+// deployment will ever have: nothing is blocked structurally, so resources
+// absent from it can be destroyed.
+func (s *Snapshot) Complete() bool {
+	for _, b := range s.Blocked {
+		if b.Structural {
+			return false
+		}
+	}
+	return true
+}
+
+// Resource is a resource whose inputs are known (Ready) or partly known (as
+// [Blocked.Resource]).
+type Resource struct {
+	Address Address
+	// Provider is the name of the provider declaration in
+	// [Snapshot.Providers].
+	Provider string
+	Type     string
+	// Inputs are JSON values (map[string]any, []any, string, float64,
+	// json.Number, bool, nil). In a blocked resource, values not yet known
+	// are [Unknown].
+	Inputs map[string]any
+	// State is the address of the state handler resource; nil means the
+	// resource is stateless.
+	State *Address
+	// DependsOn lists the resources this one must follow, from references
+	// and explicit depends_on.
+	DependsOn []Address
+	// Range is where the resource is declared.
+	Range Range
+}
+
+// Stateful reports whether the resource has a state handler.
+func (r *Resource) Stateful() bool { return r.State != nil }
+
+// Blocked is a member of the deployment that cannot be resolved yet.
+type Blocked struct {
+	Address Address
+	// WaitsOn names the resources whose outputs are needed.
+	WaitsOn []Address
+	// Structural means the member is a composite whose member set depends on
+	// outputs not yet known, so the resources below it are not known either.
+	Structural bool
+	// Resource is the partly known resource, where the source can tell; nil
+	// otherwise. Its unknown inputs are [Unknown].
+	Resource *Resource
+}
+
+// Provider is a provider declaration. Exactly one of Executable, Builtin or
+// Terraform is set.
+type Provider struct {
+	Name       string
+	Executable string
+	Args       []string
+	Env        map[string]string
+	Builtin    string
+	Terraform  string
+	// Config is the Terraform provider configuration. It never travels in
+	// resource inputs or into state.
+	Config map[string]any
+	// Operations are the optional operations the provider declared
+	// ("destroy", …).
+	Operations []string
+	// Parallelism bounds how many requests run at once against this
+	// provider; 0 means the engine's default.
+	Parallelism int
+	Range       Range
+}
+
+// Output is a deployment output value.
+type Output struct {
+	Name      string
+	Value     any
+	Sensitive bool
+	Range     Range
+}
+
+// unknownValue is the type of [Unknown].
+type unknownValue struct{}
+
+// MarshalJSON renders an unknown value for plans.
+func (unknownValue) MarshalJSON() ([]byte, error) { return []byte(`"(known after apply)"`), nil }
+
+// Unknown stands for an input value that is known only after apply.
+var Unknown any = unknownValue{}
+
+// IsUnknown reports whether v is [Unknown].
+func IsUnknown(v any) bool { _, ok := v.(unknownValue); return ok }
+
+// Range is a position in a configuration file. The zero Range means
+// "unknown position".
+type Range struct {
+	Filename string
+	Line     int
+	Column   int
+}
+
+// String renders the range as file:line:col.
+func (r Range) String() string {
+	if r.Filename == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Line, r.Column)
+}
+
+// Step is one member name in an [Address], with an optional instance key
+// from count (an int) or for_each (a string).
+type Step struct {
+	Name string
+	// Key is nil, an int (count.index) or a string (each.key).
+	Key any
+}
+
+// Address is a dotted member path, e.g. web.db or web.db["a"].
+type Address []Step
+
+// ParseAddress parses the form produced by [Address.String].
+func ParseAddress(s string) (Address, error) {
+	var a Address
+	rest := s
+	for rest != "" {
+		name := rest
+		if i := strings.IndexAny(rest, ".["); i >= 0 {
+			name = rest[:i]
+		}
+		if name == "" {
+			return nil, fmt.Errorf("parse address %q: empty member name", s)
+		}
+		rest = rest[len(name):]
+		step := Step{Name: name}
+		if strings.HasPrefix(rest, "[") {
+			end := strings.Index(rest, "]")
+			if end < 0 {
+				return nil, fmt.Errorf("parse address %q: unclosed [", s)
+			}
+			key := rest[1:end]
+			if strings.HasPrefix(key, `"`) {
+				k, err := strconv.Unquote(key)
+				if err != nil {
+					return nil, fmt.Errorf("parse address %q: bad key %s", s, key)
+				}
+				step.Key = k
+			} else {
+				n, err := strconv.Atoi(key)
+				if err != nil {
+					return nil, fmt.Errorf("parse address %q: bad index %s", s, key)
+				}
+				step.Key = n
+			}
+			rest = rest[end+1:]
+		}
+		a = append(a, step)
+		if strings.HasPrefix(rest, ".") {
+			rest = rest[1:]
+			if rest == "" {
+				return nil, fmt.Errorf("parse address %q: trailing dot", s)
+			}
+		} else if rest != "" {
+			return nil, fmt.Errorf("parse address %q: unexpected %q", s, rest)
+		}
+	}
+	if len(a) == 0 {
+		return nil, fmt.Errorf("parse address: empty")
+	}
+	return a, nil
+}
+
+// String renders the address as NAME.NAME[0].NAME["key"].
+func (a Address) String() string {
+	var b strings.Builder
+	for i, s := range a {
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.Name)
+		switch k := s.Key.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", k)
+		case string:
+			fmt.Fprintf(&b, "[%s]", strconv.Quote(k))
+		}
+	}
+	return b.String()
+}
+
+// StateKey is the path of the resource's entry in a NixOps4 state document:
+// resources.NAME at the top, deployments.C.resources.NAME below composite C.
+// An instance key becomes part of the name, e.g. NAME[0].
+func (a Address) StateKey() []string {
+	var path []string
+	for _, s := range a[:len(a)-1] {
+		path = append(path, "deployments", Address{s}.String())
+	}
+	return append(path, "resources", Address{a[len(a)-1]}.String())
+}
+
+// HasPrefix reports whether p is a (non-strict) prefix of a.
+func (a Address) HasPrefix(p Address) bool {
+	if len(p) > len(a) {
+		return false
+	}
+	for i := range p {
+		if p[i] != a[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,214 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ProtocolVersion is the version of the NixOps4 resource protocol that the
+// embedded schema describes. A drift test checks it against the schema's $id.
+const ProtocolVersion = "v0"
+
+// Properties holds input or output properties: an arbitrary JSON object
+// whose fields are defined by the resource provider.
+type Properties = map[string]any
+
+// Request is the one-key wrapper object a host writes to a provider. Exactly
+// one field is set. DestroyResourceRequest is an optional operation and is
+// only sent to providers that declared [OperationDestroy].
+type Request struct {
+	CreateResourceRequest    *CreateResourceRequest    `json:"createResourceRequest,omitempty"`
+	UpdateResourceRequest    *UpdateResourceRequest    `json:"updateResourceRequest,omitempty"`
+	StateResourceEvent       *StateResourceEvent       `json:"stateResourceEvent,omitempty"`
+	StateResourceReadRequest *StateResourceReadRequest `json:"stateResourceReadRequest,omitempty"`
+	DestroyResourceRequest   *DestroyResourceRequest   `json:"destroyResourceRequest,omitempty"`
+}
+
+// Response is the one-key wrapper object a provider writes back. Exactly one
+// field is set.
+type Response struct {
+	CreateResourceResponse     *CreateResourceResponse     `json:"createResourceResponse,omitempty"`
+	UpdateResourceResponse     *UpdateResourceResponse     `json:"updateResourceResponse,omitempty"`
+	StateResourceEventResponse *StateResourceEventResponse `json:"stateResourceEventResponse,omitempty"`
+	StateResourceReadResponse  *StateResourceReadResponse  `json:"stateResourceReadResponse,omitempty"`
+	DestroyResourceResponse    *DestroyResourceResponse    `json:"destroyResourceResponse,omitempty"`
+	ErrorResponse              *ErrorResponse              `json:"errorResponse,omitempty"`
+}
+
+// ExtantResource is a resource that already exists, as recorded in state.
+type ExtantResource struct {
+	Type             string     `json:"type"`
+	InputProperties  Properties `json:"inputProperties"`
+	OutputProperties Properties `json:"outputProperties,omitempty"`
+}
+
+// CreateResourceRequest asks a provider to create a resource.
+type CreateResourceRequest struct {
+	Type            string     `json:"type"`
+	InputProperties Properties `json:"inputProperties"`
+	IsStateful      bool       `json:"isStateful"`
+}
+
+// CreateResourceResponse carries the outputs of a created resource.
+type CreateResourceResponse struct {
+	OutputProperties Properties `json:"outputProperties"`
+}
+
+// UpdateResourceRequest asks a provider to bring an existing resource to new
+// inputs.
+type UpdateResourceRequest struct {
+	Resource        ExtantResource `json:"resource"`
+	InputProperties Properties     `json:"inputProperties"`
+}
+
+// UpdateResourceResponse carries the outputs of an updated resource.
+type UpdateResourceResponse struct {
+	OutputProperties Properties `json:"outputProperties"`
+}
+
+// StateResourceReadRequest asks a state provider for the whole state it
+// stores.
+type StateResourceReadRequest struct {
+	Resource ExtantResource `json:"resource"`
+}
+
+// StateResourceReadResponse is the state document a state provider stores.
+type StateResourceReadResponse struct {
+	State map[string]any `json:"state"`
+}
+
+// StateResourceEvent asks a state provider to record a change as an RFC 6902
+// JSON Patch.
+type StateResourceEvent struct {
+	Resource      ExtantResource `json:"resource"`
+	Event         string         `json:"event"`
+	NixopsVersion string         `json:"nixopsVersion"`
+	Patch         Patch          `json:"patch"`
+}
+
+// StateResourceEventResponse acknowledges a recorded state event.
+type StateResourceEventResponse struct{}
+
+// DestroyResourceRequest is the optional destroy operation (see
+// [OperationDestroy]).
+type DestroyResourceRequest struct {
+	Resource ExtantResource `json:"resource"`
+}
+
+// DestroyResourceResponse acknowledges a destroyed resource.
+type DestroyResourceResponse struct{}
+
+// ErrorResponse reports that the requested operation failed.
+type ErrorResponse struct {
+	Message string `json:"message"`
+}
+
+// Patch is an RFC 6902 JSON Patch document.
+type Patch []PatchOperation
+
+// PatchOperation is one operation of a JSON Patch. Value is kept raw so that
+// a patch round-trips byte for byte; From is set for move and copy.
+type PatchOperation struct {
+	Op    string          `json:"op"`
+	Path  string          `json:"path"`
+	From  string          `json:"from,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Kind names the one field set in a [Request] or [Response], as it appears
+// on the wire (e.g. "createResourceRequest"). It is "" when none or more
+// than one is set.
+func (r *Request) Kind() string {
+	return oneKind(map[string]bool{
+		"createResourceRequest":    r.CreateResourceRequest != nil,
+		"updateResourceRequest":    r.UpdateResourceRequest != nil,
+		"stateResourceEvent":       r.StateResourceEvent != nil,
+		"stateResourceReadRequest": r.StateResourceReadRequest != nil,
+		"destroyResourceRequest":   r.DestroyResourceRequest != nil,
+	})
+}
+
+// ResourceType returns the resource type the request is about.
+func (r *Request) ResourceType() string {
+	switch {
+	case r.CreateResourceRequest != nil:
+		return r.CreateResourceRequest.Type
+	case r.UpdateResourceRequest != nil:
+		return r.UpdateResourceRequest.Resource.Type
+	case r.StateResourceEvent != nil:
+		return r.StateResourceEvent.Resource.Type
+	case r.StateResourceReadRequest != nil:
+		return r.StateResourceReadRequest.Resource.Type
+	case r.DestroyResourceRequest != nil:
+		return r.DestroyResourceRequest.Resource.Type
+	}
+	return ""
+}
+
+// ResponseKind returns the response kind that answers a request kind, e.g.
+// "createResourceResponse" for "createResourceRequest".
+func ResponseKind(requestKind string) string {
+	switch requestKind {
+	case "createResourceRequest":
+		return "createResourceResponse"
+	case "updateResourceRequest":
+		return "updateResourceResponse"
+	case "stateResourceEvent":
+		return "stateResourceEventResponse"
+	case "stateResourceReadRequest":
+		return "stateResourceReadResponse"
+	case "destroyResourceRequest":
+		return "destroyResourceResponse"
+	}
+	return ""
+}
+
+// Kind names the one field set in the response; see [Request.Kind].
+func (r *Response) Kind() string {
+	return oneKind(map[string]bool{
+		"createResourceResponse":     r.CreateResourceResponse != nil,
+		"updateResourceResponse":     r.UpdateResourceResponse != nil,
+		"stateResourceEventResponse": r.StateResourceEventResponse != nil,
+		"stateResourceReadResponse":  r.StateResourceReadResponse != nil,
+		"destroyResourceResponse":    r.DestroyResourceResponse != nil,
+		"errorResponse":              r.ErrorResponse != nil,
+	})
+}
+
+func oneKind(set map[string]bool) string {
+	kind := ""
+	for k, ok := range set {
+		if !ok {
+			continue
+		}
+		if kind != "" {
+			return ""
+		}
+		kind = k
+	}
+	return kind
+}
+
+// Operation is an optional protocol operation beyond v0 that a provider may
+// declare. The host never sends an operation's messages to a provider that
+// has not declared it.
+type Operation string
+
+// The optional operations.
+const (
+	// OperationDestroy is destroyResourceRequest → destroyResourceResponse.
+	OperationDestroy Operation = "destroy"
+	// OperationRead reads a resource's current state (refresh and drift).
+	OperationRead Operation = "read"
+	// OperationImport adopts an existing object by id.
+	OperationImport Operation = "import"
+)
+
+// ParseOperation checks that name is a known optional operation.
+func ParseOperation(name string) (Operation, error) {
+	switch op := Operation(name); op {
+	case OperationDestroy, OperationRead, OperationImport:
+		return op, nil
+	}
+	return "", fmt.Errorf("unknown optional operation %q (known: destroy, read, import)", name)
+}
