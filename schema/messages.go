@@ -22,6 +22,8 @@ type Request struct {
 	StateResourceEvent       *StateResourceEvent       `json:"stateResourceEvent,omitempty"`
 	StateResourceReadRequest *StateResourceReadRequest `json:"stateResourceReadRequest,omitempty"`
 	DestroyResourceRequest   *DestroyResourceRequest   `json:"destroyResourceRequest,omitempty"`
+	ReadResourceRequest      *ReadResourceRequest      `json:"readResourceRequest,omitempty"`
+	ImportResourceRequest    *ImportResourceRequest    `json:"importResourceRequest,omitempty"`
 }
 
 // Response is the one-key wrapper object a provider writes back. Exactly one
@@ -32,6 +34,8 @@ type Response struct {
 	StateResourceEventResponse *StateResourceEventResponse `json:"stateResourceEventResponse,omitempty"`
 	StateResourceReadResponse  *StateResourceReadResponse  `json:"stateResourceReadResponse,omitempty"`
 	DestroyResourceResponse    *DestroyResourceResponse    `json:"destroyResourceResponse,omitempty"`
+	ReadResourceResponse       *ReadResourceResponse       `json:"readResourceResponse,omitempty"`
+	ImportResourceResponse     *ImportResourceResponse     `json:"importResourceResponse,omitempty"`
 	ErrorResponse              *ErrorResponse              `json:"errorResponse,omitempty"`
 }
 
@@ -98,6 +102,33 @@ type DestroyResourceRequest struct {
 // DestroyResourceResponse acknowledges a destroyed resource.
 type DestroyResourceResponse struct{}
 
+// ReadResourceRequest is the optional read operation (see [OperationRead]):
+// report the resource's current state, for refresh and drift detection.
+type ReadResourceRequest struct {
+	Resource ExtantResource `json:"resource"`
+}
+
+// ReadResourceResponse reports a resource's current outputs. Exists is false
+// when the real object is gone; OutputProperties is then omitted.
+type ReadResourceResponse struct {
+	Exists           bool       `json:"exists"`
+	OutputProperties Properties `json:"outputProperties,omitempty"`
+}
+
+// ImportResourceRequest is the optional import operation (see
+// [OperationImport]): adopt an existing object of Type identified by ID.
+type ImportResourceRequest struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// ImportResourceResponse describes the adopted object: the inputs that
+// would reproduce it, and its outputs.
+type ImportResourceResponse struct {
+	InputProperties  Properties `json:"inputProperties"`
+	OutputProperties Properties `json:"outputProperties"`
+}
+
 // ErrorResponse reports that the requested operation failed.
 type ErrorResponse struct {
 	Message string `json:"message"`
@@ -125,6 +156,8 @@ func (r *Request) Kind() string {
 		"stateResourceEvent":       r.StateResourceEvent != nil,
 		"stateResourceReadRequest": r.StateResourceReadRequest != nil,
 		"destroyResourceRequest":   r.DestroyResourceRequest != nil,
+		"readResourceRequest":      r.ReadResourceRequest != nil,
+		"importResourceRequest":    r.ImportResourceRequest != nil,
 	})
 }
 
@@ -141,6 +174,10 @@ func (r *Request) ResourceType() string {
 		return r.StateResourceReadRequest.Resource.Type
 	case r.DestroyResourceRequest != nil:
 		return r.DestroyResourceRequest.Resource.Type
+	case r.ReadResourceRequest != nil:
+		return r.ReadResourceRequest.Resource.Type
+	case r.ImportResourceRequest != nil:
+		return r.ImportResourceRequest.Type
 	}
 	return ""
 }
@@ -159,6 +196,10 @@ func ResponseKind(requestKind string) string {
 		return "stateResourceReadResponse"
 	case "destroyResourceRequest":
 		return "destroyResourceResponse"
+	case "readResourceRequest":
+		return "readResourceResponse"
+	case "importResourceRequest":
+		return "importResourceResponse"
 	}
 	return ""
 }
@@ -198,9 +239,11 @@ type Operation string
 const (
 	// OperationDestroy is destroyResourceRequest → destroyResourceResponse.
 	OperationDestroy Operation = "destroy"
-	// OperationRead reads a resource's current state (refresh and drift).
+	// OperationRead is readResourceRequest → readResourceResponse: read a
+	// resource's current state (refresh and drift).
 	OperationRead Operation = "read"
-	// OperationImport adopts an existing object by id.
+	// OperationImport is importResourceRequest → importResourceResponse:
+	// adopt an existing object by id.
 	OperationImport Operation = "import"
 )
 

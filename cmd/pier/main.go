@@ -17,14 +17,48 @@ import (
 // nixopsVersion in state events.
 var version = "0.1.0-dev"
 
-// commands is filled by the init functions of the cmd_*.go files, one per
-// subcommand, so that each command stays in its own file.
-var commands []*cli.Command
+// Commands are registered by the init functions of the cmd_*.go files, one
+// per subcommand, so that each command stays in its own file. Constructors
+// run in newApp, after every init.
+var (
+	topCommands []func() *cli.Command
+	subCommands = map[string][]func() *cli.Command{}
+)
 
-func register(c *cli.Command) { commands = append(commands, c) }
+// groupUsage describes the command groups that registerSub fills.
+var groupUsage = map[string]string{
+	"adapter":   "run a provider that ships with pier (speaks the v0 protocol on stdin/stdout)",
+	"provider":  "talk to one provider directly, to test it",
+	"state":     "inspect and maintain a deployment's state",
+	"statefile": "inspect and maintain a state_file event log",
+	"tf":        "inspect Terraform provider binaries",
+}
+
+// register adds a top-level command.
+func register(f func() *cli.Command) { topCommands = append(topCommands, f) }
+
+// registerSub adds a subcommand to one of the groups in groupUsage.
+func registerSub(group string, f func() *cli.Command) {
+	if _, ok := groupUsage[group]; !ok {
+		panic("unknown command group " + group + ": this is a bug in pier")
+	}
+	subCommands[group] = append(subCommands[group], f)
+}
 
 func newApp() *cli.App {
-	slices.SortFunc(commands, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
+	var commands []*cli.Command
+	for _, f := range topCommands {
+		commands = append(commands, f())
+	}
+	for group, fs := range subCommands {
+		c := &cli.Command{Name: group, Usage: groupUsage[group]}
+		for _, f := range fs {
+			c.Subcommands = append(c.Subcommands, f())
+		}
+		sortCommands(c.Subcommands)
+		commands = append(commands, c)
+	}
+	sortCommands(commands)
 	return &cli.App{
 		Name:                 "pier",
 		Usage:                "deploy resources through JSON-lines resource providers",
@@ -34,6 +68,10 @@ func newApp() *cli.App {
 		// Exit codes are chosen in main, after deferred cleanup has run.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+}
+
+func sortCommands(cs []*cli.Command) {
+	slices.SortFunc(cs, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
 }
 
 func main() {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Source is a deployment description that the engine resolves in rounds.
@@ -39,6 +40,16 @@ type Snapshot struct {
 	Providers map[string]*Provider
 	// Outputs are the deployment's own output values that are known so far.
 	Outputs []*Output
+	// Evaluation says what producing this snapshot cost, for sources that
+	// evaluate in rounds (Nix); nil for static sources.
+	Evaluation *Evaluation
+}
+
+// Evaluation describes one evaluation round of a source.
+type Evaluation struct {
+	// Round counts Resolve calls that evaluated, from 1.
+	Round    int
+	Duration time.Duration
 }
 
 // Complete reports whether the snapshot names every resource the
