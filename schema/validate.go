@@ -1,0 +1,305 @@
+package schema
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+//go:embed schemas/*.json
+var schemaFiles embed.FS
+
+// The URLs under which the embedded schemas are registered. The resource
+// schema refers to the JSON Patch schema by its schemastore.org address;
+// the compiler resolves it to pier's embedded copy and never fetches.
+const (
+	ResourceSchemaURL   = "https://nixops.dev/manual/development/schema/resource-schema-v0.json"
+	JSONPatchSchemaURL  = "https://json.schemastore.org/json-patch.json"
+	ExtensionSchemaURL  = "https://pier.dev/schema/pier-extensions-v0.json"
+	StateSchemaURL      = "https://pier.dev/schema/state-schema-v0.json"
+	resourceSchemaFile  = "schemas/resource-schema-v0.json"
+	jsonPatchSchemaFile = "schemas/json-patch.json"
+	extensionSchemaFile = "schemas/pier-extensions-v0.json"
+	stateSchemaFile     = "schemas/state-schema-v0.json"
+)
+
+// messageDef says where the body of one wrapper key is defined, and which
+// optional operation, if any, it belongs to.
+type messageDef struct {
+	url       string
+	operation Operation // "" for v0 messages
+}
+
+var requestDefs = map[string]messageDef{
+	"createResourceRequest":    {ResourceSchemaURL + "#/definitions/CreateResourceRequest", ""},
+	"updateResourceRequest":    {ResourceSchemaURL + "#/definitions/UpdateResourceRequest", ""},
+	"stateResourceEvent":       {ResourceSchemaURL + "#/definitions/StateResourceEvent", ""},
+	"stateResourceReadRequest": {ResourceSchemaURL + "#/definitions/StateResourceReadRequest", ""},
+	"destroyResourceRequest":   {ExtensionSchemaURL + "#/definitions/DestroyResourceRequest", OperationDestroy},
+	"readResourceRequest":      {ExtensionSchemaURL + "#/definitions/ReadResourceRequest", OperationRead},
+	"importResourceRequest":    {ExtensionSchemaURL + "#/definitions/ImportResourceRequest", OperationImport},
+}
+
+var responseDefs = map[string]messageDef{
+	"createResourceResponse":     {ResourceSchemaURL + "#/definitions/CreateResourceResponse", ""},
+	"updateResourceResponse":     {ResourceSchemaURL + "#/definitions/UpdateResourceResponse", ""},
+	"stateResourceEventResponse": {ResourceSchemaURL + "#/definitions/StateResourceEventResponse", ""},
+	"stateResourceReadResponse":  {ResourceSchemaURL + "#/definitions/StateResourceReadResponse", ""},
+	"errorResponse":              {ResourceSchemaURL + "#/definitions/ErrorResponse", ""},
+	"destroyResourceResponse":    {ExtensionSchemaURL + "#/definitions/DestroyResourceResponse", OperationDestroy},
+	"readResourceResponse":       {ExtensionSchemaURL + "#/definitions/ReadResourceResponse", OperationRead},
+	"importResourceResponse":     {ExtensionSchemaURL + "#/definitions/ImportResourceResponse", OperationImport},
+}
+
+// ErrRemoteRef is returned when a schema refers to a document that pier
+// does not embed. Validation never reaches the network.
+var ErrRemoteRef = errors.New("schema reference to a document pier does not embed (pier never fetches schemas)")
+
+// newCompiler returns a compiler that knows the embedded schemas and
+// refuses every other URL.
+func newCompiler() (*jsonschema.Compiler, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft4
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("load %s: %w", url, ErrRemoteRef)
+	}
+	for url, file := range map[string]string{
+		ResourceSchemaURL:  resourceSchemaFile,
+		JSONPatchSchemaURL: jsonPatchSchemaFile,
+		ExtensionSchemaURL: extensionSchemaFile,
+		StateSchemaURL:     stateSchemaFile,
+	} {
+		data, err := schemaFiles.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("add embedded schema %s: %w", file, err)
+		}
+	}
+	return c, nil
+}
+
+// compiled holds every message body schema, compiled once on first use.
+var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	c, err := newCompiler()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*jsonschema.Schema{}
+	for _, defs := range []map[string]messageDef{requestDefs, responseDefs} {
+		for kind, def := range defs {
+			s, err := c.Compile(def.url)
+			if err != nil {
+				return nil, fmt.Errorf("compile schema for %s: %w", kind, err)
+			}
+			out[kind] = s
+		}
+	}
+	s, err := c.Compile(StateSchemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("compile state schema: %w", err)
+	}
+	out[stateKey] = s
+	return out, nil
+})
+
+const stateKey = "#state"
+
+// ValidationError says why a message does not match the protocol schema.
+type ValidationError struct {
+	// Message is "request" or "response".
+	Message string
+	// Kind is the wrapper key, when one could be identified.
+	Kind string
+	// Problems are the individual failures, most specific first.
+	Problems []Problem
+}
+
+// Problem is one schema failure at one place in a message.
+type Problem struct {
+	// Pointer is the RFC 6901 JSON Pointer of the offending value within
+	// the whole message, e.g. /createResourceRequest/isStateful.
+	Pointer string
+	// Expected says what the schema wanted there.
+	Expected string
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invalid %s", e.Message)
+	if e.Kind != "" {
+		fmt.Fprintf(&b, " %s", e.Kind)
+	}
+	for i, p := range e.Problems {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "/"
+		}
+		fmt.Fprintf(&b, "at %s: %s", ptr, p.Expected)
+	}
+	return b.String()
+}
+
+// ValidateRequest checks one request line (without its newline) against the
+// v0 schema. ops are the optional operations the provider declared; a
+// message of an undeclared operation is invalid.
+func ValidateRequest(data []byte, ops []Operation) error {
+	return validateMessage("request", requestDefs, data, ops)
+}
+
+// ValidateResponse checks one response line against the v0 schema; see
+// [ValidateRequest].
+func ValidateResponse(data []byte, ops []Operation) error {
+	return validateMessage("response", responseDefs, data, ops)
+}
+
+// ValidateState checks a resolved state document against the v0 state
+// schema.
+func ValidateState(data []byte) error {
+	schemas, err := compiled()
+	if err != nil {
+		return err
+	}
+	return validateValue("state", "", "", schemas[stateKey], data)
+}
+
+func validateMessage(message string, defs map[string]messageDef, data []byte, ops []Operation) error {
+	schemas, err := compiled()
+	if err != nil {
+		return err
+	}
+	var wrapper map[string]json.RawMessage
+	if err := json.Unmarshal(data, &wrapper); err != nil || wrapper == nil {
+		return &ValidationError{Message: message, Problems: []Problem{{Expected: fmt.Sprintf("a JSON object with exactly one of %s", kindList(defs, ops))}}}
+	}
+	if len(wrapper) != 1 {
+		keys := make([]string, 0, len(wrapper))
+		for k := range wrapper {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return &ValidationError{Message: message, Problems: []Problem{{
+			Expected: fmt.Sprintf("exactly one key, got %d (%s)", len(keys), strings.Join(keys, ", ")),
+		}}}
+	}
+	var kind string
+	var body json.RawMessage
+	for k, v := range wrapper {
+		kind, body = k, v
+	}
+	def, ok := defs[kind]
+	if !ok {
+		return &ValidationError{Message: message, Problems: []Problem{{
+			Pointer:  "/" + escapePointer(kind),
+			Expected: fmt.Sprintf("one of %s", kindList(defs, ops)),
+		}}}
+	}
+	if def.operation != "" && !slices.Contains(ops, def.operation) {
+		return &ValidationError{Message: message, Kind: kind, Problems: []Problem{{
+			Pointer:  "/" + kind,
+			Expected: fmt.Sprintf("%s belongs to the optional operation %q, which the provider did not declare", kind, def.operation),
+		}}}
+	}
+	return validateValue(message, kind, "/"+kind, schemas[kind], body)
+}
+
+func validateValue(message, kind, prefix string, s *jsonschema.Schema, data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // the validator expects json.Number for numbers
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return &ValidationError{Message: message, Kind: kind, Problems: []Problem{{Pointer: prefix, Expected: "valid JSON: " + err.Error()}}}
+	}
+	err := s.Validate(v)
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		return &ValidationError{Message: message, Kind: kind, Problems: problems(prefix, ve)}
+	}
+	return err
+}
+
+// problems flattens the validator's error tree to its leaves. Within an
+// anyOf, an alternative whose discriminating enum did not match is dropped
+// entirely, so that "move without from" reads as a missing from rather
+// than also as a missing value.
+func problems(prefix string, ve *jsonschema.ValidationError) []Problem {
+	var leaves []*jsonschema.ValidationError
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			leaves = append(leaves, e)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	mismatched := map[string]bool{} // anyOf alternatives that do not apply
+	for _, l := range leaves {
+		if b := alternative(l.KeywordLocation); b != "" && strings.HasSuffix(l.KeywordLocation, "/enum") {
+			mismatched[b] = true
+		}
+	}
+	var out []Problem
+	seen := map[Problem]bool{}
+	for _, l := range leaves {
+		if mismatched[alternative(l.KeywordLocation)] {
+			continue
+		}
+		p := Problem{Pointer: prefix + l.InstanceLocation, Expected: l.Message}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	// Deepest first: the most specific place is the most useful.
+	sort.SliceStable(out, func(i, j int) bool {
+		return strings.Count(out[i].Pointer, "/") > strings.Count(out[j].Pointer, "/")
+	})
+	return out
+}
+
+// alternative returns the keyword location of the innermost anyOf branch
+// containing loc ("…/anyOf/2"), or "".
+func alternative(loc string) string {
+	i := strings.LastIndex(loc, "/anyOf/")
+	if i < 0 {
+		return ""
+	}
+	rest := loc[i+len("/anyOf/"):]
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		rest = rest[:j]
+	}
+	return loc[:i] + "/anyOf/" + rest
+}
+
+func kindList(defs map[string]messageDef, ops []Operation) string {
+	var kinds []string
+	for k, d := range defs {
+		if d.operation == "" || slices.Contains(ops, d.operation) {
+			kinds = append(kinds, k)
+		}
+	}
+	sort.Strings(kinds)
+	return strings.Join(kinds, ", ")
+}
+
+func escapePointer(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}

@@ -1,0 +1,136 @@
+package schema
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+func TestValidateAccepts(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		request bool
+		msg     string
+		ops     []Operation
+	}{
+		"create request":              {true, `{"createResourceRequest":{"type":"file","inputProperties":{"name":"a","contents":"b"},"isStateful":false}}`, nil},
+		"update request with outputs": {true, `{"updateResourceRequest":{"resource":{"type":"memo","inputProperties":{"initialize_with":"x"},"outputProperties":{"value":"x"}},"inputProperties":{"initialize_with":"y"}}}`, nil},
+		"state event with add patch":  {true, `{"stateResourceEvent":{"resource":{"type":"state_file","inputProperties":{"name":"s.json"}},"event":"create","nixopsVersion":"pier 0.1","patch":[{"op":"add","path":"/resources/a","value":{"type":"memo"}}]}}`, nil},
+		"state read":                  {true, `{"stateResourceReadRequest":{"resource":{"type":"state_file","inputProperties":{"name":"s.json"},"outputProperties":{}}}}`, nil},
+		"error response":              {false, `{"errorResponse":{"message":"no such type"}}`, nil},
+		"create response":             {false, `{"createResourceResponse":{"outputProperties":{}}}`, nil},
+		"event response":              {false, `{"stateResourceEventResponse":{}}`, nil},
+		"state response":              {false, `{"stateResourceReadResponse":{"state":{"_type":"nixopsState"}}}`, nil},
+		"declared destroy":            {true, `{"destroyResourceRequest":{"resource":{"type":"file","inputProperties":{}}}}`, []Operation{OperationDestroy}},
+		"declared destroy response":   {false, `{"destroyResourceResponse":{}}`, []Operation{OperationDestroy}},
+		"move with from":              {true, `{"stateResourceEvent":{"resource":{"type":"s","inputProperties":{}},"event":"e","nixopsVersion":"v","patch":[{"op":"move","from":"/a","path":"/b"}]}}`, nil},
+		"escaped pointer":             {true, `{"stateResourceEvent":{"resource":{"type":"s","inputProperties":{}},"event":"e","nixopsVersion":"v","patch":[{"op":"remove","path":"/resources/a~1b~0c"}]}}`, nil},
+		"read response gone":          {false, `{"readResourceResponse":{"exists":false}}`, []Operation{OperationRead}},
+		"import request":              {true, `{"importResourceRequest":{"type":"time_static","id":"2024-01-01T00:00:00Z"}}`, []Operation{OperationImport}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			validate := ValidateResponse
+			if tc.request {
+				validate = ValidateRequest
+			}
+			if err := validate([]byte(tc.msg), tc.ops); err != nil {
+				t.Fatalf("want valid, got %v", err)
+			}
+		})
+	}
+}
+
+func TestValidateRejects(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		request bool
+		msg     string
+		// want are substrings of the error: the pointer and what was expected.
+		want []string
+	}{
+		"extra top-level key": {true, `{"createResourceRequest":{"type":"f","inputProperties":{},"isStateful":true},"extra":1}`,
+			[]string{"exactly one key, got 2 (createResourceRequest, extra)"}},
+		"two keys in one wrapper": {false, `{"createResourceResponse":{"outputProperties":{}},"errorResponse":{"message":"x"}}`,
+			[]string{"exactly one key, got 2"}},
+		"wrong type": {true, `{"createResourceRequest":{"type":"f","inputProperties":{},"isStateful":"yes"}}`,
+			[]string{"at /createResourceRequest/isStateful:", "expected boolean, but got string"}},
+		"missing isStateful": {true, `{"createResourceRequest":{"type":"f","inputProperties":{}}}`,
+			[]string{"at /createResourceRequest:", "isStateful"}},
+		"move without from": {true, `{"stateResourceEvent":{"resource":{"type":"s","inputProperties":{}},"event":"e","nixopsVersion":"v","patch":[{"op":"move","path":"/b"}]}}`,
+			[]string{"at /stateResourceEvent/patch/0:", "missing properties: 'from'"}},
+		"unknown kind": {true, `{"frobnicateRequest":{}}`,
+			[]string{"at /frobnicateRequest:", "one of createResourceRequest"}},
+		"undeclared destroy": {true, `{"destroyResourceRequest":{"resource":{"type":"file","inputProperties":{}}}}`,
+			[]string{`optional operation "destroy", which the provider did not declare`}},
+		"not json": {false, `garbage`, []string{"a JSON object with exactly one of"}},
+		"extra field in body": {false, `{"createResourceResponse":{"outputProperties":{},"bonus":true}}`,
+			[]string{"at /createResourceResponse:", "additionalProperties 'bonus' not allowed"}},
+		"bad pointer": {true, `{"stateResourceEvent":{"resource":{"type":"s","inputProperties":{}},"event":"e","nixopsVersion":"v","patch":[{"op":"remove","path":"a~2"}]}}`,
+			[]string{"at /stateResourceEvent/patch/0/path:"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			validate := ValidateResponse
+			if tc.request {
+				validate = ValidateRequest
+			}
+			err := validate([]byte(tc.msg), nil)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("want *ValidationError, got %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestRemoteRefRefused proves that the loader never fetches: a schema that
+// refers to a document pier does not embed fails to compile.
+func TestRemoteRefRefused(t *testing.T) {
+	t.Parallel()
+	c, err := newCompiler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource("https://pier.dev/test.json", strings.NewReader(`{"$ref":"https://example.com/elsewhere.json#"}`)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Compile("https://pier.dev/test.json")
+	if !errors.Is(err, ErrRemoteRef) {
+		t.Fatalf("want ErrRemoteRef, got %v", err)
+	}
+	var _ = jsonschema.Draft4
+}
+
+// TestProtocolVersionMatchesSchema guards against the embedded schema and
+// the version constant drifting apart.
+func TestProtocolVersionMatchesSchema(t *testing.T) {
+	t.Parallel()
+	data, err := schemaFiles.ReadFile(resourceSchemaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "resource-schema-"+ProtocolVersion+".json") {
+		t.Fatalf("embedded schema is not %s", ProtocolVersion)
+	}
+}
+
+func TestValidateState(t *testing.T) {
+	t.Parallel()
+	good := `{"_type":"nixopsState","resources":{"a":{"type":"memo","inputProperties":{},"outputProperties":{"value":1},"provider":"local","dependencies":[]}},"deployments":{"web":{"resources":{}}}}`
+	if err := ValidateState([]byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateState([]byte(`{"_type":"other"}`)); err == nil {
+		t.Fatal("want error for wrong _type")
+	}
+}
