@@ -1,0 +1,143 @@
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxFrame is the largest frame a [Reader] accepts unless told
+// otherwise: 64 MiB. Provider outputs are JSON objects that end up in the
+// state log; a legitimate one is kilobytes, and anything near this size is a
+// provider bug (an accidental dump of a file or a runaway loop), which must
+// fail clearly long before it can exhaust pier's memory.
+const DefaultMaxFrame = 64 << 20
+
+// ErrFrameTooLarge is returned (wrapped in a [*FrameTooLargeError]) when a
+// line exceeds the reader's maximum.
+var ErrFrameTooLarge = errors.New("frame too large")
+
+// FrameTooLargeError reports a line longer than the reader's maximum. The
+// stream is unusable afterwards: the rest of the line was not read.
+type FrameTooLargeError struct {
+	Max  int // the configured maximum in bytes
+	Read int // bytes read before giving up (more than Max)
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("frame too large: line exceeds the %d byte limit (read %d bytes without a newline)", e.Max, e.Read)
+}
+
+// Unwrap lets errors.Is(err, ErrFrameTooLarge) match.
+func (e *FrameTooLargeError) Unwrap() error { return ErrFrameTooLarge }
+
+// readChunk is the bufio buffer size. Lines longer than it are assembled
+// from chunks; the common short frame is returned without copying.
+const readChunk = 64 << 10
+
+// Reader reads newline-terminated frames. It is not safe for concurrent use.
+type Reader struct {
+	br  *bufio.Reader
+	max int
+	buf []byte // reused to assemble lines longer than one chunk
+	err error  // sticky error after a too-large frame
+}
+
+// NewReader returns a Reader that rejects frames longer than max bytes
+// (excluding the newline). max <= 0 means [DefaultMaxFrame].
+func NewReader(r io.Reader, max int) *Reader {
+	if max <= 0 {
+		max = DefaultMaxFrame
+	}
+	return &Reader{br: bufio.NewReaderSize(r, readChunk), max: max}
+}
+
+// Max returns the reader's frame size limit in bytes.
+func (r *Reader) Max() int { return r.max }
+
+// Buffered reports how many bytes were read from the underlying reader but
+// not yet returned: a non-zero value right after a frame means the writer
+// sent more than one frame.
+func (r *Reader) Buffered() int { return r.br.Buffered() }
+
+// Peek reports whether a frame's first byte is available, waiting as the
+// underlying reader does. It consumes nothing.
+func (r *Reader) Peek() error {
+	if r.err != nil {
+		return r.err
+	}
+	_, err := r.br.Peek(1)
+	return err
+}
+
+// ReadFrame returns the next line without its "\n" (a trailing "\r" is
+// kept; JSON treats it as whitespace). The slice is valid until the next
+// call. At a clean end of input it returns io.EOF; input that ends in the
+// middle of a line returns io.ErrUnexpectedEOF with the partial line.
+func (r *Reader) ReadFrame() ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	line, err := r.br.ReadSlice('\n')
+	if err == nil {
+		if len(line)-1 > r.max {
+			return nil, r.tooLarge(len(line) - 1)
+		}
+		return line[:len(line)-1], nil
+	}
+	r.buf = append(r.buf[:0], line...)
+	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(r.buf) > r.max {
+			return nil, r.tooLarge(len(r.buf))
+		}
+		line, err = r.br.ReadSlice('\n')
+		r.buf = append(r.buf, line...)
+	}
+	switch {
+	case err == nil:
+		if len(r.buf)-1 > r.max {
+			return nil, r.tooLarge(len(r.buf) - 1)
+		}
+		return r.buf[:len(r.buf)-1], nil
+	case errors.Is(err, io.EOF) && len(r.buf) == 0:
+		return nil, io.EOF
+	case errors.Is(err, io.EOF):
+		return r.buf, io.ErrUnexpectedEOF
+	}
+	return r.buf, err
+}
+
+func (r *Reader) tooLarge(n int) error {
+	r.buf = nil // let a huge buffer go
+	r.err = &FrameTooLargeError{Max: r.max, Read: n}
+	return r.err
+}
+
+// Encode marshals v as one frame: compact JSON followed by "\n". JSON
+// encoding escapes newlines inside strings, so the frame is one line.
+func Encode(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode frame: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// WriteFrame writes data, one JSON value, as a frame with a single Write so
+// that a frame is never interleaved with another writer's. data must not
+// contain a newline; use [Encode] to marshal a Go value.
+func WriteFrame(w io.Writer, data []byte) error {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 && i != len(data)-1 {
+		return fmt.Errorf("write frame: value contains a newline at byte %d", i)
+	}
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		data = append(data[:len(data):len(data)], '\n')
+	}
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("write frame: %w", err)
+	}
+	return nil
+}

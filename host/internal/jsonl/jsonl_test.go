@@ -1,0 +1,204 @@
+package jsonl
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadFrame(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 3*readChunk+17)
+	cases := map[string]struct {
+		input   string
+		max     int
+		want    []string
+		wantErr error // error after the frames in want
+	}{
+		"empty input":            {input: "", want: nil, wantErr: io.EOF},
+		"one frame":              {input: "{}\n", want: []string{"{}"}, wantErr: io.EOF},
+		"two frames":             {input: "{\"a\":1}\n[2]\n", want: []string{`{"a":1}`, "[2]"}, wantErr: io.EOF},
+		"empty line":             {input: "\n{}\n", want: []string{"", "{}"}, wantErr: io.EOF},
+		"crlf keeps cr":          {input: "{}\r\n", want: []string{"{}\r"}, wantErr: io.EOF},
+		"torn last line":         {input: "{}\n{\"a\"", want: []string{"{}"}, wantErr: io.ErrUnexpectedEOF},
+		"line longer than chunk": {input: long + "\n", want: []string{long}, wantErr: io.EOF},
+		"exactly max":            {input: "12345\n", max: 5, want: []string{"12345"}, wantErr: io.EOF},
+		"one over max":           {input: "123456\n", max: 5, wantErr: ErrFrameTooLarge},
+		"over max across chunks": {input: long + "\n", max: readChunk, wantErr: ErrFrameTooLarge},
+		"over max without newline": {
+			input: long, max: 2 * readChunk, wantErr: ErrFrameTooLarge,
+		},
+		"small frame then too large": {input: "{}\n" + long + "\n{}\n", max: readChunk, want: []string{"{}"}, wantErr: ErrFrameTooLarge},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := NewReader(strings.NewReader(tc.input), tc.max)
+			var got []string
+			var err error
+			for {
+				var line []byte
+				line, err = r.ReadFrame()
+				if err != nil {
+					break
+				}
+				got = append(got, string(line))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("frames (-want +got):\n%s", diff)
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("final error = %v, want %v", err, tc.wantErr)
+			}
+			if errors.Is(tc.wantErr, ErrFrameTooLarge) {
+				// The error is sticky: the rest of the line was never read.
+				if _, again := r.ReadFrame(); !errors.Is(again, ErrFrameTooLarge) {
+					t.Errorf("second read after too-large frame = %v, want ErrFrameTooLarge", again)
+				}
+				if !strings.Contains(err.Error(), "frame too large") {
+					t.Errorf("error %q does not say the frame is too large", err)
+				}
+			}
+		})
+	}
+}
+
+// TestReadFrameHugeLineBounded reads a line far over the limit from a
+// generator and checks that the reader stops soon after the limit rather
+// than buffering the whole line.
+func TestReadFrameHugeLineBounded(t *testing.T) {
+	t.Parallel()
+	src := &countingReader{limit: 100 << 20}
+	r := NewReader(src, 1<<20)
+	_, err := r.ReadFrame()
+	var tl *FrameTooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("ReadFrame() error = %v, want *FrameTooLargeError", err)
+	}
+	if tl.Max != 1<<20 || tl.Read <= tl.Max {
+		t.Errorf("FrameTooLargeError = %+v, want Max 1MiB and Read above it", tl)
+	}
+	if src.read > 2<<20 {
+		t.Errorf("reader consumed %d bytes of the oversize line; want it to stop near the 1 MiB limit", src.read)
+	}
+}
+
+// countingReader yields limit bytes of 'a' and no newline.
+type countingReader struct{ limit, read int }
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.read >= c.limit {
+		return 0, io.EOF
+	}
+	n := min(len(p), c.limit-c.read)
+	for i := range n {
+		p[i] = 'a'
+	}
+	c.read += n
+	return n, nil
+}
+
+func TestBufferedSeesSecondFrame(t *testing.T) {
+	t.Parallel()
+	r := NewReader(strings.NewReader("{}\n{}\n"), 0)
+	if _, err := r.ReadFrame(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Buffered() == 0 {
+		t.Error("Buffered() = 0 after the first of two frames written together")
+	}
+	if err := r.Peek(); err != nil {
+		t.Errorf("Peek() = %v, want nil", err)
+	}
+}
+
+func TestEncodeRoundTrip(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		value any
+		want  string
+	}{
+		"nil":              {value: nil, want: "null\n"},
+		"empty object":     {value: map[string]any{}, want: "{}\n"},
+		"newline escaped":  {value: map[string]string{"s": "a\nb"}, want: `{"s":"a\nb"}` + "\n"},
+		"nested":           {value: map[string]any{"a": []int{1, 2}}, want: `{"a":[1,2]}` + "\n"},
+		"unicode kept one": {value: "\u2028", want: `"\u2028"` + "\n"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data, err := Encode(tc.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, string(data)); diff != "" {
+				t.Errorf("Encode (-want +got):\n%s", diff)
+			}
+			var buf bytes.Buffer
+			if err := WriteFrame(&buf, data); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteFrame(&buf, data[:len(data)-1]); err != nil {
+				t.Fatal(err)
+			}
+			r := NewReader(&buf, 0)
+			for i := range 2 {
+				line, err := r.ReadFrame()
+				if err != nil {
+					t.Fatalf("frame %d: %v", i, err)
+				}
+				if diff := cmp.Diff(strings.TrimSuffix(tc.want, "\n"), string(line)); diff != "" {
+					t.Errorf("frame %d (-want +got):\n%s", i, diff)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteFrameRejectsEmbeddedNewline(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	err := WriteFrame(&buf, []byte("{\n}"))
+	if err == nil || !strings.Contains(err.Error(), "newline") {
+		t.Errorf("WriteFrame with embedded newline = %v, want an error naming the newline", err)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("WriteFrame wrote %q despite the error", buf.String())
+	}
+}
+
+func FuzzReadFrame(f *testing.F) {
+	f.Add([]byte("{}\n{\"a\":1}\n"), 8)
+	f.Add([]byte("no newline"), 4)
+	f.Add([]byte("\n\n\n"), 0)
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		if max < 0 || max > 1<<16 {
+			max = 0
+		}
+		r := NewReader(bytes.NewReader(data), max)
+		total := 0
+		for {
+			line, err := r.ReadFrame()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrFrameTooLarge) {
+					t.Fatalf("unexpected error %v", err)
+				}
+				break
+			}
+			if len(line) > r.Max() {
+				t.Fatalf("frame of %d bytes exceeds max %d", len(line), r.Max())
+			}
+			if bytes.IndexByte(line, '\n') >= 0 {
+				t.Fatalf("frame %q contains a newline", line)
+			}
+			total += len(line) + 1
+			if total > len(data) {
+				t.Fatalf("read %d bytes from %d bytes of input", total, len(data))
+			}
+		}
+	})
+}
