@@ -1,0 +1,72 @@
+package providersdk
+
+import (
+	"context"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// Handler implements the operations every v0 provider must support. [Serve]
+// calls its methods from one goroutine, one request at a time, in the order
+// the host sent them, so a Handler needs no locking of its own. The ctx is
+// cancelled when the serving loop is cancelled (the host sent SIGTERM, or a
+// test stopped). A returned error becomes an errorResponse whose message is
+// the error text prefixed with the operation and resource type; the process
+// keeps serving.
+type Handler interface {
+	// Create creates a resource of req.Type from req.InputProperties. When
+	// req.IsStateful is false the host will not record the outputs, so a
+	// resource type that needs its outputs later must return an error.
+	Create(ctx context.Context, req *schema.CreateResourceRequest) (*schema.CreateResourceResponse, error)
+	// Update brings the existing req.Resource to req.InputProperties. It is
+	// only called for stateful resources, with the recorded inputs and
+	// outputs in req.Resource.
+	Update(ctx context.Context, req *schema.UpdateResourceRequest) (*schema.UpdateResourceResponse, error)
+}
+
+// Destroyer is the optional destroy operation ([schema.OperationDestroy]).
+// The host calls Destroy when a stateful resource leaves the deployment, and
+// only if the provider declaration lists "destroy".
+type Destroyer interface {
+	Destroy(ctx context.Context, req *schema.DestroyResourceRequest) (*schema.DestroyResourceResponse, error)
+}
+
+// Reader is the optional read operation ([schema.OperationRead]): report a
+// resource's current outputs, for refresh and drift detection.
+type Reader interface {
+	Read(ctx context.Context, req *schema.ReadResourceRequest) (*schema.ReadResourceResponse, error)
+}
+
+// Importer is the optional import operation ([schema.OperationImport]):
+// adopt an existing object by id.
+type Importer interface {
+	Import(ctx context.Context, req *schema.ImportResourceRequest) (*schema.ImportResourceResponse, error)
+}
+
+// StateProvider is implemented by handlers whose resources store state (v0
+// stateResourceReadRequest and stateResourceEvent). The host reads the whole
+// state once, then sends one event per change; StateEvent must have made the
+// event durable before it returns, because the host starts dependent work as
+// soon as the response arrives. A handler that is not a StateProvider
+// answers both messages with an errorResponse.
+type StateProvider interface {
+	StateRead(ctx context.Context, req *schema.StateResourceReadRequest) (*schema.StateResourceReadResponse, error)
+	StateEvent(ctx context.Context, req *schema.StateResourceEvent) (*schema.StateResourceEventResponse, error)
+}
+
+// Operations returns the optional operations h implements, in the order
+// destroy, read, import. [Serve] accepts requests and responses of exactly
+// these; the provider's declaration in a deployment should list the same.
+func Operations(h Handler) []schema.Operation {
+	var ops []schema.Operation
+	if _, ok := h.(Destroyer); ok {
+		ops = append(ops, schema.OperationDestroy)
+	}
+	if _, ok := h.(Reader); ok {
+		ops = append(ops, schema.OperationRead)
+	}
+	if _, ok := h.(Importer); ok {
+		ops = append(ops, schema.OperationImport)
+	}
+	return ops
+}

@@ -1,0 +1,277 @@
+package providersdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// Options configures [Serve] and [ServeIO]. The zero value is ready to use.
+type Options struct {
+	// MaxLineSize bounds one request line in bytes; 0 means
+	// [DefaultMaxLineSize]. A longer line is answered with an errorResponse
+	// and skipped.
+	MaxLineSize int
+	// Logger receives the SDK's own logs: lifecycle at Info, one line per
+	// request at Debug (kind, type and sequence number, never property
+	// values, which may be secret). nil discards them.
+	Logger *slog.Logger
+}
+
+// Serve runs the provider on the process's stdin and stdout; see [ServeIO].
+// Call it from main, and keep every other write away from stdout: use
+// [Logger] for diagnostics.
+func Serve(ctx context.Context, h Handler, opts Options) error {
+	return ServeIO(ctx, h, os.Stdin, os.Stdout, opts)
+}
+
+// ServeIO reads requests from in, one JSON value per line, and writes
+// exactly one response line to out for each, before reading the next.
+//
+// Each request is validated against the v0 schema, accepting the optional
+// operations h implements ([Operations]); an invalid request, an over-long
+// line, a handler error or a handler panic becomes an errorResponse and
+// serving continues. Each response is validated too: a handler that returns
+// something the schema forbids gets an errorResponse saying so, since the
+// host would reject it anyway.
+//
+// ServeIO returns nil when in reaches its end (the host closed stdin), an
+// error when reading in or writing out fails, and ctx's error once ctx is
+// done. In the last case it does not wait for a Read blocked in in; the
+// goroutine doing that read ends when in returns.
+func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts Options) error {
+	s := newServer(h, opts)
+	s.log.Info("provider serving", "operations", s.ops)
+
+	type frame struct {
+		line []byte
+		err  error
+	}
+	frames := make(chan frame)
+	done := make(chan struct{})
+	defer close(done)
+	lr := newLineReader(in, s.max)
+	go func() {
+		for {
+			line, err := lr.next()
+			select {
+			case frames <- frame{line, err}:
+			case <-done:
+				return
+			}
+			var tooLarge *LineTooLargeError
+			if err != nil && !errors.As(err, &tooLarge) {
+				return
+			}
+		}
+	}()
+
+	for seq := 1; ; seq++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var f frame
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case f = <-frames:
+		}
+		var resp []byte
+		var tooLarge *LineTooLargeError
+		switch {
+		case f.err == nil:
+			resp = s.handle(ctx, seq, f.line)
+		case errors.Is(f.err, io.EOF):
+			s.log.Info("provider input closed, exiting")
+			return nil
+		case errors.As(f.err, &tooLarge):
+			s.log.Warn("request line too large", "seq", seq, "size", tooLarge.Size, "limit", tooLarge.Limit)
+			resp = s.errorFrame(tooLarge.Error())
+		default:
+			return fmt.Errorf("read request %d: %w", seq, f.err)
+		}
+		if _, err := out.Write(resp); err != nil {
+			return fmt.Errorf("write response %d: %w", seq, err)
+		}
+	}
+}
+
+// server holds what stays fixed while serving one stream.
+type server struct {
+	h   Handler
+	ops []schema.Operation
+	max int
+	log *slog.Logger
+}
+
+func newServer(h Handler, opts Options) *server {
+	s := &server{h: h, ops: Operations(h), max: opts.MaxLineSize, log: opts.Logger}
+	if s.max <= 0 {
+		s.max = DefaultMaxLineSize
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// handle answers one request line with one response line, newline included.
+func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
+	if err := schema.ValidateRequest(line, s.ops); err != nil {
+		s.log.Warn("invalid request", "seq", seq, "err", err)
+		return s.errorFrame(err.Error())
+	}
+	var req schema.Request
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber() // keep integers beyond 2^53 exact on their way through
+	if err := dec.Decode(&req); err != nil {
+		// The schema accepted it, so this is a gap between schema and types.
+		return s.errorFrame(fmt.Sprintf("decode request: %v", err))
+	}
+	kind, typ := req.Kind(), req.ResourceType()
+	s.log.Debug("request", "seq", seq, "op", kind, "type", typ)
+
+	resp, err := s.dispatch(ctx, &req)
+	if err != nil {
+		s.log.Debug("operation failed", "seq", seq, "op", kind, "type", typ, "err", err)
+		return s.errorFrame(fmt.Sprintf("%s %s: %v", opName(kind), typ, err))
+	}
+	data, err := json.Marshal(resp)
+	if err != nil {
+		return s.errorFrame(fmt.Sprintf("%s %s: encode response: %v", opName(kind), typ, err))
+	}
+	if err := schema.ValidateResponse(data, s.ops); err != nil {
+		s.log.Error("handler returned an invalid response", "seq", seq, "op", kind, "type", typ, "err", err)
+		return s.errorFrame(fmt.Sprintf("%s %s: the provider produced an %v (this is a bug in the provider)", opName(kind), typ, err))
+	}
+	return append(data, '\n')
+}
+
+// errorFrame encodes an errorResponse line.
+func (s *server) errorFrame(msg string) []byte {
+	data, err := json.Marshal(schema.Response{ErrorResponse: &schema.ErrorResponse{Message: msg}})
+	if err != nil {
+		panic("encode errorResponse: " + err.Error() + ": this is a bug in pier")
+	}
+	return append(data, '\n')
+}
+
+// errNilResponse is what a handler that returned neither a response nor an
+// error gets.
+var errNilResponse = errors.New("handler returned no response and no error (this is a bug in the provider)")
+
+// dispatch calls the handler method for the request's kind. A panic in the
+// handler is turned into an error so that one bad resource cannot take down
+// a provider process that others share.
+func (s *server) dispatch(ctx context.Context, req *schema.Request) (resp *schema.Response, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("handler panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			resp, err = nil, fmt.Errorf("panic: %v (this is a bug in the provider)", r)
+		}
+	}()
+	switch {
+	case req.CreateResourceRequest != nil:
+		r, err := s.h.Create(ctx, req.CreateResourceRequest)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		r.OutputProperties = nonNil(r.OutputProperties)
+		return &schema.Response{CreateResourceResponse: r}, nil
+	case req.UpdateResourceRequest != nil:
+		r, err := s.h.Update(ctx, req.UpdateResourceRequest)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		r.OutputProperties = nonNil(r.OutputProperties)
+		return &schema.Response{UpdateResourceResponse: r}, nil
+	case req.StateResourceReadRequest != nil:
+		sp, ok := s.h.(StateProvider)
+		if !ok {
+			return nil, errNotStateProvider
+		}
+		r, err := sp.StateRead(ctx, req.StateResourceReadRequest)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		return &schema.Response{StateResourceReadResponse: r}, nil
+	case req.StateResourceEvent != nil:
+		sp, ok := s.h.(StateProvider)
+		if !ok {
+			return nil, errNotStateProvider
+		}
+		r, err := sp.StateEvent(ctx, req.StateResourceEvent)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		return &schema.Response{StateResourceEventResponse: r}, nil
+	case req.DestroyResourceRequest != nil:
+		// Validation already refused the kind unless h is a Destroyer.
+		r, err := s.h.(Destroyer).Destroy(ctx, req.DestroyResourceRequest)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		return &schema.Response{DestroyResourceResponse: r}, nil
+	case req.ReadResourceRequest != nil:
+		r, err := s.h.(Reader).Read(ctx, req.ReadResourceRequest)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		return &schema.Response{ReadResourceResponse: r}, nil
+	case req.ImportResourceRequest != nil:
+		r, err := s.h.(Importer).Import(ctx, req.ImportResourceRequest)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		r.InputProperties = nonNil(r.InputProperties)
+		r.OutputProperties = nonNil(r.OutputProperties)
+		return &schema.Response{ImportResourceResponse: r}, nil
+	}
+	return nil, errors.New("request has no known operation (this is a bug in pier's schema package)")
+}
+
+var errNotStateProvider = errors.New("this provider stores no state: it implements neither stateResourceReadRequest nor stateResourceEvent")
+
+func orNil(err error) error {
+	if err == nil {
+		return errNilResponse
+	}
+	return err
+}
+
+// nonNil makes a handler's nil properties the empty object the schema wants.
+func nonNil(p schema.Properties) schema.Properties {
+	if p == nil {
+		return schema.Properties{}
+	}
+	return p
+}
+
+// opName is the human name of a request kind, used to prefix errors.
+func opName(kind string) string {
+	switch kind {
+	case "createResourceRequest":
+		return "create"
+	case "updateResourceRequest":
+		return "update"
+	case "destroyResourceRequest":
+		return "destroy"
+	case "readResourceRequest":
+		return "read"
+	case "importResourceRequest":
+		return "import"
+	case "stateResourceReadRequest":
+		return "state read"
+	case "stateResourceEvent":
+		return "state event"
+	}
+	return kind
+}
