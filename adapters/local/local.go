@@ -1,0 +1,218 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/statefile"
+)
+
+// Operations are the optional operations the local provider implements, and
+// so what the engine declares for the built-in local provider.
+var Operations = []schema.Operation{schema.OperationDestroy}
+
+// Options configures a [Provider]. The zero value serves the process's
+// working directory and discards logs.
+type Options struct {
+	// Dir is the directory that relative file and state_file names resolve
+	// against and that exec runs programs in; "" means the process's working
+	// directory.
+	Dir string
+	// Stderr receives the stderr of programs that exec runs, as it is
+	// written; nil discards it. Its last lines also go into the error when
+	// a program fails.
+	Stderr io.Writer
+	// Logger receives the provider's logs; nil discards them.
+	Logger *slog.Logger
+	// WaitForLock makes a state_file wait for another process's lock
+	// instead of failing at once with the holder's name.
+	WaitForLock bool
+	// Now stamps state events; nil means time.Now.
+	Now func() time.Time
+}
+
+// Provider serves the local resource types. Build it with [New]; the
+// serving loop calls it one request at a time. Close it when serving ends:
+// it holds the state files it has opened, and their locks, until then.
+type Provider struct {
+	opts  Options
+	log   *slog.Logger
+	types map[string]resourceType
+
+	mu   sync.Mutex
+	logs map[string]*statefile.Log // state files by absolute path
+}
+
+var (
+	_ providersdk.Handler       = (*Provider)(nil)
+	_ providersdk.Destroyer     = (*Provider)(nil)
+	_ providersdk.StateProvider = (*Provider)(nil)
+)
+
+// resourceType is one resource type's implementation. Each method validates
+// its inputs first, so an unknown field fails every operation alike.
+type resourceType interface {
+	create(ctx context.Context, req *schema.CreateResourceRequest) (schema.Properties, error)
+	update(ctx context.Context, req *schema.UpdateResourceRequest) (schema.Properties, error)
+	destroy(ctx context.Context, res *schema.ExtantResource) error
+}
+
+// New returns a local provider.
+func New(opts Options) *Provider {
+	p := &Provider{opts: opts, log: opts.Logger, logs: map[string]*statefile.Log{}}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.opts.Now == nil {
+		p.opts.Now = time.Now
+	}
+	if p.opts.Stderr == nil {
+		p.opts.Stderr = io.Discard
+	}
+	p.types = map[string]resourceType{
+		"file":       fileType{p},
+		"exec":       execType{p},
+		"memo":       memoType{},
+		"state_file": stateFileType{p},
+	}
+	return p
+}
+
+func (p *Provider) lookup(typ string) (resourceType, error) {
+	rt, ok := p.types[typ]
+	if !ok {
+		return nil, fmt.Errorf("unknown resource type %q (supported: %s)", typ, strings.Join(slices.Sorted(maps.Keys(p.types)), ", "))
+	}
+	return rt, nil
+}
+
+// Create implements [providersdk.Handler].
+func (p *Provider) Create(ctx context.Context, req *schema.CreateResourceRequest) (*schema.CreateResourceResponse, error) {
+	rt, err := p.lookup(req.Type)
+	if err != nil {
+		return nil, err
+	}
+	out, err := rt.create(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &schema.CreateResourceResponse{OutputProperties: out}, nil
+}
+
+// Update implements [providersdk.Handler].
+func (p *Provider) Update(ctx context.Context, req *schema.UpdateResourceRequest) (*schema.UpdateResourceResponse, error) {
+	rt, err := p.lookup(req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	out, err := rt.update(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return &schema.UpdateResourceResponse{OutputProperties: out}, nil
+}
+
+// Destroy implements [providersdk.Destroyer].
+func (p *Provider) Destroy(ctx context.Context, req *schema.DestroyResourceRequest) (*schema.DestroyResourceResponse, error) {
+	rt, err := p.lookup(req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	if err := rt.destroy(ctx, &req.Resource); err != nil {
+		return nil, err
+	}
+	return &schema.DestroyResourceResponse{}, nil
+}
+
+// StateRead implements [providersdk.StateProvider] for state_file.
+func (p *Provider) StateRead(ctx context.Context, req *schema.StateResourceReadRequest) (*schema.StateResourceReadResponse, error) {
+	sf, err := p.stateFile(req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	return sf.read(ctx, &req.Resource)
+}
+
+// StateEvent implements [providersdk.StateProvider] for state_file.
+func (p *Provider) StateEvent(ctx context.Context, req *schema.StateResourceEvent) (*schema.StateResourceEventResponse, error) {
+	sf, err := p.stateFile(req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	return sf.event(ctx, req)
+}
+
+func (p *Provider) stateFile(typ string) (stateFileType, error) {
+	rt, err := p.lookup(typ)
+	if err != nil {
+		return stateFileType{}, err
+	}
+	sf, ok := rt.(stateFileType)
+	if !ok {
+		return stateFileType{}, fmt.Errorf("resource type %q stores no state (only state_file does)", typ)
+	}
+	return sf, nil
+}
+
+// path resolves a resource's file name against Options.Dir.
+func (p *Provider) path(name string) (string, error) {
+	if name == "" {
+		return "", errors.New("name must not be empty")
+	}
+	if filepath.IsAbs(name) || p.opts.Dir == "" {
+		return name, nil
+	}
+	return filepath.Join(p.opts.Dir, name), nil
+}
+
+// Close releases every state file the provider opened, and their locks.
+func (p *Provider) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	for path, l := range p.logs {
+		if err := l.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close state file %q: %w", path, err))
+		}
+		delete(p.logs, path)
+	}
+	return errors.Join(errs...)
+}
+
+// openState returns the log of the state file at name, opening it and
+// taking its lock on first use. The log stays open, and locked, until Close:
+// the engine reads the state once and then appends events, and no other
+// process may write in between.
+func (p *Provider) openState(name string) (*statefile.Log, error) {
+	path, err := p.path(name)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("resolve state file %q: %w", name, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l, ok := p.logs[abs]; ok {
+		return l, nil
+	}
+	l, err := statefile.Open(abs, statefile.Options{Wait: p.opts.WaitForLock, Logger: p.log})
+	if err != nil {
+		return nil, fmt.Errorf("open state file %q: %w", name, err)
+	}
+	p.log.Info("state file opened", "path", abs)
+	p.logs[abs] = l
+	return l, nil
+}

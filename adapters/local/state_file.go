@@ -1,0 +1,113 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/statefile"
+)
+
+// stateFileType stores a deployment's state in an append-only event log.
+// Its own outputs are empty; the state itself travels through
+// stateResourceReadRequest and stateResourceEvent.
+type stateFileType struct{ p *Provider }
+
+type stateFileInputs struct {
+	Name string `json:"name"`
+}
+
+func (t stateFileType) open(props schema.Properties) (*statefile.Log, error) {
+	var in stateFileInputs
+	if err := providersdk.DecodeInputs(props, &in); err != nil {
+		return nil, err
+	}
+	return t.p.openState(in.Name)
+}
+
+// create opens the log, creating it when absent, so that a broken or locked
+// file is reported when the resource is created rather than on first use.
+func (t stateFileType) create(_ context.Context, req *schema.CreateResourceRequest) (schema.Properties, error) {
+	if _, err := t.open(req.InputProperties); err != nil {
+		return nil, err
+	}
+	return schema.Properties{}, nil
+}
+
+func (t stateFileType) update(_ context.Context, req *schema.UpdateResourceRequest) (schema.Properties, error) {
+	if _, err := t.open(req.InputProperties); err != nil {
+		return nil, err
+	}
+	return schema.Properties{}, nil
+}
+
+// destroy refuses while the log still records resources: destroying the
+// store first would orphan them. Otherwise it succeeds and leaves the file
+// in place, because the file is the deployment's history, and deleting
+// history is for the user to decide.
+func (t stateFileType) destroy(_ context.Context, res *schema.ExtantResource) error {
+	l, err := t.open(res.InputProperties)
+	if err != nil {
+		return err
+	}
+	var addrs []string
+	collectResources(l.State(), "", &addrs)
+	if len(addrs) > 0 {
+		slices.Sort(addrs)
+		shown := addrs
+		if len(shown) > 5 {
+			shown = append(slices.Clone(shown[:5]), "…")
+		}
+		return fmt.Errorf("the state still records %d resource(s) (%s); destroy them before the state_file that stores them", len(addrs), strings.Join(shown, ", "))
+	}
+	return nil
+}
+
+// read returns the resolved state document.
+func (t stateFileType) read(_ context.Context, res *schema.ExtantResource) (*schema.StateResourceReadResponse, error) {
+	l, err := t.open(res.InputProperties)
+	if err != nil {
+		return nil, err
+	}
+	return &schema.StateResourceReadResponse{State: l.State()}, nil
+}
+
+// event appends the change; Append has fsynced it when it returns, before
+// the response tells the engine it may go on.
+func (t stateFileType) event(_ context.Context, req *schema.StateResourceEvent) (*schema.StateResourceEventResponse, error) {
+	l, err := t.open(req.Resource.InputProperties)
+	if err != nil {
+		return nil, err
+	}
+	meta := statefile.Meta{
+		Time:          t.p.opts.Now().UTC().Format(time.RFC3339Nano),
+		Event:         req.Event,
+		NixopsVersion: req.NixopsVersion,
+	}
+	if _, err := l.Append(meta, req.Patch); err != nil {
+		return nil, fmt.Errorf("record %s event: %w", req.Event, err)
+	}
+	return &schema.StateResourceEventResponse{}, nil
+}
+
+// collectResources lists the resource addresses a state document records:
+// resources.<name> at the top and deployments.<composite>.resources.<name>
+// below it, to any depth.
+func collectResources(doc map[string]any, prefix string, out *[]string) {
+	if rs, ok := doc["resources"].(map[string]any); ok {
+		for name := range rs {
+			*out = append(*out, prefix+name)
+		}
+	}
+	if ds, ok := doc["deployments"].(map[string]any); ok {
+		for name, d := range ds {
+			if dm, ok := d.(map[string]any); ok {
+				collectResources(dm, prefix+name+".", out)
+			}
+		}
+	}
+}
