@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/adapters/local"
+	"github.com/pierhq/pier/providersdk"
+)
+
+func init() { registerSub("adapter", newAdapterLocalCommand) }
+
+// adapterLocalOptions are the settings of `pier adapter local`.
+type adapterLocalOptions struct {
+	// waitForLock makes state_file wait for a state file's lock instead of
+	// failing at once with the holder.
+	waitForLock bool
+}
+
+func newAdapterLocalCommand() *cli.Command {
+	var opts adapterLocalOptions
+	return &cli.Command{
+		Name:  "local",
+		Usage: "serve the local resource types (file, exec, memo, state_file) on stdin/stdout",
+		Description: `Runs pier's local provider. It reads v0 protocol requests, one JSON value
+per line, from stdin and writes one response line per request to stdout;
+logs go to stderr as JSON lines, at the level named by $PIER_LOG. It
+implements the optional operation "destroy". Relative file and state_file
+names resolve against the working directory, where exec also runs programs.
+State files stay open, and locked, until the process exits.
+
+Interrupts (SIGINT) are ignored: the host stops a provider by closing its
+stdin. SIGTERM stops it at once.
+
+Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
+2 usage error, 130 terminated.`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{
+				Name:        "wait-lock",
+				Usage:       "wait for a locked state file instead of failing",
+				Destination: &opts.waitForLock,
+			},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("adapter local takes no arguments, got %q", c.Args().Slice())
+			}
+			// The host owns shutdown; a Ctrl-C in its terminal must not
+			// kill the provider under an operation it is recording.
+			signal.Ignore(os.Interrupt)
+			return runAdapterLocal(c.Context, opts, os.Stdin, os.Stdout, os.Stderr)
+		},
+	}
+}
+
+// runAdapterLocal serves the local provider on stdin and stdout until stdin
+// closes, and then releases the state files it opened.
+func runAdapterLocal(ctx context.Context, opts adapterLocalOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "local")
+	p := local.New(local.Options{Stderr: stderr, Logger: logger, WaitForLock: opts.waitForLock})
+	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger})
+	return errors.Join(err, p.Close())
+}
