@@ -1,0 +1,503 @@
+package tfclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"google.golang.org/grpc"
+)
+
+// The go-plugin handshake every Terraform provider expects. These are
+// protocol facts, not secrets.
+const (
+	magicCookieKey   = "TF_PLUGIN_MAGIC_COOKIE"
+	magicCookieValue = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2"
+)
+
+// MaxRecvMsgSize bounds one gRPC message from the provider. Large schemas
+// (cloud providers describe thousands of attributes) exceed gRPC's 4 MiB
+// default; 64 MiB is ample and still fails cleanly before memory runs out.
+const MaxRecvMsgSize = 64 << 20
+
+// DefaultStartTimeout bounds the go-plugin handshake: long enough for a big
+// provider binary to load on a busy machine.
+const DefaultStartTimeout = time.Minute
+
+// stopTimeout bounds the StopProvider call made on cancellation; a provider
+// that does not answer is killed by Close anyway.
+const stopTimeout = 10 * time.Second
+
+// Options says which provider to start and how.
+type Options struct {
+	// Path is the provider executable.
+	Path string
+	// Logger receives the provider's stderr and go-plugin's own logs; nil
+	// discards them.
+	Logger *slog.Logger
+	// ProviderLogs turns the provider SDK's logging on (TF_LOG_* are
+	// otherwise set to "off").
+	ProviderLogs bool
+	// ProtocolVersions are the versions offered; nil offers 5 and 6.
+	ProtocolVersions []int
+	// StartTimeout bounds the handshake; 0 means DefaultStartTimeout.
+	StartTimeout time.Duration
+}
+
+// Client is a running provider. It is safe for concurrent use by the
+// gRPC rules, though the bridge calls it one request at a time. Close stops
+// the provider and removes its socket directory.
+type Client struct {
+	name     string
+	path     string
+	version  int
+	plugin   *plugin.Client
+	proto    protocol
+	sink     *logSink
+	log      *slog.Logger
+	sockDir  string
+	schema   *tfproto.ProviderSchema
+	closeErr error
+}
+
+// protocol is the per-version half of a Client: v5.go and v6.go.
+type protocol interface {
+	getSchema(ctx context.Context) (*tfproto.ProviderSchema, error)
+	validateProviderConfig(ctx context.Context, cfg []byte) ([]byte, tfproto.Diagnostics, error)
+	configure(ctx context.Context, cfg []byte) (tfproto.Diagnostics, error)
+	validateResourceConfig(ctx context.Context, typ string, cfg []byte) (tfproto.Diagnostics, error)
+	validateDataSourceConfig(ctx context.Context, typ string, cfg []byte) (tfproto.Diagnostics, error)
+	upgradeResourceState(ctx context.Context, typ string, version int64, raw []byte) ([]byte, tfproto.Diagnostics, error)
+	readResource(ctx context.Context, r *ReadRequest) (*ReadResponse, error)
+	planResourceChange(ctx context.Context, r *PlanRequest) (*PlanResponse, error)
+	applyResourceChange(ctx context.Context, r *ApplyRequest) (*ApplyResponse, error)
+	importResourceState(ctx context.Context, typ, id string) ([]ImportedResource, tfproto.Diagnostics, error)
+	readDataSource(ctx context.Context, typ string, cfg []byte) ([]byte, tfproto.Diagnostics, error)
+	stop(ctx context.Context) (string, error)
+}
+
+// Start launches the provider and completes the go-plugin handshake. The
+// provider lives until Close, or until this process dies.
+func Start(opts Options) (*Client, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	path, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: %w", opts.Path, err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("provider %s: %w", opts.Path, err)
+	}
+	name := filepath.Base(path)
+	c := &Client{name: name, path: path, log: log}
+	c.sink = &logSink{log: log.With("provider", name)}
+
+	c.sockDir, err = os.MkdirTemp("", "pier-tf-")
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: create socket directory: %w", name, err)
+	}
+
+	versions := opts.ProtocolVersions
+	if len(versions) == 0 {
+		versions = []int{5, 6}
+	}
+	sets := map[int]plugin.PluginSet{}
+	for _, v := range versions {
+		switch v {
+		case 5:
+			sets[5] = plugin.PluginSet{"provider": &grpcPlugin{version: 5}}
+		case 6:
+			sets[6] = plugin.PluginSet{"provider": &grpcPlugin{version: 6}}
+		default:
+			os.RemoveAll(c.sockDir)
+			return nil, fmt.Errorf("provider %s: unsupported protocol version %d (pier speaks 5 and 6)", name, v)
+		}
+	}
+
+	cmd := exec.Command(path)
+	cmd.Dir, _ = os.Getwd()
+	cmd.Env = providerEnv(os.Environ(), opts.ProviderLogs)
+	cmd.SysProcAttr = sysProcAttr()
+
+	timeout := opts.StartTimeout
+	if timeout == 0 {
+		timeout = DefaultStartTimeout
+	}
+	c.plugin = plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig: plugin.HandshakeConfig{
+			MagicCookieKey:   magicCookieKey,
+			MagicCookieValue: magicCookieValue,
+		},
+		VersionedPlugins: sets,
+		Cmd:              cmd,
+		SkipHostEnv:      true, // cmd.Env already holds the filtered host environment
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		Managed:          false,
+		Logger:           newHCLogger(c.sink),
+		StartTimeout:     timeout,
+		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: c.sockDir},
+		GRPCDialOptions: []grpc.DialOption{
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxRecvMsgSize)),
+		},
+	})
+	rpc, err := c.plugin.Client()
+	if err != nil {
+		c.Close()
+		return nil, c.startError(versions, err)
+	}
+	raw, err := rpc.Dispense("provider")
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("provider %s: %w", name, err)
+	}
+	c.proto = raw.(protocol)
+	c.version = c.plugin.NegotiatedVersion()
+	log.Debug("provider started", "provider", name, "protocol", c.version)
+	return c, nil
+}
+
+// startError explains a failed handshake. go-plugin's message for a
+// version mismatch names no one; say who speaks what.
+func (c *Client) startError(offered []int, err error) error {
+	msg := err.Error()
+	if strings.Contains(strings.ToLower(msg), "incompatible api version") {
+		vs := make([]string, len(offered))
+		for i, v := range offered {
+			vs[i] = strconv.Itoa(v)
+		}
+		return fmt.Errorf("provider %s (%s) speaks no plugin protocol version pier offered (%s): %w",
+			c.name, c.path, strings.Join(vs, ", "), ErrProtocolVersion)
+	}
+	return c.wrap("start", err)
+}
+
+// ErrProtocolVersion is wrapped by errors about a protocol version that
+// pier and the provider do not share.
+var ErrProtocolVersion = errors.New("incompatible plugin protocol version")
+
+// ErrProviderExited is wrapped by errors about a provider process that
+// ended while it was in use (a crash or a kill).
+var ErrProviderExited = errors.New("provider process exited")
+
+// providerEnv is the host environment minus variables that must not leak
+// to the provider (pier's own fd protocol, the user's TF_LOG* unless provider
+// logs are wanted), plus the logging switches.
+func providerEnv(host []string, logs bool) []string {
+	var env []string
+	for _, kv := range host {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "PIER_") || strings.HasPrefix(k, "PLUGIN_") || k == magicCookieKey {
+			continue
+		}
+		if !logs && strings.HasPrefix(k, "TF_LOG") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	if !logs {
+		env = append(env, "TF_LOG_SDK=off", "TF_LOG_SDK_PROTO=off", "TF_LOG_SDK_FRAMEWORK=off", "TF_LOG_PROVIDER=off")
+	} else if !hasKey(env, "TF_LOG") && !hasKey(env, "TF_LOG_PROVIDER") {
+		env = append(env, "TF_LOG=DEBUG")
+	}
+	return env
+}
+
+func hasKey(env []string, key string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// Name is the provider executable's base name, for messages.
+func (c *Client) Name() string { return c.name }
+
+// ProtocolVersion is the negotiated plugin protocol version, 5 or 6.
+func (c *Client) ProtocolVersion() int { return c.version }
+
+// Close stops the provider (gracefully, then by kill after go-plugin's
+// two-second grace) and removes the socket directory. It is idempotent.
+func (c *Client) Close() error {
+	if c.plugin != nil {
+		c.plugin.Kill()
+		c.plugin = nil
+	}
+	if c.sockDir != "" {
+		if err := os.RemoveAll(c.sockDir); err != nil && c.closeErr == nil {
+			c.closeErr = fmt.Errorf("provider %s: remove socket directory: %w", c.name, err)
+		}
+		c.sockDir = ""
+	}
+	return c.closeErr
+}
+
+// wrap turns a transport error into one that names the provider and the
+// call and, when the process died, says so and quotes its last output.
+func (c *Client) wrap(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if c.plugin != nil && c.exited() {
+		tail := c.sink.lastLines()
+		if len(tail) > 0 {
+			return fmt.Errorf("provider %s: %s: %w; last output:\n  %s", c.name, method, ErrProviderExited, strings.Join(tail, "\n  "))
+		}
+		return fmt.Errorf("provider %s: %s: %w (%v)", c.name, method, ErrProviderExited, err)
+	}
+	return fmt.Errorf("provider %s: %s: %w", c.name, method, err)
+}
+
+// exited waits briefly for go-plugin to notice a dead process: the gRPC
+// error usually arrives a moment before the reaper does.
+func (c *Client) exited() bool {
+	for range 20 {
+		if c.plugin.Exited() {
+			return true
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return false
+}
+
+// call runs f, and if ctx ends while it runs, asks the provider to stop
+// (StopProvider / Stop), which cancels whatever it is doing.
+func (c *Client) call(ctx context.Context, method string, f func(context.Context) error) error {
+	stopped := make(chan struct{})
+	done := context.AfterFunc(ctx, func() {
+		defer close(stopped)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+		defer cancel()
+		if err := c.Stop(sctx); err != nil {
+			c.log.Warn("stop provider", "provider", c.name, "err", err)
+		}
+	})
+	err := f(ctx)
+	if !done() {
+		<-stopped
+	}
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("provider %s: %s: %w", c.name, method, context.Cause(ctx))
+	}
+	return c.wrap(method, err)
+}
+
+// Stop asks the provider to cancel all in-flight work.
+func (c *Client) Stop(ctx context.Context) error {
+	msg, err := c.proto.stop(ctx)
+	if err != nil {
+		return c.wrap("stop", err)
+	}
+	if msg != "" {
+		return fmt.Errorf("provider %s: stop: %s", c.name, msg)
+	}
+	return nil
+}
+
+// Schema returns the provider's schema, fetching it on the first call only.
+func (c *Client) Schema(ctx context.Context) (*tfproto.ProviderSchema, error) {
+	if c.schema != nil {
+		return c.schema, nil
+	}
+	var s *tfproto.ProviderSchema
+	err := c.call(ctx, "get schema", func(ctx context.Context) (err error) {
+		s, err = c.proto.getSchema(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Diagnostics.Err(); err != nil {
+		return nil, fmt.Errorf("provider %s: get schema: %w", c.name, err)
+	}
+	c.schema = s
+	return s, nil
+}
+
+// ValidateProviderConfig validates the provider configuration (msgpack).
+// Protocol 5 may return a prepared configuration to use instead; nil when
+// the provider returned none.
+func (c *Client) ValidateProviderConfig(ctx context.Context, cfg []byte) (prepared []byte, diags tfproto.Diagnostics, err error) {
+	err = c.call(ctx, "validate provider config", func(ctx context.Context) (err error) {
+		prepared, diags, err = c.proto.validateProviderConfig(ctx, cfg)
+		return err
+	})
+	return prepared, diags, err
+}
+
+// ConfigureProvider configures the provider (msgpack).
+func (c *Client) ConfigureProvider(ctx context.Context, cfg []byte) (diags tfproto.Diagnostics, err error) {
+	err = c.call(ctx, "configure provider", func(ctx context.Context) (err error) {
+		diags, err = c.proto.configure(ctx, cfg)
+		return err
+	})
+	return diags, err
+}
+
+// ValidateResourceConfig validates a resource configuration.
+func (c *Client) ValidateResourceConfig(ctx context.Context, typ string, cfg []byte) (diags tfproto.Diagnostics, err error) {
+	err = c.call(ctx, "validate resource config", func(ctx context.Context) (err error) {
+		diags, err = c.proto.validateResourceConfig(ctx, typ, cfg)
+		return err
+	})
+	return diags, err
+}
+
+// ValidateDataSourceConfig validates a data source configuration.
+func (c *Client) ValidateDataSourceConfig(ctx context.Context, typ string, cfg []byte) (diags tfproto.Diagnostics, err error) {
+	err = c.call(ctx, "validate data source config", func(ctx context.Context) (err error) {
+		diags, err = c.proto.validateDataSourceConfig(ctx, typ, cfg)
+		return err
+	})
+	return diags, err
+}
+
+// UpgradeResourceState turns stored JSON written under schema version
+// version into a msgpack value of the current schema.
+func (c *Client) UpgradeResourceState(ctx context.Context, typ string, version int64, rawJSON []byte) (state []byte, diags tfproto.Diagnostics, err error) {
+	err = c.call(ctx, "upgrade resource state", func(ctx context.Context) (err error) {
+		state, diags, err = c.proto.upgradeResourceState(ctx, typ, version, rawJSON)
+		return err
+	})
+	return state, diags, err
+}
+
+// ReadRequest is ReadResource's input; values are msgpack.
+type ReadRequest struct {
+	TypeName string
+	Current  []byte
+	Private  []byte
+}
+
+// ReadResponse is ReadResource's result. NewState decodes to null when
+// the object is gone.
+type ReadResponse struct {
+	NewState    []byte
+	Private     []byte
+	Deferred    bool
+	Diagnostics tfproto.Diagnostics
+}
+
+// ReadResource refreshes a resource.
+func (c *Client) ReadResource(ctx context.Context, r *ReadRequest) (resp *ReadResponse, err error) {
+	err = c.call(ctx, "read resource", func(ctx context.Context) (err error) {
+		resp, err = c.proto.readResource(ctx, r)
+		return err
+	})
+	return resp, err
+}
+
+// PlanRequest is PlanResourceChange's input; values are msgpack.
+type PlanRequest struct {
+	TypeName     string
+	Prior        []byte
+	Proposed     []byte
+	Config       []byte
+	PriorPrivate []byte
+}
+
+// PlanResponse is PlanResourceChange's result.
+type PlanResponse struct {
+	Planned          []byte
+	RequiresReplace  []tfproto.AttributePath
+	PlannedPrivate   []byte
+	LegacyTypeSystem bool
+	Deferred         bool
+	Diagnostics      tfproto.Diagnostics
+}
+
+// PlanResourceChange plans a change.
+func (c *Client) PlanResourceChange(ctx context.Context, r *PlanRequest) (resp *PlanResponse, err error) {
+	err = c.call(ctx, "plan resource change", func(ctx context.Context) (err error) {
+		resp, err = c.proto.planResourceChange(ctx, r)
+		return err
+	})
+	return resp, err
+}
+
+// ApplyRequest is ApplyResourceChange's input; values are msgpack.
+type ApplyRequest struct {
+	TypeName       string
+	Prior          []byte
+	Planned        []byte
+	Config         []byte
+	PlannedPrivate []byte
+}
+
+// ApplyResponse is ApplyResourceChange's result.
+type ApplyResponse struct {
+	NewState         []byte
+	Private          []byte
+	LegacyTypeSystem bool
+	Diagnostics      tfproto.Diagnostics
+}
+
+// ApplyResourceChange applies a planned change.
+func (c *Client) ApplyResourceChange(ctx context.Context, r *ApplyRequest) (resp *ApplyResponse, err error) {
+	err = c.call(ctx, "apply resource change", func(ctx context.Context) (err error) {
+		resp, err = c.proto.applyResourceChange(ctx, r)
+		return err
+	})
+	return resp, err
+}
+
+// ImportedResource is one object ImportResourceState returned.
+type ImportedResource struct {
+	TypeName string
+	State    []byte
+	Private  []byte
+}
+
+// ImportResourceState imports an existing object by id.
+func (c *Client) ImportResourceState(ctx context.Context, typ, id string) (res []ImportedResource, diags tfproto.Diagnostics, err error) {
+	err = c.call(ctx, "import resource state", func(ctx context.Context) (err error) {
+		res, diags, err = c.proto.importResourceState(ctx, typ, id)
+		return err
+	})
+	return res, diags, err
+}
+
+// ReadDataSource reads a data source; the result is msgpack.
+func (c *Client) ReadDataSource(ctx context.Context, typ string, cfg []byte) (state []byte, diags tfproto.Diagnostics, err error) {
+	err = c.call(ctx, "read data source", func(ctx context.Context) (err error) {
+		state, diags, err = c.proto.readDataSource(ctx, typ, cfg)
+		return err
+	})
+	return state, diags, err
+}
+
+// grpcPlugin is the go-plugin client side for one protocol version.
+type grpcPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	version int
+}
+
+var _ plugin.GRPCPlugin = (*grpcPlugin)(nil)
+
+func (p *grpcPlugin) GRPCServer(*plugin.GRPCBroker, *grpc.Server) error {
+	return errors.New("pier is a Terraform plugin client only")
+}
+
+func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	if p.version == 5 {
+		return newV5(conn), nil
+	}
+	return newV6(conn), nil
+}
+
+// terraformVersion is what Configure reports as the Terraform version.
+// Providers use it only in messages and user agents; pier names itself.
+const terraformVersion = "1.9.0 (pier)"

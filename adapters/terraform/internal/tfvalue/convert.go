@@ -1,0 +1,527 @@
+package tfvalue
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+	ctymsgpack "github.com/zclconf/go-cty/cty/msgpack"
+)
+
+// PathError is a conversion error at an attribute path.
+type PathError struct {
+	Path cty.Path
+	Err  error
+}
+
+func (e *PathError) Error() string {
+	if len(e.Path) == 0 {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("attribute %s: %v", FormatPath(e.Path), e.Err)
+}
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+func pathErr(path cty.Path, format string, args ...any) error {
+	return &PathError{Path: slices.Clone(path), Err: fmt.Errorf(format, args...)}
+}
+
+// FormatPath renders a cty path as `a.b["k"][0]`.
+func FormatPath(p cty.Path) string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s := s.(type) {
+		case cty.GetAttrStep:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.Name)
+		case cty.IndexStep:
+			switch {
+			case s.Key.IsNull() || !s.Key.IsKnown():
+				b.WriteString("[?]")
+			case s.Key.Type() == cty.String:
+				b.WriteString("[" + strconv.Quote(s.Key.AsString()) + "]")
+			case s.Key.Type() == cty.Number:
+				b.WriteString("[" + s.Key.AsBigFloat().Text('f', -1) + "]")
+			default:
+				b.WriteString("[?]")
+			}
+		}
+	}
+	return b.String()
+}
+
+// Config converts resource inputs (or provider configuration) to the
+// configuration object of block, applying Terraform's configuration rules.
+// A nil map is the empty configuration.
+func Config(block *tfproto.Block, in map[string]any) (cty.Value, error) {
+	return blockValue(block, in, nil)
+}
+
+func blockValue(b *tfproto.Block, in map[string]any, path cty.Path) (cty.Value, error) {
+	if b == nil {
+		b = &tfproto.Block{}
+	}
+	known := map[string]bool{}
+	vals := map[string]cty.Value{}
+	for _, a := range b.Attributes {
+		known[a.Name] = true
+		p := path.GetAttr(a.Name)
+		raw, present := in[a.Name]
+		if present && raw != nil && a.Computed && !a.Optional && !a.Required {
+			return cty.NilVal, pathErr(p, "is computed by the provider and cannot be set")
+		}
+		if !present || raw == nil {
+			if a.Required {
+				return cty.NilVal, pathErr(p, "is required")
+			}
+			vals[a.Name] = cty.NullVal(a.ImpliedType())
+			continue
+		}
+		v, err := attrValue(a, raw, p)
+		if err != nil {
+			return cty.NilVal, err
+		}
+		vals[a.Name] = v
+	}
+	for _, nb := range b.BlockTypes {
+		known[nb.TypeName] = true
+		v, err := nestedBlockValue(nb, in[nb.TypeName], path.GetAttr(nb.TypeName))
+		if err != nil {
+			return cty.NilVal, err
+		}
+		vals[nb.TypeName] = v
+	}
+	if err := unknownKeys(in, known, path); err != nil {
+		return cty.NilVal, err
+	}
+	return cty.ObjectVal(vals), nil
+}
+
+func unknownKeys(in map[string]any, known map[string]bool, path cty.Path) error {
+	var extra []string
+	for k := range in {
+		if !known[k] {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
+		return nil
+	}
+	sort.Strings(extra)
+	return pathErr(path.GetAttr(extra[0]), "is not in the schema")
+}
+
+func attrValue(a *tfproto.Attribute, raw any, path cty.Path) (cty.Value, error) {
+	if a.NestedType == nil {
+		return FromJSON(raw, a.ImpliedType(), path)
+	}
+	o := a.NestedType
+	obj := func(raw any, p cty.Path) (cty.Value, error) {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return cty.NilVal, pathErr(p, "must be an object, not %s", jsonKind(raw))
+		}
+		return blockValue(&tfproto.Block{Attributes: o.Attributes}, m, p)
+	}
+	ety := (&tfproto.Object{Attributes: o.Attributes, Nesting: tfproto.NestingSingle}).ImpliedType()
+	return collection(o.Nesting, ety, raw, path, obj)
+}
+
+func nestedBlockValue(nb *tfproto.NestedBlock, raw any, path cty.Path) (cty.Value, error) {
+	ety := nb.Block.ImpliedType()
+	obj := func(raw any, p cty.Path) (cty.Value, error) {
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return cty.NilVal, pathErr(p, "must be an object, not %s", jsonKind(raw))
+		}
+		return blockValue(nb.Block, m, p)
+	}
+	if raw == nil {
+		switch nb.Nesting {
+		case tfproto.NestingSingle:
+			return cty.NullVal(ety), nil
+		case tfproto.NestingGroup:
+			return blockValue(nb.Block, nil, path)
+		}
+		raw = emptyFor(nb.Nesting)
+	}
+	return collection(nb.Nesting, ety, raw, path, obj)
+}
+
+func emptyFor(n tfproto.Nesting) any {
+	if n == tfproto.NestingMap {
+		return map[string]any{}
+	}
+	return []any{}
+}
+
+// collection builds a value of nesting n whose elements, of type ety, come
+// from elem. List and map nesting whose element type is dynamic become
+// tuples and objects, matching [tfproto.NestedBlock.ImpliedType].
+func collection(n tfproto.Nesting, ety cty.Type, raw any, path cty.Path, elem func(any, cty.Path) (cty.Value, error)) (cty.Value, error) {
+	switch n {
+	case tfproto.NestingSingle, tfproto.NestingGroup:
+		if raw == nil {
+			return cty.NullVal(ety), nil
+		}
+		return elem(raw, path)
+	case tfproto.NestingList, tfproto.NestingSet:
+		if raw == nil {
+			return cty.NullVal(wrapType(n, ety)), nil
+		}
+		items, ok := raw.([]any)
+		if !ok {
+			return cty.NilVal, pathErr(path, "must be an array, not %s", jsonKind(raw))
+		}
+		vals := make([]cty.Value, len(items))
+		for i, it := range items {
+			v, err := elem(it, path.Index(cty.NumberIntVal(int64(i))))
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[i] = v
+		}
+		switch {
+		case n == tfproto.NestingSet && len(vals) == 0:
+			return cty.SetValEmpty(ety), nil
+		case n == tfproto.NestingSet:
+			return cty.SetVal(vals), nil
+		case ety.HasDynamicTypes():
+			return cty.TupleVal(vals), nil
+		case len(vals) == 0:
+			return cty.ListValEmpty(ety), nil
+		}
+		return cty.ListVal(vals), nil
+	case tfproto.NestingMap:
+		if raw == nil {
+			return cty.NullVal(wrapType(n, ety)), nil
+		}
+		items, ok := raw.(map[string]any)
+		if !ok {
+			return cty.NilVal, pathErr(path, "must be an object, not %s", jsonKind(raw))
+		}
+		vals := make(map[string]cty.Value, len(items))
+		for k, it := range items {
+			v, err := elem(it, path.Index(cty.StringVal(k)))
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[k] = v
+		}
+		switch {
+		case ety.HasDynamicTypes():
+			return cty.ObjectVal(vals), nil
+		case len(vals) == 0:
+			return cty.MapValEmpty(ety), nil
+		}
+		return cty.MapVal(vals), nil
+	}
+	return cty.NilVal, pathErr(path, "has unsupported nesting mode %s", n)
+}
+
+func wrapType(n tfproto.Nesting, ety cty.Type) cty.Type {
+	switch n {
+	case tfproto.NestingList:
+		if ety.HasDynamicTypes() {
+			return cty.DynamicPseudoType
+		}
+		return cty.List(ety)
+	case tfproto.NestingSet:
+		return cty.Set(ety)
+	case tfproto.NestingMap:
+		if ety.HasDynamicTypes() {
+			return cty.DynamicPseudoType
+		}
+		return cty.Map(ety)
+	}
+	return ety
+}
+
+// FromJSON converts a decoded JSON value (as encoding/json produces, with
+// float64 or json.Number numbers) to a value of type ty. Primitive values
+// convert the way Terraform converts them (the string "5" is a number);
+// objects must not have attributes the type lacks, and attributes they omit
+// are null. A dynamic type takes the type the JSON implies.
+func FromJSON(raw any, ty cty.Type, path cty.Path) (cty.Value, error) {
+	if raw == nil {
+		return cty.NullVal(ty), nil
+	}
+	switch {
+	case ty == cty.DynamicPseudoType:
+		return dynamicFromJSON(raw, path)
+	case ty.IsPrimitiveType():
+		v, err := primitive(raw, path)
+		if err != nil {
+			return cty.NilVal, err
+		}
+		cv, err := convert.Convert(v, ty)
+		if err != nil {
+			return cty.NilVal, pathErr(path, "must be %s: %v", ty.FriendlyName(), err)
+		}
+		return cv, nil
+	case ty.IsListType() || ty.IsSetType():
+		items, ok := raw.([]any)
+		if !ok {
+			return cty.NilVal, pathErr(path, "must be %s, not %s", ty.FriendlyName(), jsonKind(raw))
+		}
+		ety := ty.ElementType()
+		vals := make([]cty.Value, len(items))
+		for i, it := range items {
+			v, err := FromJSON(it, ety, path.Index(cty.NumberIntVal(int64(i))))
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[i] = v
+		}
+		return collectionVal(ty, vals, path)
+	case ty.IsMapType():
+		items, ok := raw.(map[string]any)
+		if !ok {
+			return cty.NilVal, pathErr(path, "must be %s, not %s", ty.FriendlyName(), jsonKind(raw))
+		}
+		if len(items) == 0 {
+			return cty.MapValEmpty(ty.ElementType()), nil
+		}
+		vals := make(map[string]cty.Value, len(items))
+		for k, it := range items {
+			v, err := FromJSON(it, ty.ElementType(), path.Index(cty.StringVal(k)))
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[k] = v
+		}
+		return unifyMap(vals, ty, path)
+	case ty.IsObjectType():
+		items, ok := raw.(map[string]any)
+		if !ok {
+			return cty.NilVal, pathErr(path, "must be an object, not %s", jsonKind(raw))
+		}
+		atys := ty.AttributeTypes()
+		known := map[string]bool{}
+		vals := make(map[string]cty.Value, len(atys))
+		for name, aty := range atys {
+			known[name] = true
+			v, err := FromJSON(items[name], aty, path.GetAttr(name))
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[name] = v
+		}
+		if err := unknownKeys(items, known, path); err != nil {
+			return cty.NilVal, err
+		}
+		return cty.ObjectVal(vals), nil
+	case ty.IsTupleType():
+		items, ok := raw.([]any)
+		if !ok {
+			return cty.NilVal, pathErr(path, "must be %s, not %s", ty.FriendlyName(), jsonKind(raw))
+		}
+		etys := ty.TupleElementTypes()
+		if len(items) != len(etys) {
+			return cty.NilVal, pathErr(path, "must have %d elements, not %d", len(etys), len(items))
+		}
+		vals := make([]cty.Value, len(items))
+		for i, it := range items {
+			v, err := FromJSON(it, etys[i], path.Index(cty.NumberIntVal(int64(i))))
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[i] = v
+		}
+		return cty.TupleVal(vals), nil
+	}
+	return cty.NilVal, pathErr(path, "has unsupported type %s", ty.FriendlyName())
+}
+
+// collectionVal builds a list or set. Elements of a dynamic element type
+// are unified to one type first, as cty requires.
+func collectionVal(ty cty.Type, vals []cty.Value, path cty.Path) (cty.Value, error) {
+	ety := ty.ElementType()
+	if len(vals) == 0 {
+		if ty.IsSetType() {
+			return cty.SetValEmpty(ety), nil
+		}
+		return cty.ListValEmpty(ety), nil
+	}
+	if ety == cty.DynamicPseudoType {
+		var err error
+		if vals, err = unify(vals, path); err != nil {
+			return cty.NilVal, err
+		}
+	}
+	if ty.IsSetType() {
+		return cty.SetVal(vals), nil
+	}
+	return cty.ListVal(vals), nil
+}
+
+func unifyMap(vals map[string]cty.Value, ty cty.Type, path cty.Path) (cty.Value, error) {
+	if ty.ElementType() != cty.DynamicPseudoType {
+		return cty.MapVal(vals), nil
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	list := make([]cty.Value, len(keys))
+	for i, k := range keys {
+		list[i] = vals[k]
+	}
+	list, err := unify(list, path)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	for i, k := range keys {
+		vals[k] = list[i]
+	}
+	return cty.MapVal(vals), nil
+}
+
+func unify(vals []cty.Value, path cty.Path) ([]cty.Value, error) {
+	tys := make([]cty.Type, len(vals))
+	for i, v := range vals {
+		tys[i] = v.Type()
+	}
+	uty, convs := convert.UnifyUnsafe(tys)
+	if uty == cty.NilType {
+		return nil, pathErr(path, "has elements of different types")
+	}
+	out := make([]cty.Value, len(vals))
+	for i, v := range vals {
+		if convs[i] == nil {
+			out[i] = v
+			continue
+		}
+		cv, err := convs[i](v)
+		if err != nil {
+			return nil, pathErr(path, "has elements of different types: %v", err)
+		}
+		out[i] = cv
+	}
+	return out, nil
+}
+
+// dynamicFromJSON converts JSON whose type the schema leaves open, the way
+// Terraform types a literal: objects are objects, arrays are tuples.
+func dynamicFromJSON(raw any, path cty.Path) (cty.Value, error) {
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return cty.NilVal, pathErr(path, "encode: %v", err)
+	}
+	ty, err := ctyjson.ImpliedType(data)
+	if err != nil {
+		return cty.NilVal, pathErr(path, "%v", err)
+	}
+	v, err := ctyjson.Unmarshal(data, ty)
+	if err != nil {
+		return cty.NilVal, pathErr(path, "%v", err)
+	}
+	return v, nil
+}
+
+func primitive(raw any, path cty.Path) (cty.Value, error) {
+	switch x := raw.(type) {
+	case string:
+		return cty.StringVal(x), nil
+	case bool:
+		return cty.BoolVal(x), nil
+	case float64:
+		return cty.NumberFloatVal(x), nil
+	case int:
+		return cty.NumberIntVal(int64(x)), nil
+	case int64:
+		return cty.NumberIntVal(x), nil
+	case json.Number:
+		f, _, err := big.ParseFloat(string(x), 10, 512, big.ToNearestEven)
+		if err != nil {
+			return cty.NilVal, pathErr(path, "bad number %s: %v", x, err)
+		}
+		return cty.NumberVal(f), nil
+	}
+	return cty.NilVal, pathErr(path, "must be a primitive value, not %s", jsonKind(raw))
+}
+
+func jsonKind(raw any) string {
+	switch raw.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a bool"
+	case float64, int, int64, json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", raw)
+}
+
+// ToJSON converts a wholly known value to plain JSON (numbers as
+// json.Number, so that they stay exact). Dynamic values lose their cty type
+// tag: outputs are for people and for other resources' inputs.
+func ToJSON(v cty.Value) (any, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	if !v.IsWhollyKnown() {
+		return nil, fmt.Errorf("value is not wholly known")
+	}
+	data, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StateJSON encodes a state value the way Terraform stores state, for
+// UpgradeResourceState: JSON against the implied type, where dynamic values
+// carry their type.
+func StateJSON(v cty.Value, ty cty.Type) ([]byte, error) {
+	return ctyjson.Marshal(v, ty)
+}
+
+// Marshal encodes v as msgpack against ty. Against a dynamic type, msgpack
+// carries the value's own type alongside it.
+func Marshal(v cty.Value, ty cty.Type) ([]byte, error) {
+	return ctymsgpack.Marshal(v, ty)
+}
+
+// Unmarshal decodes msgpack against ty. Empty input is the null value, which
+// is how a provider says "no object".
+func Unmarshal(data []byte, ty cty.Type) (cty.Value, error) {
+	if len(data) == 0 {
+		return cty.NullVal(ty), nil
+	}
+	return ctymsgpack.Unmarshal(data, ty)
+}
+
+// UnmarshalDynamic decodes a DynamicValue that holds msgpack or, from old
+// providers, JSON.
+func UnmarshalDynamic(msgpack, jsonData []byte, ty cty.Type) (cty.Value, error) {
+	if len(msgpack) == 0 && len(jsonData) > 0 {
+		return ctyjson.Unmarshal(jsonData, ty)
+	}
+	return Unmarshal(msgpack, ty)
+}
