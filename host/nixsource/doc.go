@@ -1,0 +1,31 @@
+// Package nixsource is the Nix flake deployment source: it implements
+// [source.Source] by evaluating a flake's NixOps4 component with the nix
+// CLI, in rounds.
+//
+// A flake output (default attribute nixops4) has the shape
+//
+//	{ _type = "nixops4Component"; rootFunction = { outputValues, resourceProviderSystem, ... }: { members = { … }; }; }
+//
+// where each member is a composite { members = { … }; } or a resource
+// { resource = { provider = { executable; args; type = "stdio"; operations?; }; type; inputs; outputsSkeleton; state; }; }.
+//
+// Each [Source.Resolve] runs one `nix eval --json --impure` of the
+// embedded driver expression (driver.nix) applied to the component, with
+// the outputs known so far in a temporary 0600 file. An output that is not
+// known yet throws; every member is evaluated under builtins.tryEval, so a
+// round answers which resources are ready, which are blocked and which
+// composites cannot list their members yet (structurally blocked). Which
+// member needed or read which output travels as builtins.trace lines on
+// stderr (see trace.go), which also attribute uncatchable errors such as
+// type errors to the member that raised them. Store paths in the string
+// context of a ready resource (a provider built by a derivation, say) are
+// realised with nix-store --realise before the resource is returned.
+//
+// The package owns the driver expression, the flake reference handling and
+// the nix subprocesses. It imports only host/source and schema from pier and
+// knows nothing about the engine, state or providers' processes. It runs
+// nix itself with os/exec (the provider supervisor in host/internal/proc is
+// about long-lived protocol processes; nix is a one-shot evaluator).
+//
+// Start reading at [New] and [Source.Resolve].
+package nixsource

@@ -1,0 +1,130 @@
+# pier's evaluation driver for NixOps4-style flake components.
+#
+# pier runs, once per round:
+#   nix eval --json --impure REF#ATTR --apply 'import driver.nix "params.json"'
+# params.json holds { known = { "<address>" = { <output> = value; }; }; strict = null | [ path ]; }.
+#
+# The result lists every member of the deployment as ready, blocked or
+# structurally blocked. Which outputs a member needed or read is reported
+# through builtins.trace on stderr, one "pier:{json}" line per event: a
+# "begin" event names the member being evaluated, and the "need"/"read"
+# events after it belong to that member. Nix evaluates the result strictly
+# in list order when printing it, so the attribution is exact; an error that
+# builtins.tryEval cannot catch (a type error) is attributed to the member of
+# the last "begin" event.
+paramsFile: component:
+let
+  params = builtins.fromJSON (builtins.readFile paramsFile);
+  known = params.known;
+
+  note = event: builtins.trace ("pier:" + builtins.toJSON event);
+  addrOf = path: builtins.concatStringsSep "." path;
+  filterAttrs = pred: set:
+    builtins.removeAttrs set (builtins.filter (n: !(pred n set.${n})) (builtins.attrNames set));
+
+  # One evaluation of the deployment with its own outputValues. Nix does not
+  # memoise function calls, so each call has fresh thunks and the first read
+  # of each output inside it is traced again: that is how pier learns which
+  # member read which output.
+  instance = _:
+    let
+      export = component.rootFunction {
+        outputValues = valuesOf [ ] export;
+        resourceProviderSystem = builtins.currentSystem;
+      };
+    in
+    export;
+
+  valuesOf = path: comp:
+    builtins.mapAttrs
+      (name: m:
+        let p = path ++ [ name ]; in
+        if m ? resource then outputsOf p m.resource else valuesOf p m)
+      comp.members;
+
+  # An unknown output throws, so that builtins.tryEval marks the member that
+  # needs it as blocked; the trace says which output it was.
+  outputsOf = path: res:
+    let
+      addr = addrOf path;
+      skeleton = res.outputsSkeleton or { };
+    in
+    if known ? ${addr} then
+      builtins.mapAttrs
+        (name: _: note { read = path; } (known.${addr}.${name} or
+          (abort "pier: resource ${addr} has no output '${name}': its provider returned [ ${toString (builtins.attrNames known.${addr})} ]")))
+        skeleton
+    else
+      builtins.mapAttrs
+        (name: _: note { need = path; output = name; }
+          (throw "pier: output '${name}' of resource ${addr} is not known yet"))
+        skeleton;
+
+  lookup = export: path: builtins.foldl' (c: n: c.members.${n}) export path;
+
+  root = instance null;
+
+  walk = path: comp:
+    let
+      names = note { begin = path; kind = "composite"; }
+        (builtins.tryEval (let n = builtins.attrNames comp.members; in builtins.deepSeq n n));
+    in
+    if !names.success then [{ inherit path; status = "structural"; }]
+    else builtins.concatMap (name: member (path ++ [ name ]) comp.members.${name}) names.value;
+
+  member = path: m:
+    let
+      kind = note { begin = path; kind = "member"; } (builtins.tryEval (
+        if m ? resource then "resource"
+        else if m ? members then "composite"
+        else "invalid"));
+    in
+    if !kind.success then [{ inherit path; status = "structural"; }]
+    else if kind.value == "composite" then walk path m
+    else if kind.value == "resource" then [ (resourceEntry path) ]
+    else abort "pier: member ${addrOf path} has neither 'resource' nor 'members'";
+
+  # toJSON inside tryEval forces a value completely, catching the throw of an
+  # unknown output, without walking into a derivation's attributes the way
+  # deepSeq would.
+  resourceEntry = path: note { begin = path; kind = "resource"; } (
+    let
+      m = lookup (instance null) path;
+      res = m.resource;
+      head = builtins.tryEval (builtins.toJSON {
+        inherit (res) provider type;
+        state = res.state or null;
+      });
+      names = builtins.tryEval (let n = builtins.attrNames (res.inputs or { }); in builtins.deepSeq n n);
+      inputs = builtins.listToAttrs (map
+        (n: { name = n; value = builtins.tryEval (builtins.toJSON res.inputs.${n}); })
+        names.value);
+      knownInputs = builtins.mapAttrs (_: r: r.value) (filterAttrs (_: r: r.success) inputs);
+      unknown = builtins.attrNames (filterAttrs (_: r: !r.success) inputs);
+      ready = unknown == [ ];
+      pos = builtins.unsafeGetAttrPos "resource" m;
+    in
+    if !(head.success && names.success) then { inherit path pos; status = "blocked"; }
+    else {
+      inherit path pos unknown;
+      status = if ready then "ready" else "blocked";
+      head = head.value;
+      inputs = knownInputs;
+      context =
+        if ready
+        then builtins.getContext (builtins.concatStringsSep " " ([ head.value ] ++ builtins.attrValues knownInputs))
+        else { };
+    });
+
+  # Strict mode evaluates one member without tryEval, so that Nix reports the
+  # error that made it blocked, with its own position information.
+  strict = path:
+    let m = lookup (instance null) path; in
+    if m ? resource then
+      builtins.seq (builtins.toJSON { inherit (m.resource) provider type inputs; state = m.resource.state or null; }) null
+    else builtins.deepSeq (builtins.attrNames m.members) null;
+in
+if (component._type or null) != "nixops4Component" then
+  abort "pier: the flake attribute is not a NixOps4 component (its _type is not \"nixops4Component\")"
+else if params.strict != null then strict params.strict
+else { members = walk [ ] root; }

@@ -1,0 +1,80 @@
+package nixsource
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pierhq/pier/host/source"
+)
+
+// EvalError is a Nix evaluation error, attributed to the member of the
+// deployment whose evaluation raised it.
+type EvalError struct {
+	// Flake is the installable that was evaluated (REF#ATTR).
+	Flake string
+	// Member is the member path; nil when the error is outside every member
+	// (the flake itself, or rootFunction).
+	Member source.Address
+	// Message is Nix's own message, positions included.
+	Message string
+}
+
+func (e *EvalError) Error() string {
+	if len(e.Member) == 0 {
+		return fmt.Sprintf("evaluate flake %s: %s", e.Flake, e.Message)
+	}
+	return fmt.Sprintf("evaluate flake %s: member %s: %s", e.Flake, e.Member, e.Message)
+}
+
+// CycleError reports members that wait on each other's outputs, so none
+// of them can ever be applied.
+type CycleError struct {
+	Flake string
+	// Cycle lists the members in order; the first one follows the last.
+	Cycle []source.Address
+}
+
+func (e *CycleError) Error() string {
+	parts := make([]string, 0, len(e.Cycle)+1)
+	for _, a := range e.Cycle {
+		parts = append(parts, a.String())
+	}
+	if len(e.Cycle) > 0 {
+		parts = append(parts, e.Cycle[0].String())
+	}
+	return fmt.Sprintf("evaluate flake %s: dependency cycle: %s", e.Flake, strings.Join(parts, " → "))
+}
+
+// RealiseError reports store paths that a ready resource needs (its
+// provider executable, or files in its inputs) and that nix could not
+// build.
+type RealiseError struct {
+	Resource source.Address
+	Provider string
+	Paths    []string
+	Err      error
+}
+
+func (e *RealiseError) Error() string {
+	return fmt.Sprintf("resource %s (provider %s): realise %s: %v", e.Resource, e.Provider, strings.Join(e.Paths, " "), e.Err)
+}
+
+func (e *RealiseError) Unwrap() error { return e.Err }
+
+// DeclError reports a resource declaration pier cannot use, such as a
+// provider without an executable.
+type DeclError struct {
+	Flake    string
+	Resource source.Address
+	Range    source.Range
+	Err      error
+}
+
+func (e *DeclError) Error() string {
+	if r := e.Range.String(); r != "" {
+		return fmt.Sprintf("%s: flake %s: resource %s: %v", r, e.Flake, e.Resource, e.Err)
+	}
+	return fmt.Sprintf("flake %s: resource %s: %v", e.Flake, e.Resource, e.Err)
+}
+
+func (e *DeclError) Unwrap() error { return e.Err }

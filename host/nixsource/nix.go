@@ -1,0 +1,176 @@
+package nixsource
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pierhq/pier/host/source"
+)
+
+// driverExpr is the Nix expression applied to the flake's component in
+// every round; see driver.nix.
+//
+//go:embed driver.nix
+var driverExpr []byte
+
+// nixFlags keep nix from waiting on the network or refusing flakes: pier
+// evaluates local flakes and builds what they need locally.
+var nixFlags = []string{
+	"--extra-experimental-features", "nix-command flakes",
+	"--option", "substituters", "",
+}
+
+// waitDelay bounds how long pier waits for nix's pipes after nix exits or
+// is cancelled, so a stray grandchild holding them cannot hang a round.
+const waitDelay = 5 * time.Second
+
+// evalParams is the params.json the driver reads.
+type evalParams struct {
+	Known  source.Outputs `json:"known"`
+	Strict []string       `json:"strict"`
+}
+
+// evalOutput is the driver's result in a normal round.
+type evalOutput struct {
+	Members []memberResult `json:"members"`
+}
+
+// memberResult is one member as the driver reports it.
+type memberResult struct {
+	Path []string `json:"path"`
+	// Status is "ready", "blocked" or "structural".
+	Status string `json:"status"`
+	// Head is the JSON of {provider, type, state}; empty when it is not
+	// known yet.
+	Head string `json:"head"`
+	// Inputs maps each known input to its JSON.
+	Inputs map[string]string `json:"inputs"`
+	// Unknown lists the inputs that need outputs not known yet.
+	Unknown []string `json:"unknown"`
+	// Context is builtins.getContext of the ready resource's JSON.
+	Context map[string]contextEntry `json:"context"`
+	Pos     *position               `json:"pos"`
+}
+
+type contextEntry struct {
+	Path       bool     `json:"path"`
+	AllOutputs bool     `json:"allOutputs"`
+	Outputs    []string `json:"outputs"`
+}
+
+type position struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// runDriver evaluates the driver once. With strict set it evaluates that
+// one member without tryEval and returns its error, if any, as stderr.
+func (s *Source) runDriver(ctx context.Context, known source.Outputs, strict []string) ([]byte, *traces, error) {
+	dir, err := os.MkdirTemp("", "pier-nix-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+	}
+	defer os.RemoveAll(dir)
+	if known == nil {
+		known = source.Outputs{}
+	}
+	params, err := json.Marshal(evalParams{Known: known, Strict: strict})
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluate flake %s: encode known outputs: %w", s.installable, err)
+	}
+	// Known outputs may hold secrets: they go to a private file, never on
+	// nix's command line.
+	paramsFile := filepath.Join(dir, "params.json")
+	driverFile := filepath.Join(dir, "driver.nix")
+	if err := os.WriteFile(paramsFile, params, 0o600); err != nil {
+		return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+	}
+	if err := os.WriteFile(driverFile, driverExpr, 0o600); err != nil {
+		return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+	}
+	args := []string{"eval"}
+	args = append(args, nixFlags...)
+	args = append(args, "--json", "--impure")
+	args = append(args, s.opts.ExtraArgs...)
+	args = append(args, s.installable, "--apply", fmt.Sprintf("import %q %q", driverFile, paramsFile))
+	cmd := exec.CommandContext(ctx, s.opts.NixBin, args...)
+	cmd.Dir = s.opts.Dir
+	cmd.WaitDelay = waitDelay
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	tr := parseTraces(stderr.Bytes())
+	for _, l := range tr.other {
+		if l != "" {
+			s.log.Debug("nix", "flake", s.installable, "stderr", l)
+		}
+	}
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, ctx.Err())
+		}
+		msg := tr.message()
+		if msg == "" {
+			msg = runErr.Error()
+		}
+		if _, ok := runErr.(*exec.ExitError); !ok {
+			return nil, nil, fmt.Errorf("evaluate flake %s: run %s: %w", s.installable, s.opts.NixBin, runErr)
+		}
+		return nil, tr, &EvalError{Flake: s.installable, Member: addressOf(tr.last), Message: s.localise(msg)}
+	}
+	return stdout.Bytes(), tr, nil
+}
+
+// realise builds or checks the store paths in a ready resource's string
+// context and returns those that needed nix-store --realise.
+func (s *Source) realise(ctx context.Context, r *source.Resource, context map[string]contextEntry) error {
+	var paths []string
+	for p, c := range context {
+		if s.realised[p] {
+			continue
+		}
+		if c.AllOutputs || len(c.Outputs) > 0 {
+			paths = append(paths, p)
+			continue
+		}
+		// A plain path was added to the store by the evaluation itself; it
+		// only needs realising if it is gone (garbage-collected since).
+		if _, err := os.Lstat(p); err != nil {
+			paths = append(paths, p)
+			continue
+		}
+		s.realised[p] = true
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	args := append([]string{"--realise"}, paths...)
+	args = append(args, "--option", "substituters", "")
+	cmd := exec.CommandContext(ctx, s.opts.NixStoreBin, args...)
+	cmd.Dir = s.opts.Dir
+	cmd.WaitDelay = waitDelay
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			err = fmt.Errorf("%w: %s", err, msg)
+		}
+		return &RealiseError{Resource: r.Address, Provider: r.Provider, Paths: paths, Err: err}
+	}
+	s.log.Info("nix realise", "resource", r.Address.String(), "provider", r.Provider, "paths", len(paths), "duration", time.Since(start))
+	for _, p := range paths {
+		s.realised[p] = true
+	}
+	return nil
+}

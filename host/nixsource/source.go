@@ -1,0 +1,328 @@
+package nixsource
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// Options configure a [Source].
+type Options struct {
+	// Logger receives one Info record per evaluation round; nil discards.
+	Logger *slog.Logger
+	// NixBin is the nix executable; "nix" (from PATH) when empty.
+	NixBin string
+	// NixStoreBin is the nix-store executable; when empty, the nix-store
+	// next to NixBin if NixBin is a path, else "nix-store" from PATH.
+	NixStoreBin string
+	// Dir is the working directory of nix; the process's when empty.
+	Dir string
+	// ExtraArgs are passed to nix eval before the installable, e.g.
+	// "--override-input", "pier", "path:/opt/pier".
+	ExtraArgs []string
+}
+
+// Source is a deployment described by a Nix flake. It is not safe for
+// concurrent use; the engine calls Resolve from one goroutine at a time.
+type Source struct {
+	installable string
+	// localDir is the flake's directory when it is local, for [Source.localise].
+	localDir string
+	// localised caches store file paths and their local counterparts.
+	localised map[string]string
+	opts      Options
+	log       *slog.Logger
+	round     int
+	// realised records store paths known to exist, so that a path is
+	// realised once per Source, not once per round.
+	realised map[string]bool
+}
+
+var _ source.Source = (*Source)(nil)
+
+// New returns the source for a flake reference such as ".", "./dir#attr",
+// "path:/abs/dir" or "git+file:///repo#attr". The attribute defaults to
+// [DefaultAttr]. A relative path resolves against the working directory
+// at the time of the call.
+func New(ref string, opts Options) (*Source, error) {
+	inst, dir, err := parseRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	if opts.NixBin == "" {
+		opts.NixBin = "nix"
+	}
+	if opts.NixStoreBin == "" {
+		opts.NixStoreBin = "nix-store"
+		if strings.ContainsRune(opts.NixBin, filepath.Separator) {
+			opts.NixStoreBin = filepath.Join(filepath.Dir(opts.NixBin), "nix-store")
+		}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Source{installable: inst, localDir: dir, localised: map[string]string{}, opts: opts, log: log, realised: map[string]bool{}}, nil
+}
+
+// Installable is the flake reference and attribute that nix evaluates.
+func (s *Source) Installable() string { return s.installable }
+
+// Resolve evaluates the flake once with the known outputs and returns the
+// ready and blocked members. Store paths that ready resources need are
+// realised before Resolve returns. A Nix error is an [*EvalError] naming
+// the member; members that wait on each other are a [*CycleError].
+func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
+	s.round++
+	start := time.Now()
+	stdout, tr, err := s.runDriver(ctx, known, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out evalOutput
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		return nil, fmt.Errorf("evaluate flake %s: decode driver result: %w", s.installable, err)
+	}
+	snap := &source.Snapshot{Providers: map[string]*source.Provider{}}
+	contexts := map[*source.Resource]map[string]contextEntry{}
+	for _, m := range out.Members {
+		addr := addressOf(m.Path)
+		if addr == nil {
+			return nil, s.rootError(ctx, known, tr, m)
+		}
+		if err := checkNames(m.Path); err != nil {
+			return nil, &EvalError{Flake: s.installable, Member: addr, Message: err.Error()}
+		}
+		mt := tr.member(m.Path)
+		switch m.Status {
+		case "structural":
+			b := &source.Blocked{Address: addr, Structural: true, WaitsOn: addresses(mt.needs, nil)}
+			snap.Blocked = append(snap.Blocked, b)
+		case "blocked":
+			b := &source.Blocked{Address: addr, WaitsOn: addresses(mt.needs, nil)}
+			if m.Head != "" {
+				r, err := s.resource(addr, m, mt, snap.Providers)
+				if err != nil {
+					return nil, err
+				}
+				b.Resource = r
+			}
+			snap.Blocked = append(snap.Blocked, b)
+		case "ready":
+			r, err := s.resource(addr, m, mt, snap.Providers)
+			if err != nil {
+				return nil, err
+			}
+			snap.Ready = append(snap.Ready, r)
+			contexts[r] = m.Context
+		default:
+			return nil, fmt.Errorf("evaluate flake %s: member %s: unknown status %q: this is a bug in pier", s.installable, addr, m.Status)
+		}
+	}
+	// A member that is blocked but needed no output threw an error of its
+	// own (throw, assert). Evaluate it strictly to let Nix say what it was.
+	for _, b := range snap.Blocked {
+		if len(b.WaitsOn) == 0 {
+			return nil, s.strictError(ctx, known, b.Address)
+		}
+	}
+	if c := findCycle(snap.Blocked); c != nil {
+		return nil, &CycleError{Flake: s.installable, Cycle: c}
+	}
+	for _, r := range snap.Ready {
+		if err := s.realise(ctx, r, contexts[r]); err != nil {
+			return nil, err
+		}
+	}
+	d := time.Since(start)
+	snap.Evaluation = &source.Evaluation{Round: s.round, Duration: d}
+	s.log.Info("nix evaluation round", "flake", s.installable, "round", s.round, "duration", d,
+		"ready", len(snap.Ready), "blocked", len(snap.Blocked))
+	return snap, nil
+}
+
+// strictError evaluates one member without tryEval and returns Nix's error.
+func (s *Source) strictError(ctx context.Context, known source.Outputs, addr source.Address) error {
+	path := make([]string, len(addr))
+	for i, st := range addr {
+		path[i] = st.Name
+	}
+	_, _, err := s.runDriver(ctx, known, path)
+	var ee *EvalError
+	if errors.As(err, &ee) {
+		ee.Member = addr
+		return ee
+	}
+	if err != nil {
+		return err
+	}
+	return &EvalError{Flake: s.installable, Member: addr,
+		Message: "blocked without waiting on any output, yet evaluates when forced (does the flake use builtins.tryEval on outputValues?)"}
+}
+
+// rootError explains a top-level member set that cannot be evaluated.
+func (s *Source) rootError(ctx context.Context, known source.Outputs, tr *traces, m memberResult) error {
+	needs := addresses(tr.member(nil).needs, nil)
+	if len(needs) == 0 {
+		_, _, err := s.runDriver(ctx, known, []string{})
+		if err != nil {
+			return err
+		}
+	}
+	names := make([]string, len(needs))
+	for i, a := range needs {
+		names[i] = a.String()
+	}
+	return &EvalError{Flake: s.installable,
+		Message: fmt.Sprintf("the deployment's top-level members depend on outputs of %s, which cannot exist before the members are known", strings.Join(names, ", "))}
+}
+
+// resourceHead is the non-input part of a resource declaration.
+type resourceHead struct {
+	Provider struct {
+		Executable string   `json:"executable"`
+		Args       []string `json:"args"`
+		Type       string   `json:"type"`
+		Operations []string `json:"operations"`
+	} `json:"provider"`
+	Type  string   `json:"type"`
+	State []string `json:"state"`
+}
+
+// resource builds the engine's view of a member's resource and registers
+// its provider. Unknown inputs become [source.Unknown].
+func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, providers map[string]*source.Provider) (*source.Resource, error) {
+	r := &source.Resource{Address: addr, Inputs: map[string]any{}}
+	if m.Pos != nil {
+		r.Range = source.Range{Filename: s.localise(m.Pos.File), Line: m.Pos.Line, Column: m.Pos.Column}
+	}
+	declErr := func(format string, args ...any) error {
+		return &DeclError{Flake: s.installable, Resource: addr, Range: r.Range, Err: fmt.Errorf(format, args...)}
+	}
+	var h resourceHead
+	if err := json.Unmarshal([]byte(m.Head), &h); err != nil {
+		return nil, declErr("decode provider, type and state: %w", err)
+	}
+	p := h.Provider
+	switch {
+	case p.Executable == "":
+		return nil, declErr("provider has no executable")
+	case p.Type != "stdio":
+		return nil, declErr("provider type %q is not supported (only \"stdio\")", p.Type)
+	case h.Type == "":
+		return nil, declErr("no resource type")
+	}
+	for _, op := range p.Operations {
+		if _, err := schema.ParseOperation(op); err != nil {
+			return nil, declErr("provider operations: %w", err)
+		}
+	}
+	r.Type = h.Type
+	r.Provider = providerName(p.Executable, p.Args, p.Operations)
+	if providers[r.Provider] == nil {
+		providers[r.Provider] = &source.Provider{
+			Name:       r.Provider,
+			Executable: p.Executable,
+			Args:       p.Args,
+			Operations: p.Operations,
+			Range:      r.Range,
+		}
+	}
+	if h.State != nil {
+		if err := checkNames(h.State); err != nil {
+			return nil, declErr("state: %w", err)
+		}
+		st := addressOf(h.State)
+		if st == nil {
+			return nil, declErr("state is an empty member path")
+		}
+		r.State = &st
+	}
+	for name, js := range m.Inputs {
+		dec := json.NewDecoder(strings.NewReader(js))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, declErr("decode input %s: %w", name, err)
+		}
+		r.Inputs[name] = v
+	}
+	for _, name := range m.Unknown {
+		r.Inputs[name] = source.Unknown
+	}
+	r.DependsOn = addresses(mt.reads, addr)
+	if len(m.Unknown) > 0 {
+		// A partly known resource also follows the resources it waits on.
+		r.DependsOn = addresses(append(slices.Clone(mt.reads), mt.needs...), addr)
+	}
+	return r, nil
+}
+
+// providerName names a provider declaration after its executable and a
+// hash of everything that distinguishes it, so that equal declarations in
+// different resources share one provider and the name is stable across
+// rounds and runs.
+func providerName(executable string, args, ops []string) string {
+	h := sha256.New()
+	for _, s := range append(append([]string{executable}, args...), ops...) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	// Separate args from operations so that moving a word across cannot
+	// collide.
+	fmt.Fprintf(h, "%d", len(args))
+	return filepath.Base(executable) + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// addressOf turns a member path into an address; nil for the root.
+func addressOf(path []string) source.Address {
+	if len(path) == 0 {
+		return nil
+	}
+	a := make(source.Address, len(path))
+	for i, n := range path {
+		a[i] = source.Step{Name: n}
+	}
+	return a
+}
+
+// addresses turns traced member paths into sorted, distinct addresses,
+// leaving out self.
+func addresses(paths [][]string, self source.Address) []source.Address {
+	seen := map[string]bool{}
+	if self != nil {
+		seen[self.String()] = true
+	}
+	var out []source.Address
+	for _, p := range paths {
+		a := addressOf(p)
+		if a == nil || seen[a.String()] {
+			continue
+		}
+		seen[a.String()] = true
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b source.Address) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// checkNames rejects member names that would make an address ambiguous.
+func checkNames(path []string) error {
+	for _, n := range path {
+		if n == "" || strings.ContainsAny(n, `.[]"`) {
+			return fmt.Errorf("member name %q: names may not be empty or contain . [ ] \"", n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,24 @@
+{
+  description = "pier test: a Nix type error inside a nested member";
+  outputs = { self }:
+    let
+      provider = { executable = "${./provider.py}"; args = [ ]; type = "stdio"; };
+    in
+    {
+      nixops4 = {
+        _type = "nixops4Component";
+        rootFunction = { outputValues, resourceProviderSystem, ... }: {
+          members = {
+            fine.resource = { inherit provider; type = "value"; inputs.value = "ok"; outputsSkeleton.value = { }; state = null; };
+            web.members.db.resource = {
+              inherit provider;
+              type = "value";
+              inputs.value = 1 + "one";
+              outputsSkeleton.value = { };
+              state = null;
+            };
+          };
+        };
+      };
+    };
+}
