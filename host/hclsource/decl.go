@@ -1,0 +1,204 @@
+package hclsource
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/pierhq/pier/host/source"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// scope is the root of the deployment or one deployment block: the names
+// that resource.X and deployment.X look up first.
+type scope struct {
+	name      string
+	path      source.Address // deployment steps from the root; empty at the root
+	parent    *scope
+	resources map[string]*resourceDecl
+	children  map[string]*scope
+	members   []string // resource and deployment names in declaration order
+	rng       hcl.Range
+}
+
+func newScope(name string, parent *scope, rng hcl.Range) *scope {
+	s := &scope{name: name, parent: parent, resources: map[string]*resourceDecl{}, children: map[string]*scope{}, rng: rng}
+	if parent != nil {
+		s.path = append(append(source.Address{}, parent.path...), source.Step{Name: name})
+	}
+	return s
+}
+
+// lookupResource finds name in s or, failing that, in the enclosing scopes.
+func (s *scope) lookupResource(name string) *resourceDecl {
+	for c := s; c != nil; c = c.parent {
+		if r, ok := c.resources[name]; ok {
+			return r
+		}
+	}
+	return nil
+}
+
+// lookupDeployment finds a deployment block named name in s or, failing
+// that, in the enclosing scopes.
+func (s *scope) lookupDeployment(name string) *scope {
+	for c := s; c != nil; c = c.parent {
+		if d, ok := c.children[name]; ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// visibleResources lists the resource names visible from s, for
+// suggestions.
+func (s *scope) visibleResources() []string {
+	var names []string
+	for c := s; c != nil; c = c.parent {
+		for n := range c.resources {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// expansion says how a resource block becomes instances.
+type expansion uint8
+
+const (
+	expandNone expansion = iota
+	expandCount
+	expandForEach
+)
+
+// resourceDecl is one resource block, decoded once by Load, plus the cache
+// of its latest evaluation.
+type resourceDecl struct {
+	name      string
+	scope     *scope
+	addr      source.Address // without instance key
+	provider  string
+	typ       string
+	inputs    hcl.Expression // nil means no inputs
+	expand    expansion
+	expandBy  hcl.Expression // the count or for_each expression
+	state     *source.Address
+	stateRef  *ref
+	dependsOn []*ref // explicit depends_on
+	refs      []*ref // references in inputs, count and for_each
+	tree      *ctxNode
+	defRange  hcl.Range
+	index     int // position in dependency order
+
+	// valueDependents are evaluated with this resource's value: they must be
+	// re-evaluated when it changes. watched is set when some of them read
+	// outputs, so Resolve must watch the known outputs of the instances.
+	valueDependents  []*resourceDecl
+	outputDependents []*outputDecl
+	watched          bool
+	queued           bool // in Deployment.pending
+
+	eval resourceEval
+}
+
+// resourceEval is the cached result of evaluating a resource block.
+type resourceEval struct {
+	done        bool
+	failed      bool
+	structural  *source.Blocked // count/for_each not known yet
+	structMarks cty.ValueMarks
+	instances   []*instance
+	byKey       map[any]*instance
+	value       cty.Value // what references to the resource see
+	valueValid  bool
+}
+
+// instance is one instance of a resource block.
+type instance struct {
+	key     any
+	addr    source.Address
+	addrStr string
+	inputs  cty.Value // may contain unknowns marked with waitMark
+	ready   *source.Resource
+	blocked *source.Blocked
+
+	outKnown bool
+	outSeen  map[string]any // the map last seen in known, compared by identity
+	outVal   cty.Value
+}
+
+// outputDecl is one output block.
+type outputDecl struct {
+	name      string
+	value     hcl.Expression
+	sensitive bool
+	refs      []*ref
+	tree      *ctxNode
+	defRange  hcl.Range
+	dirty     bool
+	result    *source.Output
+}
+
+// variableDecl is one variable block.
+type variableDecl struct {
+	name      string
+	typ       cty.Type
+	defaults  *typeexpr.Defaults
+	def       cty.Value // cty.NilVal when there is no default
+	sensitive bool
+	defRange  hcl.Range
+}
+
+// refKind says which part of a resource a reference reads.
+type refKind uint8
+
+const (
+	refOutputs refKind = 1 << iota
+	refInputs
+)
+
+// ref is a static reference to a resource, found by Load in an expression.
+type ref struct {
+	target *resourceDecl
+	// key is the instance key written in the reference (int or string), or
+	// nil when there is none or it is computed.
+	key   any
+	kinds refKind
+	// output is the output name when the reference spells one out.
+	output      string
+	outputRange hcl.Range
+	// path is how the reference reaches the resource in the evaluation
+	// context, e.g. [resource db] or [deployment web resource db].
+	path []string
+	rng  hcl.Range
+}
+
+// ctxNode is the shape of the resource and deployment variables that one
+// block's expressions see: only the resources they reference, so building an
+// evaluation context costs the number of references, not of resources.
+type ctxNode struct {
+	children map[string]*ctxNode
+	target   *resourceDecl
+}
+
+func buildTree(refs []*ref) *ctxNode {
+	root := &ctxNode{children: map[string]*ctxNode{}}
+	for _, r := range refs {
+		n := root
+		for _, p := range r.path {
+			c, ok := n.children[p]
+			if !ok {
+				c = &ctxNode{children: map[string]*ctxNode{}}
+				n.children[p] = c
+			}
+			n = c
+		}
+		n.target = r.target
+	}
+	return root
+}
+
+// waitMark marks an unknown value that stands for outputs of the resource
+// at the given address, so that a blocked resource can say what it waits on.
+type waitMark string
+
+// sensitiveMark marks values that came from sensitive variables.
+type sensitiveMark struct{}

@@ -1,0 +1,110 @@
+package hclsource
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// DiagnosticsError is a configuration error: one or more HCL diagnostics,
+// each with a source range. Callers reach it with errors.As to render the
+// diagnostics with source snippets (see [DiagnosticsError.WriteText]).
+type DiagnosticsError struct {
+	// Diagnostics holds at least one error. Warnings may ride along.
+	Diagnostics hcl.Diagnostics
+	// Files are the parsed files the ranges point into, by filename, for
+	// rendering snippets.
+	Files map[string]*hcl.File
+}
+
+// Error renders one "file:line:col: summary: detail" line per diagnostic.
+func (e *DiagnosticsError) Error() string {
+	var b strings.Builder
+	for i, d := range e.Diagnostics {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(formatDiagnostic(d))
+	}
+	return b.String()
+}
+
+// Unwrap returns the diagnostics, which are themselves an error.
+func (e *DiagnosticsError) Unwrap() error { return e.Diagnostics }
+
+// WriteText renders the diagnostics the way HCL does, with the offending
+// source lines underlined. width wraps the text (0 means no wrapping);
+// color adds terminal colour codes.
+func (e *DiagnosticsError) WriteText(w io.Writer, width uint, color bool) error {
+	return hcl.NewDiagnosticTextWriter(w, e.Files, width, color).WriteDiagnostics(e.Diagnostics)
+}
+
+func formatDiagnostic(d *hcl.Diagnostic) string {
+	var b strings.Builder
+	if d.Subject != nil {
+		fmt.Fprintf(&b, "%s:%d:%d: ", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column)
+	}
+	if d.Severity == hcl.DiagWarning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(d.Summary)
+	if d.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(d.Detail)
+	}
+	return b.String()
+}
+
+// diagErr builds an error diagnostic at rng.
+func diagErr(rng hcl.Range, summary, detailFormat string, args ...any) *hcl.Diagnostic {
+	r := rng
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(detailFormat, args...),
+		Subject:  &r,
+	}
+}
+
+// suggest returns ` Did you mean "x"?` for the closest of names to name, or
+// "" when none is close. Closeness is a small edit distance, so this stays
+// cheap even for large declaration sets (it runs only on errors).
+func suggest(name string, names []string) string {
+	best, bestDist := "", 3
+	for _, n := range names {
+		if d := editDistance(name, n, bestDist); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" Did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance between a and b, or limit when
+// it is at least limit.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
+}

@@ -1,0 +1,78 @@
+// Package hclsource is the HCL deployment source: it loads a directory of
+// *.pier.hcl files (and *.pier.json files, HCL's JSON syntax, with the same
+// meaning) and answers the engine's [source.Source] questions about it.
+//
+// It owns the deployment language: the provider, resource, deployment,
+// variable and output blocks, their references, their functions (cty's
+// standard library) and the diagnostics about them. It knows nothing of
+// providers' protocol, state files or planning; it imports only
+// host/source and schema from pier. Start reading at [Load] and
+// [Deployment.Resolve].
+//
+// # Blocks
+//
+//	provider "local" { builtin = "local" }
+//	provider "mine"  { executable = "./bin/provider", args = ["-v"], env = { K = "v" }, operations = ["destroy"], parallelism = 4 }
+//	provider "aws"   { terraform = "./terraform-provider-aws", config = { region = "eu-west-1" } }
+//	variable "n"     { type = number, default = 2, sensitive = false }
+//	resource "state" { provider = provider.local, type = "state_file", inputs = { name = "state.json" } }
+//	resource "db"    { provider = provider.local, type = "memo", state = resource.state, inputs = { value = var.n } }
+//	deployment "web" { resource "app" { … } deployment "inner" { … } }
+//	output "db"      { value = resource.db.outputs.value, sensitive = false }
+//
+// Provider, variable and output blocks are top level only. A relative
+// executable or terraform path that contains a slash resolves against the
+// deployment directory; a bare name is left for the engine to find in PATH.
+// Provider attributes, resource types and variable defaults are evaluated
+// at Load, so they may use var, path and functions but not resources.
+//
+// # Addresses and scoping
+//
+// A resource in a deployment block is addressed by the dotted path of the
+// deployment blocks around it, e.g. web.app (state key
+// deployments.web.resources.app). Instances of count and for_each are
+// app[0] and app["key"].
+//
+// In an expression, resource.X means the resource X of the innermost
+// enclosing deployment block that declares one, falling back outward to the
+// top level. deployment.D likewise finds the innermost visible deployment
+// block D; further steps go inward only, as in
+// deployment.web.deployment.inner.resource.app.outputs.url. A reference to
+// a resource reads resource.X.inputs.NAME (known as soon as X's inputs are)
+// or resource.X.outputs.NAME (known once X has been applied); a resource
+// with count or for_each is a tuple or object of such instances, indexed as
+// resource.X[0] or resource.X["key"].
+//
+// Other variables are var.NAME, path.root (the deployment directory,
+// absolute), count.index in a resource with count, and each.key and
+// each.value in a resource with for_each.
+//
+// # Resolving
+//
+// Load parses and decodes every file once, resolves every reference
+// statically, reports cycles with their whole path, and orders the blocks
+// so each comes after what it reads. Resolve evaluates blocks in that
+// order. An output not in the known outputs evaluates to an unknown value
+// marked with the address it waits for; a resource whose inputs contain
+// such a value is Blocked, waiting on the marked addresses, and its
+// partial inputs carry [source.Unknown] where values are missing. Numbers
+// in inputs and outputs are json.Number.
+//
+// Each evaluation is cached. A later Resolve re-evaluates only blocks that
+// read an output that changed and, through reverse dependencies, blocks
+// that read a block whose value changed, so a round costs the size of the
+// change plus one pass that lists the snapshot.
+//
+// count and for_each may depend on anything, outputs included. While their
+// value is unknown the resource is Blocked structurally (its address has no
+// key) and references to it are unknown too. Known values (literals,
+// variables, inputs of other resources) are the common case and expand in
+// the first round.
+//
+// # Diagnostics
+//
+// Configuration errors are [*DiagnosticsError] values holding
+// hcl.Diagnostics, each with a file:line:col range. The local types memo,
+// and exec with once = true, keep their result in state: on a builtin =
+// "local" provider they need state = resource.HANDLER, checked at Load.
+package hclsource

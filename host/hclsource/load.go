@@ -1,0 +1,280 @@
+package hclsource
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/pierhq/pier/host/source"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Options are the values given on the command line.
+type Options struct {
+	// Vars are --var NAME=VALUE assignments. They win over VarFiles.
+	Vars map[string]string
+	// VarFiles are --var-file paths (HCL, or HCL's JSON syntax when the
+	// name ends in .json), applied in order.
+	VarFiles []string
+}
+
+// Deployment is a loaded HCL deployment. It implements [source.Source].
+//
+// Load decodes every block once; Resolve evaluates and caches. Like every
+// [source.Source], a Deployment is used from one goroutine at a time.
+type Deployment struct {
+	dir       string // as given to Load, for messages
+	root      string // absolute, for path.root and relative executables
+	files     map[string]*hcl.File
+	providers map[string]*source.Provider
+	scope     *scope
+	resources []*resourceDecl // declaration order
+	topo      []*resourceDecl // dependency order
+	outputs   []*outputDecl
+	variables map[string]*variableDecl
+	baseCtx   *hcl.EvalContext
+
+	// Resolve's cache: blocks to evaluate, blocks whose evaluation failed
+	// (evaluated again next time), and blocks whose outputs someone reads.
+	pending dirtyQueue
+	retry   []*resourceDecl
+	watched []*resourceDecl
+	started bool
+}
+
+var _ source.Source = (*Deployment)(nil)
+
+// File name suffixes of deployment files.
+const (
+	suffixHCL  = ".pier.hcl"
+	suffixJSON = ".pier.json"
+)
+
+var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+	{Type: "provider", LabelNames: []string{"name"}},
+	{Type: "resource", LabelNames: []string{"name"}},
+	{Type: "deployment", LabelNames: []string{"name"}},
+	{Type: "variable", LabelNames: []string{"name"}},
+	{Type: "output", LabelNames: []string{"name"}},
+}}
+
+var deploymentSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+	{Type: "resource", LabelNames: []string{"name"}},
+	{Type: "deployment", LabelNames: []string{"name"}},
+}}
+
+// Load reads every *.pier.hcl and *.pier.json file in dir and decodes it.
+// Configuration errors are returned as a [*DiagnosticsError].
+func Load(dir string, opts Options) (*Deployment, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load deployment: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load deployment %s: %w", dir, err)
+	}
+	p := hclparse.NewParser()
+	var bodies []hcl.Body
+	var diags hcl.Diagnostics
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(name, suffixHCL) || strings.HasSuffix(name, suffixJSON)) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("load deployment %s: %w", dir, err)
+		}
+		f, ds := parseFile(p, path, src)
+		diags = append(diags, ds...)
+		if f != nil {
+			bodies = append(bodies, f.Body)
+		}
+	}
+	if len(bodies) == 0 && !diags.HasErrors() {
+		return nil, fmt.Errorf("load deployment %s: no %s or %s files", dir, suffixHCL, suffixJSON)
+	}
+	d, ds := decode(dir, abs, bodies, opts)
+	diags = append(diags, ds...)
+	if diags.HasErrors() {
+		return nil, &DiagnosticsError{Diagnostics: diags, Files: p.Files()}
+	}
+	d.files = p.Files()
+	return d, nil
+}
+
+func parseFile(p *hclparse.Parser, path string, src []byte) (*hcl.File, hcl.Diagnostics) {
+	if strings.HasSuffix(path, ".json") {
+		return p.ParseJSON(src, path)
+	}
+	return p.ParseHCL(src, path)
+}
+
+// decode turns parsed bodies into a Deployment. It runs in phases because
+// blocks may refer to blocks declared later or in other files: variables
+// first (providers and types use them), then every name, then references.
+func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.Diagnostics) {
+	d := &Deployment{
+		dir:       dir,
+		root:      abs,
+		providers: map[string]*source.Provider{},
+		variables: map[string]*variableDecl{},
+		scope:     newScope("", nil, hcl.Range{}),
+	}
+	var diags hcl.Diagnostics
+	var blocks hcl.Blocks
+	for _, b := range bodies {
+		c, ds := b.Content(rootSchema)
+		diags = append(diags, ds...)
+		blocks = append(blocks, c.Blocks...)
+	}
+	byType := map[string]hcl.Blocks{}
+	for _, b := range blocks {
+		if !validLabel(b, &diags) {
+			continue
+		}
+		byType[b.Type] = append(byType[b.Type], b)
+	}
+
+	for _, b := range byType["variable"] {
+		diags = append(diags, d.decodeVariable(b)...)
+	}
+	vars, ds := d.variableValues(opts)
+	diags = append(diags, ds...)
+	d.baseCtx = &hcl.EvalContext{
+		Variables: map[string]cty.Value{
+			"var":  vars,
+			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(abs)}),
+		},
+		Functions: functions(),
+	}
+	if ds.HasErrors() {
+		// Everything below evaluates with the variables.
+		return d, diags
+	}
+	for _, b := range byType["provider"] {
+		diags = append(diags, d.decodeProvider(b)...)
+	}
+
+	// Names first, so that references can point forward and across files.
+	var pendingRes []pendingResource
+	var walk func(s *scope, bs hcl.Blocks)
+	walk = func(s *scope, bs hcl.Blocks) {
+		for _, b := range bs {
+			switch b.Type {
+			case "resource":
+				r, ds := d.declareResource(s, b)
+				diags = append(diags, ds...)
+				if r != nil {
+					pendingRes = append(pendingRes, pendingResource{r, b})
+				}
+			case "deployment":
+				c, ds := d.declareDeployment(s, b)
+				diags = append(diags, ds...)
+				if c == nil {
+					continue
+				}
+				content, ds := b.Body.Content(deploymentSchema)
+				diags = append(diags, ds...)
+				var inner hcl.Blocks
+				for _, ib := range content.Blocks {
+					if validLabel(ib, &diags) {
+						inner = append(inner, ib)
+					}
+				}
+				walk(c, inner)
+			}
+		}
+	}
+	var top hcl.Blocks
+	for _, b := range blocks {
+		if b.Type == "resource" || b.Type == "deployment" {
+			top = append(top, b)
+		}
+	}
+	walk(d.scope, top)
+
+	contents := make([]*hcl.BodyContent, len(pendingRes))
+	for i, p := range pendingRes {
+		c, ds := d.decodeResource(p.decl, p.block)
+		diags = append(diags, ds...)
+		contents[i] = c
+	}
+	for i, p := range pendingRes {
+		diags = append(diags, d.linkResource(p.decl, contents[i])...)
+	}
+	for _, b := range byType["output"] {
+		diags = append(diags, d.decodeOutput(b)...)
+	}
+	if diags.HasErrors() {
+		return d, diags
+	}
+	diags = append(diags, d.order()...)
+	return d, diags
+}
+
+type pendingResource struct {
+	decl  *resourceDecl
+	block *hcl.Block
+}
+
+func validLabel(b *hcl.Block, diags *hcl.Diagnostics) bool {
+	if len(b.Labels) != 1 {
+		return false
+	}
+	if !hclsyntax.ValidIdentifier(b.Labels[0]) {
+		*diags = append(*diags, diagErr(b.LabelRanges[0], "Invalid name",
+			"%q is not a valid %s name: use letters, digits, underscores and dashes, starting with a letter.", b.Labels[0], b.Type))
+		return false
+	}
+	return true
+}
+
+func (d *Deployment) declareDeployment(s *scope, b *hcl.Block) (*scope, hcl.Diagnostics) {
+	name := b.Labels[0]
+	if ds := duplicateMember(s, name, b); ds != nil {
+		return nil, ds
+	}
+	c := newScope(name, s, b.DefRange)
+	s.children[name] = c
+	s.members = append(s.members, name)
+	return c, nil
+}
+
+func duplicateMember(s *scope, name string, b *hcl.Block) hcl.Diagnostics {
+	var prev hcl.Range
+	if r, ok := s.resources[name]; ok {
+		prev = r.defRange
+	} else if c, ok := s.children[name]; ok {
+		prev = c.rng
+	} else {
+		return nil
+	}
+	return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate member",
+		"%s %q is already declared in this deployment at %s.", b.Type, name, rangeString(prev))}
+}
+
+func rangeString(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
+}
+
+func toSourceRange(r hcl.Range) source.Range {
+	return source.Range{Filename: r.Filename, Line: r.Start.Line, Column: r.Start.Column}
+}
+
+// sortedKeys returns m's keys in order, for deterministic suggestions.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

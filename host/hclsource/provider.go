@@ -1,0 +1,195 @@
+package hclsource
+
+import (
+	"math/big"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+var providerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "executable"},
+	{Name: "args"},
+	{Name: "env"},
+	{Name: "builtin"},
+	{Name: "terraform"},
+	{Name: "config"},
+	{Name: "operations"},
+	{Name: "parallelism"},
+}}
+
+// builtins are the providers that ship with pier, for builtin = "…".
+var builtins = []string{"local"}
+
+func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
+	name := b.Labels[0]
+	if prev, ok := d.providers[name]; ok {
+		return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate provider",
+			"provider %q is already declared at %s.", name, prev.Range)}
+	}
+	content, diags := b.Body.Content(providerSchema)
+	p := &source.Provider{Name: name, Range: toSourceRange(b.DefRange)}
+	attrs := content.Attributes
+	var kinds []string
+	for _, k := range []string{"executable", "builtin", "terraform"} {
+		if _, ok := attrs[k]; ok {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) != 1 {
+		diags = append(diags, diagErr(b.DefRange, "Invalid provider",
+			"provider %q needs exactly one of executable, builtin or terraform; it has %d.", name, len(kinds)))
+	}
+	for attr, needs := range map[string]string{"args": "executable", "env": "executable", "config": "terraform"} {
+		if a, ok := attrs[attr]; ok {
+			if _, ok := attrs[needs]; !ok {
+				diags = append(diags, diagErr(a.NameRange, "Invalid provider attribute",
+					"%s applies only to a provider with %s.", attr, needs))
+			}
+		}
+	}
+	if a, ok := attrs["executable"]; ok {
+		p.Executable = d.providerPath(stringAttr(d.baseCtx, a, &diags))
+	}
+	if a, ok := attrs["terraform"]; ok {
+		p.Terraform = d.providerPath(stringAttr(d.baseCtx, a, &diags))
+	}
+	if a, ok := attrs["builtin"]; ok {
+		p.Builtin = stringAttr(d.baseCtx, a, &diags)
+		if p.Builtin != "" && !contains(builtins, p.Builtin) {
+			diags = append(diags, diagErr(a.Expr.Range(), "Unknown builtin provider",
+				"pier has no builtin provider %q; it has: %s.%s", p.Builtin, strings.Join(builtins, ", "), suggest(p.Builtin, builtins)))
+		}
+	}
+	if a, ok := attrs["args"]; ok {
+		p.Args = stringListAttr(d.baseCtx, a, &diags)
+	}
+	if a, ok := attrs["env"]; ok {
+		val := evalAttr(d.baseCtx, a, cty.Map(cty.String), &diags)
+		if val != cty.NilVal && !val.IsNull() {
+			p.Env = map[string]string{}
+			for k, v := range val.AsValueMap() {
+				if v.IsNull() {
+					diags = append(diags, diagErr(a.Expr.Range(), "Invalid env", "env %q is null.", k))
+					continue
+				}
+				p.Env[k] = v.AsString()
+			}
+		}
+	}
+	if a, ok := attrs["config"]; ok {
+		val, ds := a.Expr.Value(d.baseCtx)
+		diags = append(diags, ds...)
+		if !ds.HasErrors() {
+			val, _ = val.UnmarkDeep()
+			if !val.IsWhollyKnown() || !(val.Type().IsObjectType() || val.Type().IsMapType()) {
+				diags = append(diags, diagErr(a.Expr.Range(), "Invalid provider config", "config must be a known object."))
+			} else {
+				j, err := toJSON(val)
+				if err != nil {
+					diags = append(diags, diagErr(a.Expr.Range(), "Invalid provider config", "%s.", err))
+				} else if m, ok := j.(map[string]any); ok {
+					p.Config = m
+				}
+			}
+		}
+	}
+	if a, ok := attrs["operations"]; ok {
+		elems, ds := hcl.ExprList(a.Expr)
+		diags = append(diags, ds...)
+		for _, e := range elems {
+			s := stringAttr(d.baseCtx, &hcl.Attribute{Name: "operations", Expr: e}, &diags)
+			if s == "" {
+				continue
+			}
+			if _, err := schema.ParseOperation(s); err != nil {
+				diags = append(diags, diagErr(e.Range(), "Unknown operation",
+					"provider %q: %s.%s", name, err, suggest(s, []string{"destroy", "read", "import"})))
+				continue
+			}
+			p.Operations = append(p.Operations, s)
+		}
+	}
+	if a, ok := attrs["parallelism"]; ok {
+		val := evalAttr(d.baseCtx, a, cty.Number, &diags)
+		if val != cty.NilVal && !val.IsNull() {
+			n, acc := val.AsBigFloat().Int64()
+			if acc != big.Exact || n < 0 || n > 1<<20 {
+				diags = append(diags, diagErr(a.Expr.Range(), "Invalid parallelism", "parallelism must be a whole number from 0 (the engine's default) up."))
+			} else {
+				p.Parallelism = int(n)
+			}
+		}
+	}
+	d.providers[name] = p
+	return diags
+}
+
+// providerPath resolves a relative path containing a slash against the
+// deployment directory. A bare name stays bare: the engine looks it up in
+// PATH, as exec does.
+func (d *Deployment) providerPath(p string) string {
+	if p == "" || filepath.IsAbs(p) || !strings.ContainsRune(p, '/') {
+		return p
+	}
+	return filepath.Join(d.root, p)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// evalAttr evaluates a with ctx and converts it to ty, reporting errors in
+// diags and returning cty.NilVal on error.
+func evalAttr(ctx *hcl.EvalContext, a *hcl.Attribute, ty cty.Type, diags *hcl.Diagnostics) cty.Value {
+	val, ds := a.Expr.Value(ctx)
+	*diags = append(*diags, ds...)
+	if ds.HasErrors() {
+		return cty.NilVal
+	}
+	val, _ = val.UnmarkDeep()
+	if !val.IsWhollyKnown() {
+		*diags = append(*diags, diagErr(a.Expr.Range(), "Unknown value", "%s must be known when the deployment is loaded.", a.Name))
+		return cty.NilVal
+	}
+	c, err := convert.Convert(val, ty)
+	if err != nil {
+		*diags = append(*diags, diagErr(a.Expr.Range(), "Invalid "+a.Name, "%s: %s.", a.Name, err))
+		return cty.NilVal
+	}
+	return c
+}
+
+func stringAttr(ctx *hcl.EvalContext, a *hcl.Attribute, diags *hcl.Diagnostics) string {
+	val := evalAttr(ctx, a, cty.String, diags)
+	if val == cty.NilVal || val.IsNull() {
+		return ""
+	}
+	return val.AsString()
+}
+
+func stringListAttr(ctx *hcl.EvalContext, a *hcl.Attribute, diags *hcl.Diagnostics) []string {
+	val := evalAttr(ctx, a, cty.List(cty.String), diags)
+	if val == cty.NilVal || val.IsNull() {
+		return nil
+	}
+	out := []string{}
+	for _, v := range val.AsValueSlice() {
+		if v.IsNull() {
+			*diags = append(*diags, diagErr(a.Expr.Range(), "Invalid "+a.Name, "%s must not contain null.", a.Name))
+			return nil
+		}
+		out = append(out, v.AsString())
+	}
+	return out
+}

@@ -1,0 +1,588 @@
+package hclsource
+
+import (
+	"context"
+	"math/big"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pierhq/pier/host/source"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// maxCount bounds count so that a typo cannot make millions of instances.
+const maxCount = 1 << 20
+
+// Resolve evaluates the deployment given the outputs known so far.
+//
+// The first call evaluates every block. Later calls re-evaluate only the
+// blocks that read something that changed since the previous call: outputs
+// that became known, changed or were dropped, and, through the reverse
+// dependencies Load recorded, the blocks that read a re-evaluated one. An
+// address whose output map in known is the same map (by identity) as in the
+// previous call is taken as unchanged without comparing contents, so the
+// engine must pass a new map, not mutate the old one, when a resource's
+// outputs change. Resolve keeps no reference to known itself.
+//
+// The returned resources are shared between snapshots and must not be
+// modified. Configuration errors found while evaluating (a reference to an
+// output the resource does not have, a type error) are returned as a
+// [*DiagnosticsError]; the blocks involved are evaluated again on the next
+// call.
+func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !d.started {
+		d.started = true
+		for _, r := range d.topo {
+			d.pending.push(r)
+		}
+		for _, o := range d.outputs {
+			o.dirty = true
+		}
+	}
+	for _, r := range d.retry {
+		d.pending.push(r)
+	}
+	d.retry = nil
+	var diags hcl.Diagnostics
+	for _, r := range d.watched {
+		if !r.eval.done || r.eval.structural != nil {
+			continue
+		}
+		changed := false
+		for _, inst := range r.eval.instances {
+			c, ds := inst.refreshOutputs(known, r)
+			diags = append(diags, ds...)
+			changed = changed || c
+		}
+		if changed {
+			d.valueChanged(r)
+		}
+	}
+	for n := 0; d.pending.len() > 0; n++ {
+		if n%256 == 255 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		diags = append(diags, d.evalResource(d.pending.pop(), known)...)
+	}
+	for _, o := range d.outputs {
+		if o.dirty {
+			diags = append(diags, d.evalOutput(o)...)
+		}
+	}
+	if diags.HasErrors() {
+		return nil, &DiagnosticsError{Diagnostics: diags, Files: d.files}
+	}
+	return d.snapshot(), nil
+}
+
+func (d *Deployment) snapshot() *source.Snapshot {
+	s := &source.Snapshot{Providers: make(map[string]*source.Provider, len(d.providers))}
+	for k, p := range d.providers {
+		s.Providers[k] = p
+	}
+	for _, r := range d.resources {
+		if r.eval.structural != nil {
+			s.Blocked = append(s.Blocked, r.eval.structural)
+			continue
+		}
+		for _, inst := range r.eval.instances {
+			if inst.ready != nil {
+				s.Ready = append(s.Ready, inst.ready)
+			} else if inst.blocked != nil {
+				s.Blocked = append(s.Blocked, inst.blocked)
+			}
+		}
+	}
+	for _, o := range d.outputs {
+		if o.result != nil {
+			s.Outputs = append(s.Outputs, o.result)
+		}
+	}
+	return s
+}
+
+// valueChanged queues everything that reads r.
+func (d *Deployment) valueChanged(r *resourceDecl) {
+	r.eval.valueValid = false
+	for _, x := range r.valueDependents {
+		d.pending.push(x)
+	}
+	for _, o := range r.outputDependents {
+		o.dirty = true
+	}
+}
+
+// refreshOutputs brings the instance's outputs up to date with known and
+// reports whether they changed.
+func (inst *instance) refreshOutputs(known source.Outputs, r *resourceDecl) (bool, hcl.Diagnostics) {
+	m, ok := known[inst.addrStr]
+	if !ok {
+		if inst.outKnown || inst.outVal == cty.NilVal {
+			inst.outKnown, inst.outSeen = false, nil
+			inst.outVal = cty.DynamicVal.Mark(waitMark(inst.addrStr))
+			return true, nil
+		}
+		return false, nil
+	}
+	if inst.outKnown && sameMap(m, inst.outSeen) {
+		return false, nil
+	}
+	v, err := fromJSON(m)
+	if err != nil {
+		return false, hcl.Diagnostics{diagErr(r.defRange, "Invalid outputs", "known outputs of %s: %s.", inst.addrStr, err)}
+	}
+	if inst.outKnown && v.RawEquals(inst.outVal) {
+		inst.outSeen = m
+		return false, nil
+	}
+	inst.outKnown, inst.outSeen, inst.outVal = true, m, v
+	return true, nil
+}
+
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// refVariables builds the resource and deployment variables for a block
+// from the resources it references.
+func (d *Deployment) refVariables(tree *ctxNode) map[string]cty.Value {
+	vars := make(map[string]cty.Value, len(tree.children))
+	for name, c := range tree.children {
+		vars[name] = d.treeValue(c)
+	}
+	return vars
+}
+
+func (d *Deployment) treeValue(n *ctxNode) cty.Value {
+	if n.target != nil {
+		return d.valueOf(n.target)
+	}
+	attrs := make(map[string]cty.Value, len(n.children))
+	for name, c := range n.children {
+		attrs[name] = d.treeValue(c)
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// valueOf is what a reference to r evaluates to: {inputs, outputs} per
+// instance, in a tuple for count and an object for for_each.
+func (d *Deployment) valueOf(r *resourceDecl) cty.Value {
+	if r.eval.valueValid {
+		return r.eval.value
+	}
+	var v cty.Value
+	switch {
+	case !r.eval.done || r.eval.failed:
+		v = cty.DynamicVal
+	case r.eval.structural != nil:
+		v = cty.DynamicVal.WithMarks(r.eval.structMarks)
+	case r.expand == expandNone:
+		v = r.eval.instances[0].value()
+	case r.expand == expandCount:
+		if len(r.eval.instances) == 0 {
+			v = cty.EmptyTupleVal
+		} else {
+			vals := make([]cty.Value, len(r.eval.instances))
+			for i, inst := range r.eval.instances {
+				vals[i] = inst.value()
+			}
+			v = cty.TupleVal(vals)
+		}
+	default:
+		if len(r.eval.instances) == 0 {
+			v = cty.EmptyObjectVal
+		} else {
+			vals := make(map[string]cty.Value, len(r.eval.instances))
+			for _, inst := range r.eval.instances {
+				vals[inst.key.(string)] = inst.value()
+			}
+			v = cty.ObjectVal(vals)
+		}
+	}
+	r.eval.value, r.eval.valueValid = v, true
+	return v
+}
+
+func (inst *instance) value() cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"inputs": inst.inputs, "outputs": inst.outVal})
+}
+
+// checkOutputs reports references to outputs that a resource with known
+// outputs does not have. HCL would say "Unsupported attribute"; this says
+// which outputs exist.
+func (d *Deployment) checkOutputs(refs []*ref) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, x := range refs {
+		if x.output == "" || !x.target.eval.done || x.target.eval.structural != nil {
+			continue
+		}
+		var inst *instance
+		if x.key != nil {
+			inst = x.target.eval.byKey[x.key]
+		} else if x.target.expand == expandNone && len(x.target.eval.instances) == 1 {
+			inst = x.target.eval.instances[0]
+		}
+		if inst == nil || !inst.outKnown || !inst.outVal.Type().IsObjectType() || inst.outVal.Type().HasAttribute(x.output) {
+			continue
+		}
+		names := sortedKeys(inst.outVal.Type().AttributeTypes())
+		list := "it has none"
+		if len(names) > 0 {
+			list = "it has: " + strings.Join(names, ", ")
+		}
+		diags = append(diags, diagErr(x.outputRange, "Unknown output",
+			"resource %s has no output %q; %s.%s", inst.addrStr, x.output, list, suggest(x.output, names)))
+	}
+	return diags
+}
+
+// evalResource evaluates one resource block into instances and queues its
+// readers if what they see changed.
+func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Diagnostics {
+	old := r.eval
+	hadValue := old.done && !old.failed && old.valueValid
+	oldValue := old.value
+	next := resourceEval{byKey: map[any]*instance{}}
+	fail := func(diags hcl.Diagnostics) hcl.Diagnostics {
+		next.failed, next.done = true, true
+		next.instances, next.byKey = old.instances, old.byKey
+		r.eval = next
+		d.retry = append(d.retry, r)
+		d.valueChanged(r)
+		return diags
+	}
+	if diags := d.checkOutputs(r.refs); diags.HasErrors() {
+		return fail(diags)
+	}
+	ctx := d.baseCtx.NewChild()
+	ctx.Variables = d.refVariables(r.tree)
+
+	keys, perKey, marks, diags := d.expandResource(r, ctx)
+	if diags.HasErrors() {
+		return fail(diags)
+	}
+	if keys == nil {
+		next.structural = &source.Blocked{
+			Address:    append(source.Address{}, r.addr...),
+			WaitsOn:    waitsFrom(marks),
+			Structural: true,
+		}
+		next.structMarks = onlyWaits(marks)
+	} else {
+		deps, depWaits := d.dependsOn(r)
+		for i, key := range keys {
+			inst := old.byKey[key]
+			if inst == nil {
+				addr := append(source.Address{}, r.addr...)
+				addr[len(addr)-1].Key = key
+				inst = &instance{key: key, addr: addr, addrStr: addr.String()}
+			}
+			if _, ds := inst.refreshOutputs(known, r); ds.HasErrors() {
+				diags = append(diags, ds...)
+			}
+			ictx := ctx
+			if perKey != nil {
+				ictx = ctx.NewChild()
+				ictx.Variables = perKey[i]
+			}
+			diags = append(diags, d.evalInstance(r, inst, ictx, deps, depWaits)...)
+			next.instances = append(next.instances, inst)
+			next.byKey[key] = inst
+		}
+		if diags.HasErrors() {
+			return fail(diags)
+		}
+	}
+	next.done = true
+	r.eval = next
+	if len(r.valueDependents) == 0 && len(r.outputDependents) == 0 {
+		return nil
+	}
+	if !hadValue || !d.valueOf(r).RawEquals(oldValue) {
+		d.valueChanged(r)
+	}
+	return nil
+}
+
+// expandResource evaluates count or for_each. It returns the instance keys
+// (nil when they are not known yet, with the marks saying why) and, for
+// expanded resources, the count or each variable of every instance.
+func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]any, []map[string]cty.Value, cty.ValueMarks, hcl.Diagnostics) {
+	if r.expand == expandNone {
+		return []any{nil}, nil, nil, nil
+	}
+	v, diags := r.expandBy.Value(ctx)
+	if diags.HasErrors() {
+		return nil, nil, nil, diags
+	}
+	rng := r.expandBy.Range()
+	unmarked, marks := v.UnmarkDeep()
+	if !unmarked.IsKnown() || (unmarked.Type().IsSetType() && !unmarked.IsWhollyKnown()) {
+		return nil, nil, marks, nil
+	}
+	if unmarked.IsNull() {
+		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid "+expansionName(r.expand),
+			"%s of resource %q is null.", expansionName(r.expand), r.name)}
+	}
+	keys := []any{}
+	var perKey []map[string]cty.Value
+	if r.expand == expandCount {
+		n, err := convert.Convert(unmarked, cty.Number)
+		var count int64
+		acc := big.Below
+		if err == nil {
+			count, acc = n.AsBigFloat().Int64()
+		}
+		if acc != big.Exact || count < 0 || count > maxCount {
+			return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid count",
+				"count of resource %q must be a whole number from 0 to %d.", r.name, maxCount)}
+		}
+		for i := range int(count) {
+			keys = append(keys, i)
+			perKey = append(perKey, map[string]cty.Value{
+				"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))}),
+			})
+		}
+		return keys, perKey, nil, nil
+	}
+	top, topMarks := v.Unmark()
+	ty := unmarked.Type()
+	switch {
+	case ty.IsMapType() || ty.IsObjectType():
+		for it := top.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			keys = append(keys, k.AsString())
+			perKey = append(perKey, eachVars(k, e.WithMarks(topMarks)))
+		}
+	case ty.IsSetType() && (ty.ElementType() == cty.String || ty.ElementType() == cty.DynamicPseudoType):
+		for it := unmarked.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.IsNull() || e.Type() != cty.String {
+				return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
+					"for_each of resource %q: a set must hold strings.", r.name)}
+			}
+			keys = append(keys, e.AsString())
+			perKey = append(perKey, eachVars(e, e))
+		}
+	default:
+		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
+			"for_each of resource %q must be a map, an object or a set of strings, not %s; convert a list with toset().", r.name, ty.FriendlyName())}
+	}
+	return keys, perKey, nil, nil
+}
+
+func eachVars(k, v cty.Value) map[string]cty.Value {
+	return map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": k, "value": v})}
+}
+
+// dependsOn lists the instances r must follow. It also returns what r must
+// wait for when a depends_on target has no known instances yet.
+func (d *Deployment) dependsOn(r *resourceDecl) ([]source.Address, []source.Address) {
+	var deps, waits []source.Address
+	seen := map[string]bool{}
+	add := func(a source.Address) {
+		if s := a.String(); !seen[s] {
+			seen[s] = true
+			deps = append(deps, a)
+		}
+	}
+	all := func(t *resourceDecl) {
+		for _, inst := range t.eval.instances {
+			add(inst.addr)
+		}
+	}
+	for _, x := range r.refs {
+		if x.key != nil {
+			a := append(source.Address{}, x.target.addr...)
+			a[len(a)-1].Key = x.key
+			add(a)
+		} else {
+			all(x.target)
+		}
+	}
+	if r.state != nil {
+		add(*r.state)
+	}
+	for _, x := range r.dependsOn {
+		if s := x.target.eval.structural; s != nil {
+			waits = append(waits, s.WaitsOn...)
+			continue
+		}
+		if x.key != nil {
+			a := append(source.Address{}, x.target.addr...)
+			a[len(a)-1].Key = x.key
+			add(a)
+		} else {
+			all(x.target)
+		}
+	}
+	return deps, waits
+}
+
+func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps, depWaits []source.Address) hcl.Diagnostics {
+	val := cty.EmptyObjectVal
+	if r.inputs != nil {
+		var diags hcl.Diagnostics
+		val, diags = r.inputs.Value(ctx)
+		if diags.HasErrors() {
+			return diags
+		}
+	}
+	unmarked, marks := val.UnmarkDeep()
+	if unmarked.IsNull() || (unmarked.IsKnown() && !unmarked.Type().IsObjectType() && !unmarked.Type().IsMapType()) {
+		return hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs",
+			"inputs of %s must be an object, not %s.", inst.addrStr, friendly(unmarked))}
+	}
+	j, err := toJSON(unmarked)
+	if err != nil {
+		return hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs", "inputs of %s: %s.", inst.addrStr, err)}
+	}
+	inputs, _ := j.(map[string]any)
+	inst.inputs = val
+	res := &source.Resource{
+		Address:   inst.addr,
+		Provider:  r.provider,
+		Type:      r.typ,
+		Inputs:    inputs,
+		State:     r.state,
+		DependsOn: deps,
+		Range:     toSourceRange(r.defRange),
+	}
+	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
+		inst.ready, inst.blocked = res, nil
+		return nil
+	}
+	waits := waitsFrom(marks)
+	for _, w := range depWaits {
+		if !slices.ContainsFunc(waits, func(a source.Address) bool { return a.String() == w.String() }) {
+			waits = append(waits, w)
+		}
+	}
+	inst.ready, inst.blocked = nil, &source.Blocked{Address: inst.addr, WaitsOn: waits, Resource: res}
+	return nil
+}
+
+func friendly(v cty.Value) string {
+	if v.IsNull() {
+		return "null"
+	}
+	return v.Type().FriendlyName()
+}
+
+// waitsFrom lists, in order, the resources whose outputs the marks say a
+// value waits for.
+func waitsFrom(marks cty.ValueMarks) []source.Address {
+	var names []string
+	for m := range marks {
+		if w, ok := m.(waitMark); ok {
+			names = append(names, string(w))
+		}
+	}
+	slices.Sort(names)
+	out := make([]source.Address, 0, len(names))
+	for _, n := range names {
+		a, err := source.ParseAddress(n)
+		if err != nil {
+			panic("unparsable address " + n + ": this is a bug in pier")
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func onlyWaits(marks cty.ValueMarks) cty.ValueMarks {
+	out := cty.NewValueMarks()
+	for m := range marks {
+		if _, ok := m.(waitMark); ok {
+			out[m] = struct{}{}
+		}
+	}
+	return out
+}
+
+func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
+	o.dirty = false
+	o.result = nil
+	if diags := d.checkOutputs(o.refs); diags.HasErrors() {
+		o.dirty = true
+		return diags
+	}
+	ctx := d.baseCtx.NewChild()
+	ctx.Variables = d.refVariables(o.tree)
+	v, diags := o.value.Value(ctx)
+	if diags.HasErrors() {
+		o.dirty = true
+		return diags
+	}
+	unmarked, marks := v.UnmarkDeep()
+	if _, ok := marks[sensitiveMark{}]; ok && !o.sensitive {
+		o.dirty = true
+		return hcl.Diagnostics{diagErr(o.value.Range(), "Output refers to sensitive values",
+			"output %q uses a sensitive variable: set sensitive = true on the output.", o.name)}
+	}
+	if !unmarked.IsWhollyKnown() {
+		return nil
+	}
+	j, err := toJSON(unmarked)
+	if err != nil {
+		o.dirty = true
+		return hcl.Diagnostics{diagErr(o.value.Range(), "Invalid output", "output %q: %s.", o.name, err)}
+	}
+	o.result = &source.Output{Name: o.name, Value: j, Sensitive: o.sensitive, Range: toSourceRange(o.defRange)}
+	return nil
+}
+
+// dirtyQueue holds the resource blocks to evaluate, smallest dependency
+// position first, so a block is evaluated after everything it reads.
+type dirtyQueue struct {
+	items []*resourceDecl
+}
+
+func (q *dirtyQueue) len() int { return len(q.items) }
+
+func (q *dirtyQueue) push(r *resourceDecl) {
+	if r.queued {
+		return
+	}
+	r.queued = true
+	q.items = append(q.items, r)
+	for i := len(q.items) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q.items[p].index <= q.items[i].index {
+			break
+		}
+		q.items[p], q.items[i] = q.items[i], q.items[p]
+		i = p
+	}
+}
+
+func (q *dirtyQueue) pop() *resourceDecl {
+	top := q.items[0]
+	last := len(q.items) - 1
+	q.items[0] = q.items[last]
+	q.items = q.items[:last]
+	for i := 0; ; {
+		l, s := 2*i+1, i
+		if l < len(q.items) && q.items[l].index < q.items[s].index {
+			s = l
+		}
+		if l+1 < len(q.items) && q.items[l+1].index < q.items[s].index {
+			s = l + 1
+		}
+		if s == i {
+			break
+		}
+		q.items[s], q.items[i] = q.items[i], q.items[s]
+		i = s
+	}
+	top.queued = false
+	return top
+}

@@ -1,0 +1,428 @@
+package hclsource
+
+import (
+	"math/big"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pierhq/pier/host/source"
+	"github.com/zclconf/go-cty/cty"
+)
+
+var resourceSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "provider", Required: true},
+	{Name: "type", Required: true},
+	{Name: "inputs"},
+	{Name: "state"},
+	{Name: "depends_on"},
+	{Name: "count"},
+	{Name: "for_each"},
+}}
+
+var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "value", Required: true},
+	{Name: "sensitive"},
+	{Name: "description"},
+}}
+
+// statefulTypes of the builtin local provider keep their result in state, so
+// they make no sense without a state handler. exec is stateful only with
+// once = true.
+var statefulTypes = map[string]bool{"memo": true}
+
+func (d *Deployment) declareResource(s *scope, b *hcl.Block) (*resourceDecl, hcl.Diagnostics) {
+	name := b.Labels[0]
+	if ds := duplicateMember(s, name, b); ds != nil {
+		return nil, ds
+	}
+	r := &resourceDecl{
+		name:     name,
+		scope:    s,
+		addr:     append(append(source.Address{}, s.path...), source.Step{Name: name}),
+		defRange: b.DefRange,
+	}
+	s.resources[name] = r
+	s.members = append(s.members, name)
+	d.resources = append(d.resources, r)
+	return r, nil
+}
+
+// decodeResource reads a resource block's attributes. References are
+// resolved later, in linkResource, once every resource has a name and an
+// expansion.
+func (d *Deployment) decodeResource(r *resourceDecl, b *hcl.Block) (*hcl.BodyContent, hcl.Diagnostics) {
+	content, diags := b.Body.Content(resourceSchema)
+	attrs := content.Attributes
+	if a, ok := attrs["provider"]; ok {
+		r.provider = d.providerRef(a, &diags)
+	}
+	if a, ok := attrs["type"]; ok {
+		r.typ = stringAttr(d.baseCtx, a, &diags)
+		if r.typ == "" && !diags.HasErrors() {
+			diags = append(diags, diagErr(a.Expr.Range(), "Invalid type", "resource %q needs a non-empty type.", r.name))
+		}
+	}
+	if a, ok := attrs["inputs"]; ok {
+		r.inputs = a.Expr
+	}
+	c, hasCount := attrs["count"]
+	f, hasForEach := attrs["for_each"]
+	switch {
+	case hasCount && hasForEach:
+		diags = append(diags, diagErr(f.NameRange, "Invalid combination",
+			"resource %q has both count and for_each; use one.", r.name))
+	case hasCount:
+		r.expand, r.expandBy = expandCount, c.Expr
+	case hasForEach:
+		r.expand, r.expandBy = expandForEach, f.Expr
+	}
+	return content, diags
+}
+
+func (d *Deployment) providerRef(a *hcl.Attribute, diags *hcl.Diagnostics) string {
+	tr, ds := hcl.AbsTraversalForExpr(a.Expr)
+	if ds.HasErrors() || len(tr) != 2 || tr.RootName() != "provider" {
+		*diags = append(*diags, diagErr(a.Expr.Range(), "Invalid provider reference",
+			"provider must be a reference like provider.NAME."))
+		return ""
+	}
+	step, ok := tr[1].(hcl.TraverseAttr)
+	if !ok {
+		*diags = append(*diags, diagErr(a.Expr.Range(), "Invalid provider reference",
+			"provider must be a reference like provider.NAME."))
+		return ""
+	}
+	if _, ok := d.providers[step.Name]; !ok {
+		*diags = append(*diags, diagErr(step.SrcRange, "Unknown provider",
+			"no provider %q is declared.%s", step.Name, suggest(step.Name, sortedKeys(d.providers))))
+		return ""
+	}
+	return step.Name
+}
+
+// linkResource resolves the references of a decoded resource block.
+func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	if r.expandBy != nil {
+		refs, ds := d.analyze(r.scope, r.expandBy, expandNone)
+		diags = append(diags, ds...)
+		r.refs = append(r.refs, refs...)
+	}
+	if r.inputs != nil {
+		refs, ds := d.analyze(r.scope, r.inputs, r.expand)
+		diags = append(diags, ds...)
+		r.refs = append(r.refs, refs...)
+	}
+	if a, ok := content.Attributes["state"]; ok {
+		ref, ds := d.traversalRef(r.scope, a.Expr)
+		diags = append(diags, ds...)
+		if ref != nil {
+			addr, ds := stateAddress(ref)
+			diags = append(diags, ds...)
+			if addr != nil {
+				r.state, r.stateRef = addr, ref
+			}
+		}
+	}
+	if a, ok := content.Attributes["depends_on"]; ok {
+		exprs, ds := hcl.ExprList(a.Expr)
+		diags = append(diags, ds...)
+		for _, e := range exprs {
+			ref, ds := d.traversalRef(r.scope, e)
+			diags = append(diags, ds...)
+			if ref != nil {
+				r.dependsOn = append(r.dependsOn, ref)
+			}
+		}
+	}
+	r.tree = buildTree(r.refs)
+	if p := d.providers[r.provider]; p != nil && p.Builtin == "local" && r.state == nil {
+		if statefulTypes[r.typ] || (r.typ == "exec" && d.onceTrue(r)) {
+			what := "type " + r.typ
+			if r.typ == "exec" {
+				what = "type exec with once = true"
+			}
+			diags = append(diags, diagErr(r.defRange, "Missing state",
+				"resource %q has %s on the builtin local provider %q, which keeps its result in state: set state = resource.NAME of a state handler.", r.name, what, r.provider))
+		}
+	}
+	return diags
+}
+
+// traversalRef resolves a bare reference such as state = resource.s.
+func (d *Deployment) traversalRef(s *scope, expr hcl.Expression) (*ref, hcl.Diagnostics) {
+	tr, diags := hcl.AbsTraversalForExpr(expr)
+	if diags.HasErrors() {
+		return nil, hcl.Diagnostics{diagErr(expr.Range(), "Invalid reference",
+			"expected a reference to a resource, like resource.NAME.")}
+	}
+	ref, diags := d.resourceRef(s, tr)
+	if ref != nil && ref.kinds != refOutputs|refInputs {
+		return nil, hcl.Diagnostics{diagErr(ref.rng, "Invalid reference",
+			"expected a reference to a resource, like resource.NAME, without inputs or outputs.")}
+	}
+	return ref, diags
+}
+
+func stateAddress(ref *ref) (*source.Address, hcl.Diagnostics) {
+	t := ref.target
+	if t.expand != expandNone && ref.key == nil {
+		return nil, hcl.Diagnostics{diagErr(ref.rng, "Invalid state reference",
+			"resource %q has count or for_each: name one instance as the state handler, e.g. %s[0].", t.addr, t.addr)}
+	}
+	addr := append(source.Address{}, t.addr...)
+	addr[len(addr)-1].Key = ref.key
+	return &addr, nil
+}
+
+// onceTrue reports whether an exec resource's inputs set once = true in a
+// way Load can see (a literal or variable).
+func (d *Deployment) onceTrue(r *resourceDecl) bool {
+	if r.inputs == nil {
+		return false
+	}
+	pairs, diags := hcl.ExprMap(r.inputs)
+	if diags.HasErrors() {
+		return false
+	}
+	for _, p := range pairs {
+		k, diags := p.Key.Value(nil)
+		if diags.HasErrors() || !k.IsKnown() || k.Type() != cty.String || k.IsNull() || k.AsString() != "once" {
+			continue
+		}
+		v, diags := p.Value.Value(d.baseCtx)
+		if diags.HasErrors() {
+			return false
+		}
+		v, _ = v.Unmark()
+		return v.IsKnown() && v.Type() == cty.Bool && !v.IsNull() && v.True()
+	}
+	return false
+}
+
+func (d *Deployment) decodeOutput(b *hcl.Block) hcl.Diagnostics {
+	name := b.Labels[0]
+	for _, o := range d.outputs {
+		if o.name == name {
+			return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate output",
+				"output %q is already declared at %s.", name, rangeString(o.defRange))}
+		}
+	}
+	content, diags := b.Body.Content(outputSchema)
+	o := &outputDecl{name: name, defRange: b.DefRange}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		v := evalAttr(d.baseCtx, a, cty.Bool, &diags)
+		o.sensitive = v != cty.NilVal && !v.IsNull() && v.True()
+	}
+	if a, ok := content.Attributes["value"]; ok {
+		o.value = a.Expr
+		refs, ds := d.analyze(d.scope, a.Expr, expandNone)
+		diags = append(diags, ds...)
+		o.refs = refs
+		o.tree = buildTree(refs)
+	}
+	d.outputs = append(d.outputs, o)
+	return diags
+}
+
+// analyze resolves every reference in expr, read from scope s, and checks
+// the other variables it uses.
+func (d *Deployment) analyze(s *scope, expr hcl.Expression, exp expansion) ([]*ref, hcl.Diagnostics) {
+	var refs []*ref
+	var diags hcl.Diagnostics
+	for _, tr := range expr.Variables() {
+		rng := tr.SourceRange()
+		switch root := tr.RootName(); root {
+		case "resource", "deployment":
+			ref, ds := d.resourceRef(s, tr)
+			diags = append(diags, ds...)
+			if ref != nil {
+				refs = append(refs, ref)
+			}
+		case "var":
+			name, nr, ok := stepName(tr, 1)
+			if !ok {
+				diags = append(diags, diagErr(rng, "Invalid reference", "var must be followed by a variable name, as in var.NAME."))
+			} else if _, ok := d.variables[name]; !ok {
+				diags = append(diags, diagErr(nr, "Undeclared variable",
+					"no variable %q is declared.%s", name, suggest(name, sortedKeys(d.variables))))
+			}
+		case "path":
+			if name, _, ok := stepName(tr, 1); !ok || name != "root" {
+				diags = append(diags, diagErr(rng, "Invalid reference", "path has one attribute: path.root, the deployment directory."))
+			}
+		case "count":
+			if exp != expandCount {
+				diags = append(diags, diagErr(rng, "Invalid reference", "count.index is available only in the inputs of a resource with count."))
+			} else if name, _, ok := stepName(tr, 1); !ok || name != "index" {
+				diags = append(diags, diagErr(rng, "Invalid reference", "count has one attribute: count.index."))
+			}
+		case "each":
+			if exp != expandForEach {
+				diags = append(diags, diagErr(rng, "Invalid reference", "each.key and each.value are available only in the inputs of a resource with for_each."))
+			} else if name, _, ok := stepName(tr, 1); !ok || (name != "key" && name != "value") {
+				diags = append(diags, diagErr(rng, "Invalid reference", "each has two attributes: each.key and each.value."))
+			}
+		default:
+			diags = append(diags, diagErr(rng, "Unknown variable",
+				"there is no variable named %q: references start with resource, deployment, var, path, count or each.%s",
+				root, suggest(root, []string{"resource", "deployment", "var", "path", "count", "each"})))
+		}
+	}
+	return refs, diags
+}
+
+// stepName returns the name of the i-th step of tr, when it is a name.
+func stepName(tr hcl.Traversal, i int) (string, hcl.Range, bool) {
+	if i >= len(tr) {
+		return "", hcl.Range{}, false
+	}
+	switch s := tr[i].(type) {
+	case hcl.TraverseRoot:
+		return s.Name, s.SrcRange, true
+	case hcl.TraverseAttr:
+		return s.Name, s.SrcRange, true
+	}
+	return "", hcl.Range{}, false
+}
+
+// resourceRef resolves resource.X… or deployment.D….resource.X… read from
+// scope s. The first step looks outward through enclosing deployments;
+// later deployment steps go inward only.
+func (d *Deployment) resourceRef(s *scope, tr hcl.Traversal) (*ref, hcl.Diagnostics) {
+	rng := tr.SourceRange()
+	cur, first := s, true
+	var path []string
+	i := 0
+	var target *resourceDecl
+	for target == nil {
+		kw, _, _ := stepName(tr, i)
+		name, nr, ok := stepName(tr, i+1)
+		switch kw {
+		case "deployment":
+			if !ok {
+				return nil, hcl.Diagnostics{diagErr(rng, "Invalid reference",
+					"deployment must be followed by a deployment name, as in deployment.NAME.resource.X.outputs.Y.")}
+			}
+			var c *scope
+			if first {
+				c = cur.lookupDeployment(name)
+			} else {
+				c = cur.children[name]
+			}
+			if c == nil {
+				var names []string
+				for x := cur; x != nil; x = x.parent {
+					names = append(names, sortedKeys(x.children)...)
+					if !first {
+						break
+					}
+				}
+				return nil, hcl.Diagnostics{diagErr(nr, "Unknown deployment",
+					"no deployment %q is visible here.%s", name, suggest(name, names))}
+			}
+			cur, first = c, false
+		case "resource":
+			if !ok {
+				return nil, hcl.Diagnostics{diagErr(rng, "Invalid reference",
+					"resource must be followed by a resource name, as in resource.NAME.outputs.X.")}
+			}
+			var names []string
+			if first {
+				target = cur.lookupResource(name)
+				names = cur.visibleResources()
+			} else {
+				target = cur.resources[name]
+				names = sortedKeys(cur.resources)
+			}
+			if target == nil {
+				where := "here"
+				if len(cur.path) > 0 && !first {
+					where = "in deployment " + cur.path.String()
+				}
+				slices.Sort(names)
+				return nil, hcl.Diagnostics{diagErr(nr, "Unknown resource",
+					"no resource %q is declared %s.%s", name, where, suggest(name, names))}
+			}
+		default:
+			return nil, hcl.Diagnostics{diagErr(rng, "Invalid reference",
+				"expected resource.NAME or deployment.NAME.resource.NAME.")}
+		}
+		path = append(path, kw, name)
+		i += 2
+	}
+	r := &ref{target: target, path: path, rng: rng, kinds: refOutputs | refInputs}
+	rest := tr[i:]
+	if len(rest) > 0 {
+		if idx, ok := rest[0].(hcl.TraverseIndex); ok {
+			key, ds := instanceKey(target, idx)
+			if ds.HasErrors() {
+				return nil, ds
+			}
+			r.key = key
+			rest = rest[1:]
+		}
+	}
+	if len(rest) == 0 {
+		return r, nil
+	}
+	part, pr, ok := stepName(rest, 0)
+	switch {
+	case ok && part == "outputs":
+		r.kinds = refOutputs
+		if name, nr, ok := stepName(rest, 1); ok {
+			r.output, r.outputRange = name, nr
+		}
+	case ok && part == "inputs":
+		r.kinds = refInputs
+	case ok:
+		return nil, hcl.Diagnostics{diagErr(pr, "Unsupported attribute",
+			"a resource has inputs and outputs, not %q.%s", part, suggest(part, []string{"inputs", "outputs"}))}
+	default:
+		return r, nil
+	}
+	if target.expand != expandNone && r.key == nil {
+		return nil, hcl.Diagnostics{diagErr(pr, "Missing instance key",
+			"resource %q has %s: pick an instance, as in %s, or iterate over resource.%s.",
+			target.addr, expansionName(target.expand), instanceExample(target), target.name)}
+	}
+	return r, nil
+}
+
+func expansionName(e expansion) string {
+	if e == expandCount {
+		return "count"
+	}
+	return "for_each"
+}
+
+func instanceExample(t *resourceDecl) string {
+	if t.expand == expandCount {
+		return "resource." + t.name + "[0]"
+	}
+	return `resource.` + t.name + `["KEY"]`
+}
+
+// instanceKey checks a literal instance key against the target's
+// expansion.
+func instanceKey(t *resourceDecl, idx hcl.TraverseIndex) (any, hcl.Diagnostics) {
+	k := idx.Key
+	switch {
+	case t.expand == expandNone:
+		return nil, hcl.Diagnostics{diagErr(idx.SrcRange, "Unexpected instance key",
+			"resource %q has neither count nor for_each, so it has no instances to index.", t.addr)}
+	case t.expand == expandCount && k.Type() == cty.Number && k.IsKnown() && !k.IsNull():
+		n, acc := k.AsBigFloat().Int64()
+		if acc == big.Exact && n >= 0 {
+			return int(n), nil
+		}
+	case t.expand == expandForEach && k.Type() == cty.String && k.IsKnown() && !k.IsNull():
+		return k.AsString(), nil
+	}
+	want := "a whole number"
+	if t.expand == expandForEach {
+		want = "a string"
+	}
+	return nil, hcl.Diagnostics{diagErr(idx.SrcRange, "Invalid instance key",
+		"resource %q has %s, so its instance keys are %s.", t.addr, expansionName(t.expand), want)}
+}

@@ -1,0 +1,176 @@
+package hclsource
+
+import (
+	"os"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/json"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "default"},
+	{Name: "type"},
+	{Name: "sensitive"},
+	{Name: "description"},
+}}
+
+func (d *Deployment) decodeVariable(b *hcl.Block) hcl.Diagnostics {
+	name := b.Labels[0]
+	if prev, ok := d.variables[name]; ok {
+		return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate variable",
+			"variable %q is already declared at %s.", name, rangeString(prev.defRange))}
+	}
+	content, diags := b.Body.Content(variableSchema)
+	v := &variableDecl{name: name, typ: cty.DynamicPseudoType, defRange: b.DefRange}
+	if a, ok := content.Attributes["type"]; ok {
+		ty, defaults, ds := typeexpr.TypeConstraintWithDefaults(a.Expr)
+		diags = append(diags, ds...)
+		if !ds.HasErrors() {
+			v.typ, v.defaults = ty, defaults
+		}
+	}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		val, ds := a.Expr.Value(nil)
+		diags = append(diags, ds...)
+		if !ds.HasErrors() {
+			s, err := convert.Convert(val, cty.Bool)
+			if err != nil || s.IsNull() {
+				diags = append(diags, diagErr(a.Expr.Range(), "Invalid sensitive", "sensitive must be true or false."))
+			} else {
+				v.sensitive = s.True()
+			}
+		}
+	}
+	if a, ok := content.Attributes["default"]; ok {
+		val, ds := a.Expr.Value(nil)
+		diags = append(diags, ds...)
+		if !ds.HasErrors() {
+			c, ds := v.convert(val, a.Expr.Range())
+			diags = append(diags, ds...)
+			v.def = c
+		}
+	}
+	d.variables[name] = v
+	return diags
+}
+
+func (v *variableDecl) convert(val cty.Value, rng hcl.Range) (cty.Value, hcl.Diagnostics) {
+	if v.defaults != nil {
+		val = v.defaults.Apply(val)
+	}
+	c, err := convert.Convert(val, v.typ)
+	if err != nil {
+		return cty.NilVal, hcl.Diagnostics{diagErr(rng, "Invalid value for variable",
+			"variable %q needs a value of type %s: %s.", v.name, typeexpr.TypeString(v.typ), err)}
+	}
+	return c, nil
+}
+
+// variableValues combines defaults, var files (in order) and --var flags,
+// later ones winning, into the object that var.NAME reads.
+func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	vals := map[string]cty.Value{}
+	for name, v := range d.variables {
+		if v.def != cty.NilVal {
+			vals[name] = v.def
+		}
+	}
+	for _, path := range opts.VarFiles {
+		diags = append(diags, d.readVarFile(path, vals)...)
+	}
+	for _, name := range sortedKeys(opts.Vars) {
+		v, ok := d.variables[name]
+		if !ok {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Undeclared variable",
+				Detail:   "--var " + name + ": no variable \"" + name + "\" is declared." + suggest(name, sortedKeys(d.variables)),
+			})
+			continue
+		}
+		raw := opts.Vars[name]
+		val := cty.StringVal(raw)
+		rng := hcl.Range{Filename: "--var " + name, Start: hcl.InitialPos, End: hcl.InitialPos}
+		if v.typ != cty.String && v.typ != cty.DynamicPseudoType {
+			// Non-string types take an HCL expression, e.g. --var 'ports=[80]'.
+			expr, ds := hclsyntax.ParseExpression([]byte(raw), rng.Filename, hcl.InitialPos)
+			if ds.HasErrors() {
+				diags = append(diags, ds...)
+				continue
+			}
+			var vds hcl.Diagnostics
+			val, vds = expr.Value(nil)
+			if vds.HasErrors() {
+				diags = append(diags, vds...)
+				continue
+			}
+		}
+		c, ds := v.convert(val, v.defRange)
+		diags = append(diags, ds...)
+		if !ds.HasErrors() {
+			vals[name] = c
+		}
+	}
+	for _, name := range sortedKeys(d.variables) {
+		v := d.variables[name]
+		val, ok := vals[name]
+		if !ok {
+			diags = append(diags, diagErr(v.defRange, "Missing variable value",
+				"variable %q has no default and no value: set it with --var %s=VALUE or in a --var-file.", name, name))
+			continue
+		}
+		if v.sensitive {
+			vals[name] = val.Mark(sensitiveMark{})
+		}
+	}
+	if len(vals) == 0 {
+		return cty.EmptyObjectVal, diags
+	}
+	return cty.ObjectVal(vals), diags
+}
+
+// readVarFile reads NAME = VALUE assignments (HCL, or JSON for *.json).
+func (d *Deployment) readVarFile(path string, vals map[string]cty.Value) hcl.Diagnostics {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable variable file", Detail: err.Error()}}
+	}
+	var f *hcl.File
+	var diags hcl.Diagnostics
+	if strings.HasSuffix(path, ".json") {
+		f, diags = json.Parse(src, path)
+	} else {
+		f, diags = hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	}
+	if diags.HasErrors() {
+		return diags
+	}
+	attrs, ds := f.Body.JustAttributes()
+	diags = append(diags, ds...)
+	for _, name := range sortedKeys(attrs) {
+		a := attrs[name]
+		v, ok := d.variables[name]
+		if !ok {
+			diags = append(diags, diagErr(a.NameRange, "Undeclared variable",
+				"no variable %q is declared.%s", name, suggest(name, sortedKeys(d.variables))))
+			continue
+		}
+		val, ds := a.Expr.Value(nil)
+		diags = append(diags, ds...)
+		if ds.HasErrors() {
+			continue
+		}
+		c, ds := v.convert(val, a.Expr.Range())
+		diags = append(diags, ds...)
+		if !ds.HasErrors() {
+			vals[name] = c
+		}
+	}
+	return diags
+}
