@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -74,10 +75,49 @@ func sortCommands(cs []*cli.Command) {
 	slices.SortFunc(cs, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
 }
 
+// interrupts implements pier's two-stage Ctrl-C. The first SIGINT or
+// SIGTERM closes stop; commands that can finish gracefully (apply, destroy)
+// watch it, stop starting new work and let running operations finish and
+// be recorded. The second cancels the root context, which kills providers.
+// Commands that did not ask for graceful stopping are cancelled at once.
+type interrupts struct {
+	stop     chan struct{}
+	graceful atomic.Bool
+}
+
+var interrupt = &interrupts{stop: make(chan struct{})}
+
+// gracefulStop returns the channel closed by the first interrupt, and
+// makes that interrupt not cancel the root context.
+func gracefulStop() <-chan struct{} {
+	interrupt.graceful.Store(true)
+	return interrupt.stop
+}
+
+func (in *interrupts) watch(cancel context.CancelFunc) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			if n == 1 {
+				close(in.stop)
+				if in.graceful.Load() {
+					fmt.Fprintln(os.Stderr, "\npier: interrupted: letting running operations finish and be recorded; interrupt again to stop them now")
+					continue
+				}
+			}
+			cancel()
+		}
+	}()
+}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	interrupt.watch(cancel)
 	err := newApp().RunContext(ctx, os.Args)
-	stop()
+	cancel()
 	os.Exit(exitCode(err))
 }
 

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/engine"
+)
+
+func init() { register(newApplyCommand) }
+
+type applyOptions struct {
+	deployOptions
+	PlanFile string
+}
+
+func newApplyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "apply",
+		Usage:     "carry out the changes, or a saved plan",
+		ArgsUsage: "[PLANFILE]",
+		Description: `Plans and applies at once (it does not prompt, as in NixOps4), or, given a
+PLANFILE from pier plan -out, carries out exactly that plan and refuses if
+any state has moved since. Independent resources run in parallel; each
+stateful change is recorded before anything that depends on it starts. The
+first Ctrl-C starts nothing new and waits for running operations; the
+second stops them.
+
+Exit codes: 0 applied, 1 error (some resources failed), 2 usage,
+3 saved plan is stale, 130 interrupted.`,
+		Flags: deployFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usagef("apply takes at most one argument, a plan file")
+			}
+			o := applyOptions{deployOptions: readDeployOptions(c), PlanFile: c.Args().First()}
+			return runApply(c.Context, o, gracefulStop(), c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+// exitStalePlan is apply's exit code for a saved plan that no longer
+// matches the state or the deployment.
+const exitStalePlan = 3
+
+func (e *staleError) ExitCode() int { return exitStalePlan }
+
+func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout, stderr io.Writer) error {
+	var saved *savedPlan
+	if o.PlanFile != "" {
+		sp, err := readPlanFile(o.PlanFile)
+		if err != nil {
+			return err
+		}
+		saved = sp
+		o.Dir, o.Flake, o.Vars, o.VarFiles = sp.Deployment.Dir, sp.Deployment.Flake, sp.Deployment.Vars, sp.Deployment.VarFiles
+	}
+	out := stderr
+	if o.JSON {
+		out = stdout
+	}
+	view := newProgress(out, o.JSON, o.Verbose)
+	defer view.close()
+	eng, err := newEngine(o.deployOptions, view, stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	var plan *engine.Plan
+	if saved != nil && saved.Destroy {
+		plan, err = eng.PlanDestroy(ctx)
+	} else {
+		plan, err = eng.Plan(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if saved != nil {
+		if err := checkSavedPlan(o.PlanFile, saved, plan); err != nil {
+			return err
+		}
+	}
+	if !o.JSON {
+		renderPlan(stdout, plan)
+		fmt.Fprintln(stdout)
+	}
+	res, err := eng.Apply(ctx, stop, plan)
+	view.close()
+	if err != nil {
+		return err
+	}
+	reportResult(stdout, o.JSON, res, plan.Destroy)
+	return res.Err()
+}
+
+// reportResult prints the closing summary, the errors and the outputs.
+func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool) {
+	if jsonOut {
+		var errs []string
+		for _, e := range res.Errors {
+			errs = append(errs, e.Error())
+		}
+		writeJSONLine(w, map[string]any{
+			"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed,
+			"errors": errs, "skipped": res.Skipped, "interrupted": res.Interrupted,
+		})
+		outs := map[string]any{}
+		for _, o := range res.Outputs {
+			outs[o.Name] = outputJSON(o.Value, o.Sensitive)
+		}
+		writeJSONLine(w, map[string]any{"message_type": "outputs", "outputs": outs})
+		return
+	}
+	verb := "Apply"
+	if destroy {
+		verb = "Destroy"
+	}
+	switch {
+	case res.Interrupted:
+		fmt.Fprintf(w, "%s interrupted. Resources: %d created, %d updated, %d destroyed; %d not started.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Skipped))
+	case len(res.Errors) > 0:
+		fmt.Fprintf(w, "%s failed. Resources: %d created, %d updated, %d destroyed; %d failed, %d skipped.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
+	default:
+		fmt.Fprintf(w, "%s complete! Resources: %d created, %d updated, %d destroyed.\n", verb, res.Created, res.Updated, res.Destroyed)
+	}
+	if len(res.Errors) > 0 {
+		fmt.Fprintln(w, "\nErrors:")
+		for _, e := range res.Errors {
+			fmt.Fprintf(w, "  - %v\n", e)
+		}
+	}
+	if len(res.Outputs) > 0 {
+		fmt.Fprintln(w, "\nOutputs:")
+		fmt.Fprintln(w)
+		for _, o := range res.Outputs {
+			fmt.Fprintf(w, "%s = %s\n", o.Name, outputText(o.Value, o.Sensitive))
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func init() { register(newDestroyCommand) }
+
+type destroyOptions struct {
+	deployOptions
+	Yes bool
+}
+
+func newDestroyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "destroy",
+		Usage: "destroy everything the deployment's state holds",
+		Description: `Destroys every resource recorded in the deployment's states, in reverse
+dependency order, through its provider's destroyResourceRequest. It shows
+the plan and asks for confirmation on a terminal unless --yes is given; off
+a terminal it requires --yes.
+
+Exit codes: 0 destroyed (or nothing to do), 1 error, 2 usage (e.g. no --yes
+off a terminal), 130 interrupted.`,
+		Flags: append(deployFlags(), &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("destroy takes no arguments")
+			}
+			o := destroyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes")}
+			return runDestroy(c.Context, o, gracefulStop(), os.Stdin, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, stdin *os.File, stdout, stderr io.Writer) error {
+	if !o.Yes && !isTerminal(stdin) {
+		return usagef("pier destroy is not on a terminal, so it cannot ask: pass --yes to destroy without asking")
+	}
+	out := stderr
+	if o.JSON {
+		out = stdout
+	}
+	view := newProgress(out, o.JSON, o.Verbose)
+	defer view.close()
+	eng, err := newEngine(o.deployOptions, view, stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	plan, err := eng.PlanDestroy(ctx)
+	if err != nil {
+		return err
+	}
+	if !o.JSON {
+		renderPlan(stdout, plan)
+	}
+	if !plan.HasChanges() {
+		if !o.JSON {
+			fmt.Fprintln(stdout, "\nNothing to destroy.")
+		}
+		return nil
+	}
+	if !o.Yes {
+		fmt.Fprintf(stdout, "\nDestroy all %d resources? Only 'yes' will be accepted: ", plan.Summary().Destroy)
+		answer, _ := bufio.NewReader(stdin).ReadString('\n')
+		if strings.TrimSpace(answer) != "yes" {
+			fmt.Fprintln(stdout, "Destroy cancelled.")
+			return nil
+		}
+	}
+	res, err := eng.Apply(ctx, stop, plan)
+	view.close()
+	if err != nil {
+		return err
+	}
+	reportResult(stdout, o.JSON, res, true)
+	return res.Err()
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/engine"
+)
+
+func init() {
+	registerSub("state", newStateListCommand)
+	registerSub("state", newStateShowCommand)
+	registerSub("state", newStateDumpCommand)
+	registerSub("state", newStateForgetCommand)
+}
+
+func newStateListCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the resources recorded in the deployment's states",
+		Flags: deployFlags(),
+		Action: func(c *cli.Context) error {
+			return withStates(c, func(states map[string]*engine.StateView) error {
+				type row struct{ addr, typ, provider, handler string }
+				var rows []row
+				for h, v := range states {
+					for addr, rec := range v.Entries {
+						rows = append(rows, row{addr, rec.Entry.Type, rec.Entry.Provider, h})
+					}
+				}
+				sort.Slice(rows, func(i, j int) bool { return rows[i].addr < rows[j].addr })
+				for _, r := range rows {
+					if c.Bool("json") {
+						writeJSONLine(c.App.Writer, map[string]string{"message_type": "resource", "address": r.addr, "type": r.typ, "provider": r.provider, "state": r.handler})
+					} else {
+						fmt.Fprintf(c.App.Writer, "%s\t%s\t%s\t(in %s)\n", r.addr, r.typ, r.provider, r.handler)
+					}
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func newStateShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show one recorded resource, with sensitive values redacted",
+		ArgsUsage: "ADDR",
+		Flags:     deployFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("state show takes one address")
+			}
+			addr := c.Args().First()
+			return withStates(c, func(states map[string]*engine.StateView) error {
+				for _, v := range states {
+					if rec := v.Entries[addr]; rec != nil {
+						e := rec.Entry
+						e.OutputProperties = engine.Redact(e.OutputProperties)
+						b, err := json.MarshalIndent(e, "", "  ")
+						if err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.Writer, "%s\n", b)
+						return nil
+					}
+				}
+				return fmt.Errorf("%s is not recorded in any state of this deployment (see pier state list)", addr)
+			})
+		},
+	}
+}
+
+func newStateDumpCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "dump",
+		Usage: "print the whole resolved state of every state handler (may contain secrets)",
+		Flags: deployFlags(),
+		Action: func(c *cli.Context) error {
+			fmt.Fprintln(c.App.ErrWriter, "pier: warning: the state dump is unredacted and may contain secrets")
+			return withStates(c, func(states map[string]*engine.StateView) error {
+				out := map[string]any{}
+				for h, v := range states {
+					out[h] = v.Document
+				}
+				b, err := json.MarshalIndent(out, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "%s\n", b)
+				return nil
+			})
+		},
+	}
+}
+
+func newStateForgetCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "forget",
+		Usage:     "remove a resource from state, leaving the real object alone",
+		ArgsUsage: "ADDR",
+		Flags:     deployFlags(),
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("state forget takes one address")
+			}
+			o := readDeployOptions(c)
+			return runStateForget(c.Context, o, c.Args().First(), c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func runStateForget(ctx context.Context, o deployOptions, addr string, stdout, stderr io.Writer) error {
+	view := newProgress(stderr, false, o.Verbose)
+	defer view.close()
+	eng, err := newEngine(o, view, stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	h, err := eng.Forget(ctx, addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Forgot %s (recorded a forget event in %s). The real object was left alone.\n", addr, h)
+	return nil
+}
+
+// withStates reads the deployment's states and hands them to f.
+func withStates(c *cli.Context, f func(map[string]*engine.StateView) error) error {
+	o := readDeployOptions(c)
+	view := newProgress(c.App.ErrWriter, false, o.Verbose)
+	defer view.close()
+	eng, err := newEngine(o, view, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	states, err := eng.States(c.Context)
+	if err != nil {
+		return err
+	}
+	return f(states)
+}

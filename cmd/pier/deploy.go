@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/nixsource"
+	"github.com/pierhq/pier/host/source"
+)
+
+// deployOptions are the flags every command that works on a deployment
+// takes: where it is, its variables, and how to run it.
+type deployOptions struct {
+	Dir         string
+	Flake       string
+	Vars        []string
+	VarFiles    []string
+	Parallelism int
+	Timeout     time.Duration
+	JSON        bool
+	Verbose     bool
+}
+
+func deployFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "dir", Value: ".", Usage: "directory holding the deployment's *.pier.hcl / *.pier.json files"},
+		&cli.StringFlag{Name: "flake", Usage: "deploy a Nix flake instead: `REF` is PATH or PATH#ATTR (default attribute nixops4)"},
+		&cli.StringSliceFlag{Name: "var", Usage: "set a variable, `NAME=VALUE` (repeatable)"},
+		&cli.StringSliceFlag{Name: "var-file", Usage: "read variables from an HCL or JSON `FILE` (repeatable)"},
+		&cli.IntFlag{Name: "parallelism", Value: 10, Usage: "run at most `N` operations at once"},
+		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "bound one provider request"},
+		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON lines"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show provider logs and evaluation rounds"},
+	}
+}
+
+func readDeployOptions(c *cli.Context) deployOptions {
+	return deployOptions{
+		Dir:         c.String("dir"),
+		Flake:       c.String("flake"),
+		Vars:        c.StringSlice("var"),
+		VarFiles:    c.StringSlice("var-file"),
+		Parallelism: c.Int("parallelism"),
+		Timeout:     c.Duration("timeout"),
+		JSON:        c.Bool("json"),
+		Verbose:     c.Bool("verbose"),
+	}
+}
+
+// loadSource opens the deployment the options name.
+func loadSource(o deployOptions, logger *slog.Logger) (src source.Source, dir string, err error) {
+	if o.Flake != "" {
+		if len(o.Vars) > 0 || len(o.VarFiles) > 0 {
+			return nil, "", usagef("--var and --var-file apply to HCL deployments, not to --flake")
+		}
+		s, err := nixsource.New(o.Flake, nixsource.Options{Logger: logger})
+		if err != nil {
+			return nil, "", err
+		}
+		wd, err := os.Getwd()
+		return s, wd, err
+	}
+	vars := map[string]string{}
+	for _, kv := range o.Vars {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, "", usagef("--var %q: want NAME=VALUE", kv)
+		}
+		vars[k] = v
+	}
+	dir, err = filepath.Abs(o.Dir)
+	if err != nil {
+		return nil, "", err
+	}
+	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles})
+	if err != nil {
+		return nil, "", err
+	}
+	return d, dir, nil
+}
+
+// newEngine loads the deployment and builds an engine whose events go to
+// the progress view. The caller closes the engine.
+func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engine, error) {
+	// Provider stderr shows under its resource; pier's own lifecycle and
+	// protocol records only with --verbose.
+	level := slog.LevelWarn
+	if o.Verbose {
+		level = slog.LevelDebug
+	}
+	base := slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	stderrLevel := slog.LevelInfo
+	if o.Verbose {
+		stderrLevel = slog.LevelDebug
+	}
+	logger := slog.New(engine.LogHandler(view.event, stderrLevel, base))
+	src, dir, err := loadSource(o, logger)
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find pier's own executable for built-in adapters: %w", err)
+	}
+	return engine.New(engine.Config{
+		Source:         src,
+		Dir:            dir,
+		PierExecutable: self,
+		Parallelism:    o.Parallelism,
+		Timeout:        o.Timeout,
+		Logger:         logger,
+		Events:         view.event,
+		NixopsVersion:  "pier " + version,
+	}), nil
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/pierhq/pier/host/engine"
+)
+
+// progress renders engine events: a live view on a terminal (one line per
+// running operation, finished lines scrolling above), plain timestamped
+// lines elsewhere, or one JSON object per line with --json. Events arrive
+// from several goroutines (provider stderr), so it locks.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	mode    progressMode
+	verbose bool
+	running map[string]engine.Event
+	// drawn is how many live lines are on screen below the scrolled text.
+	drawn int
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+type progressMode int
+
+const (
+	modePlain progressMode = iota
+	modeLive
+	modeJSON
+)
+
+func newProgress(w io.Writer, jsonOut, verbose bool) *progress {
+	p := &progress{w: w, verbose: verbose, running: map[string]engine.Event{}}
+	switch {
+	case jsonOut:
+		p.mode = modeJSON
+	case isTerminal(w):
+		p.mode = modeLive
+		p.stop, p.done = make(chan struct{}), make(chan struct{})
+		go p.tick()
+	}
+	return p
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// tick redraws the live lines so elapsed times move.
+func (p *progress) tick() {
+	defer close(p.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.redraw()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// close stops the live view and clears its lines.
+func (p *progress) close() {
+	if p.stop != nil {
+		close(p.stop)
+		<-p.done
+		p.stop = nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+}
+
+func (p *progress) event(ev engine.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mode == modeJSON {
+		writeJSONLine(p.w, jsonEvent(ev))
+		return
+	}
+	line := p.describe(ev)
+	if ev.Type == engine.EventStatus {
+		if ev.Status == engine.StatusApplying {
+			p.running[ev.Address] = ev
+		} else {
+			delete(p.running, ev.Address)
+		}
+	}
+	if p.mode == modeLive {
+		p.clear()
+		if line != "" {
+			fmt.Fprintln(p.w, line)
+		}
+		p.redraw()
+		return
+	}
+	if line != "" {
+		fmt.Fprintf(p.w, "%s %s\n", ev.Time.Format("15:04:05"), line)
+	}
+}
+
+// describe renders one event as a line; "" means nothing to print.
+func (p *progress) describe(ev engine.Event) string {
+	switch ev.Type {
+	case engine.EventLog:
+		return fmt.Sprintf("%s: [%s] %s", ev.Address, ev.Provider, ev.Message)
+	case engine.EventEvaluation:
+		if !p.verbose {
+			return ""
+		}
+		return fmt.Sprintf("%s (%s)", ev.Message, ev.Elapsed.Round(time.Millisecond))
+	case engine.EventStatus:
+		switch ev.Status {
+		case engine.StatusApplying:
+			if p.mode == modeLive {
+				return ""
+			}
+			return fmt.Sprintf("%s: %s...", ev.Address, verbing(ev.Action))
+		case engine.StatusApplied:
+			if ev.Action == engine.ActionNoOp {
+				return ""
+			}
+			return fmt.Sprintf("%s: %s after %s", ev.Address, pastTense(ev.Action), ev.Elapsed.Round(time.Millisecond))
+		case engine.StatusErrored:
+			return fmt.Sprintf("%s: %s failed: %v", ev.Address, ev.Action, ev.Err)
+		case engine.StatusSkipped:
+			return fmt.Sprintf("%s: skipped: %v", ev.Address, ev.Err)
+		}
+	}
+	return ""
+}
+
+func (p *progress) clear() {
+	if p.drawn > 0 {
+		fmt.Fprintf(p.w, "\x1b[%dA\x1b[J", p.drawn)
+		p.drawn = 0
+	}
+}
+
+func (p *progress) redraw() {
+	if p.mode != modeLive {
+		return
+	}
+	p.clear()
+	addrs := make([]string, 0, len(p.running))
+	for a := range p.running {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	for _, a := range addrs {
+		ev := p.running[a]
+		fmt.Fprintf(p.w, "  %s: %s... %s\n", a, verbing(ev.Action), time.Since(ev.Time).Round(time.Second))
+	}
+	p.drawn = len(addrs)
+}
+
+func verbing(a engine.Action) string {
+	switch a {
+	case engine.ActionCreate:
+		return "Creating"
+	case engine.ActionUpdate:
+		return "Updating"
+	case engine.ActionDestroy:
+		return "Destroying"
+	case engine.ActionReplace:
+		return "Replacing"
+	}
+	return strings.ToUpper(a.String()[:1]) + a.String()[1:]
+}
+
+func pastTense(a engine.Action) string {
+	switch a {
+	case engine.ActionCreate:
+		return "Created"
+	case engine.ActionUpdate:
+		return "Updated"
+	case engine.ActionDestroy:
+		return "Destroyed"
+	case engine.ActionReplace:
+		return "Replaced"
+	}
+	return "Done"
+}
+
+// jsonEvent is an event as a --json line. Every line has message_type.
+func jsonEvent(ev engine.Event) map[string]any {
+	m := map[string]any{
+		"message_type": ev.Type.String(),
+		"time":         ev.Time.UTC().Format(time.RFC3339Nano),
+	}
+	if ev.Address != "" {
+		m["address"] = ev.Address
+	}
+	if ev.Provider != "" {
+		m["provider"] = ev.Provider
+	}
+	switch ev.Type {
+	case engine.EventStatus:
+		m["action"] = ev.Action.String()
+		m["status"] = ev.Status.String()
+		if ev.Elapsed > 0 {
+			m["elapsed_seconds"] = ev.Elapsed.Seconds()
+		}
+		if ev.Err != nil {
+			severity := "error"
+			if ev.Status == engine.StatusSkipped {
+				severity = "warning"
+			}
+			m["diagnostics"] = []map[string]string{{"severity": severity, "summary": ev.Err.Error()}}
+		}
+	case engine.EventLog:
+		m["level"] = strings.ToLower(ev.Level.String())
+		m["message"] = ev.Message
+	case engine.EventEvaluation:
+		m["round"] = ev.Round
+		m["duration_seconds"] = ev.Elapsed.Seconds()
+		m["message"] = ev.Message
+	}
+	return m
+}
+
+func writeJSONLine(w io.Writer, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"message_type": "error", "error": err.Error()})
+	}
+	fmt.Fprintf(w, "%s\n", b)
+}

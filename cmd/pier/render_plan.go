@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/source"
+)
+
+// renderPlan prints a plan as a per-resource diff of inputs and a summary
+// line.
+func renderPlan(w io.Writer, p *engine.Plan) {
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "Warning: %s\n\n", warn)
+	}
+	shown := 0
+	for _, c := range p.Changes {
+		if c.StateHandler || c.Action == engine.ActionNoOp {
+			continue
+		}
+		if shown == 0 {
+			fmt.Fprintln(w, "pier will perform the following actions:")
+			fmt.Fprintln(w)
+		}
+		shown++
+		renderChange(w, c)
+	}
+	if shown == 0 {
+		fmt.Fprintln(w, "No changes. The deployment matches its recorded state.")
+		fmt.Fprintln(w)
+	}
+	s := p.Summary()
+	fmt.Fprintf(w, "Plan: %d to create, %d to update, %d to destroy", s.Create, s.Update, s.Destroy)
+	if s.Replace > 0 {
+		fmt.Fprintf(w, ", %d to replace", s.Replace)
+	}
+	fmt.Fprintf(w, ", %d unchanged.\n", s.NoOp)
+}
+
+func renderChange(w io.Writer, c *engine.Change) {
+	addr := c.Addr()
+	what := ""
+	if c.Resource != nil {
+		what = fmt.Sprintf(" (%s %s)", c.Resource.Provider, c.Resource.Type)
+	} else if c.Prior != nil {
+		what = fmt.Sprintf(" (%s %s)", c.Prior.Entry.Provider, c.Prior.Entry.Type)
+	}
+	if c.Structural {
+		fmt.Fprintf(w, "  # %s: %s\n\n", addr, c.Note)
+		return
+	}
+	if c.Pending && c.Resource == nil {
+		fmt.Fprintf(w, "  # %s (depends on outputs of %s; planned after %s is applied)\n\n", addr, strings.Join(c.WaitsOn, ", "), plural(c.WaitsOn))
+		return
+	}
+	var sym, verb string
+	switch c.Action {
+	case engine.ActionCreate:
+		sym, verb = "+", "will be created"
+	case engine.ActionUpdate:
+		sym, verb = "~", "will be updated in place"
+	case engine.ActionDestroy:
+		sym, verb = "-", "will be destroyed"
+	case engine.ActionReplace:
+		sym, verb = "-/+", "will be replaced"
+	}
+	fmt.Fprintf(w, "  # %s %s", addr, verb)
+	if c.Note != "" {
+		fmt.Fprintf(w, " (%s)", c.Note)
+	}
+	if c.Pending {
+		fmt.Fprintf(w, " (inputs depend on outputs of %s)", strings.Join(c.WaitsOn, ", "))
+	}
+	fmt.Fprintf(w, "\n  %s %s%s\n", sym, addr, what)
+	switch c.Action {
+	case engine.ActionCreate:
+		renderDiffs(w, engine.DiffInputs(nil, c.Resource.Inputs), "      ")
+	case engine.ActionUpdate:
+		renderDiffs(w, engine.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs), "      ")
+	case engine.ActionDestroy:
+		renderDiffs(w, engine.DiffInputs(c.Prior.Entry.InputProperties, nil), "      ")
+	}
+	fmt.Fprintln(w)
+}
+
+func plural(s []string) string {
+	if len(s) == 1 {
+		return "it"
+	}
+	return "they are"
+}
+
+func renderDiffs(w io.Writer, diffs []engine.Diff, indent string) {
+	for _, d := range diffs {
+		switch d.Kind {
+		case engine.DiffAdded:
+			fmt.Fprintf(w, "%s+ %s = %s\n", indent, d.Key, renderValue(d.New))
+		case engine.DiffRemoved:
+			fmt.Fprintf(w, "%s- %s = %s\n", indent, d.Key, renderValue(d.Old))
+		case engine.DiffChanged:
+			fmt.Fprintf(w, "%s~ %s = %s -> %s\n", indent, d.Key, renderValue(d.Old), renderValue(d.New))
+		case engine.DiffNested:
+			fmt.Fprintf(w, "%s~ %s {\n", indent, d.Key)
+			renderDiffs(w, d.Children, indent+"    ")
+			fmt.Fprintf(w, "%s  }\n", indent)
+		}
+	}
+}
+
+// renderValue prints an input value compactly; unknown values read
+// "(known after apply)", also inside objects and lists.
+func renderValue(v any) string {
+	if source.IsUnknown(v) {
+		return "(known after apply)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.ReplaceAll(string(b), `"(known after apply)"`, "(known after apply)")
+}

@@ -1,0 +1,673 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// ResourceError is one resource's failure during apply.
+type ResourceError struct {
+	Address  string
+	Provider string
+	Action   Action
+	Err      error
+}
+
+func (e *ResourceError) Error() string {
+	return fmt.Sprintf("%s (provider %s): %s: %v", e.Address, e.Provider, e.Action, e.Err)
+}
+
+func (e *ResourceError) Unwrap() error { return e.Err }
+
+// ErrInterrupted marks resources not started because apply was
+// interrupted.
+var ErrInterrupted = errors.New("interrupted before it started")
+
+// Result is what an apply did.
+type Result struct {
+	Created, Updated, Destroyed int
+	// Errors are the resources that failed, in address order.
+	Errors []*ResourceError
+	// Skipped are resources that did not run because something they depend
+	// on failed, or because apply was interrupted.
+	Skipped []string
+	// Interrupted is set when apply stopped early on request.
+	Interrupted bool
+	// Outputs are the deployment outputs after apply.
+	Outputs []*source.Output
+}
+
+// Err summarises the result's failures as one error, or nil.
+func (r *Result) Err() error {
+	if len(r.Errors) == 0 && !r.Interrupted {
+		return nil
+	}
+	var errs []error
+	for _, e := range r.Errors {
+		errs = append(errs, e)
+	}
+	if r.Interrupted {
+		errs = append(errs, context.Canceled)
+	}
+	return errors.Join(errs...)
+}
+
+// node is one operation in the running graph.
+type node struct {
+	change  *Change
+	waiting int // unfinished nodes this one waits for
+	linked  bool
+	// dependents are woken when this node finishes.
+	dependents []*node
+	status     Status
+	started    time.Time
+}
+
+type nodeResult struct {
+	n       *node
+	outputs map[string]any
+	err     error
+}
+
+type resolveResult struct {
+	snap *source.Snapshot
+	err  error
+}
+
+// applier runs one plan. Its fields are owned by the scheduling goroutine
+// (Apply's); workers communicate only through channels.
+type applier struct {
+	e       *Engine
+	plan    *Plan
+	nodes   map[string]*node
+	known   source.Outputs
+	result  *Result
+	ready   []*node
+	running int
+	// pending nodes wait for the source to resolve their inputs.
+	pending   map[string]*node
+	resolving bool
+	// resolveAgain is set when outputs arrived during a resolve.
+	resolveAgain bool
+	done         chan nodeResult
+	resolved     chan resolveResult
+	recorders    map[string]*recorder
+	stopped      bool
+	lastSnap     *source.Snapshot
+}
+
+// Apply carries out a plan. Closing stop makes it start nothing new and
+// wait for running operations, which are still recorded; cancelling ctx
+// also cancels the running provider requests. Apply returns an error only
+// when it could not run at all; per-resource failures are in the Result.
+func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*Result, error) {
+	a := &applier{
+		e: e, plan: plan,
+		nodes:     map[string]*node{},
+		known:     maps.Clone(plan.Known),
+		result:    &Result{},
+		pending:   map[string]*node{},
+		done:      make(chan nodeResult),
+		resolved:  make(chan resolveResult, 1),
+		recorders: map[string]*recorder{},
+		lastSnap:  plan.Snapshot,
+	}
+	for h, ref := range e.handlers {
+		a.recorders[h] = newRecorder(e, h, ref)
+	}
+	defer func() {
+		for _, r := range a.recorders {
+			r.close()
+		}
+	}()
+	a.build()
+	a.run(ctx, stop)
+	if !plan.Destroy && !a.result.Interrupted {
+		if err := a.recordOutputs(ctx); err != nil {
+			return a.result, err
+		}
+	}
+	sort.Slice(a.result.Errors, func(i, j int) bool { return a.result.Errors[i].Address < a.result.Errors[j].Address })
+	sort.Strings(a.result.Skipped)
+	return a.result, nil
+}
+
+// build turns the plan's changes into nodes and edges.
+func (a *applier) build() {
+	for _, c := range a.plan.Changes {
+		if c.StateHandler || c.Action == ActionNoOp {
+			continue
+		}
+		a.addNode(c)
+	}
+	a.link()
+}
+
+func (a *applier) addNode(c *Change) *node {
+	n := &node{change: c, status: StatusPending}
+	a.nodes[c.Addr()] = n
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusPending, Provider: c.Provider()})
+	return n
+}
+
+// link wires dependencies between the nodes not yet linked: creates and
+// updates follow what they depend on; destroys run in reverse dependency
+// order, after everything that depended on them is gone.
+func (a *applier) link() {
+	for _, addr := range sortedAddresses(a.nodes) {
+		n := a.nodes[addr]
+		if n.linked {
+			continue
+		}
+		n.linked = true
+		var failed *node
+		for _, dep := range a.dependencies(n) {
+			d := a.nodes[dep]
+			switch {
+			case d == nil || d == n || d.status == StatusApplied:
+			case d.status == StatusErrored || d.status == StatusSkipped:
+				failed = d
+			default:
+				d.dependents = append(d.dependents, n)
+				n.waiting++
+			}
+		}
+		if failed != nil {
+			n.status = StatusSkipped
+			a.result.Skipped = append(a.result.Skipped, addr)
+			a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(),
+				Err: fmt.Errorf("depends on %s, which did not apply", failed.change.Addr())})
+			continue
+		}
+		if n.change.Pending {
+			a.pending[n.change.Addr()] = n
+		} else if n.waiting == 0 {
+			a.ready = append(a.ready, n)
+		}
+	}
+}
+
+func finished(s Status) bool {
+	return s == StatusApplied || s == StatusErrored || s == StatusSkipped
+}
+
+// dependencies lists the addresses a node must wait for.
+func (a *applier) dependencies(n *node) []string {
+	c := n.change
+	if c.Action == ActionDestroy {
+		// Destroy after the destroys of everything recorded as depending
+		// on this resource.
+		var out []string
+		for addr, other := range a.nodes {
+			if other.change.Action == ActionDestroy && other.change.Prior != nil {
+				for _, d := range other.change.Prior.Entry.Dependencies {
+					if d == c.Addr() {
+						out = append(out, addr)
+					}
+				}
+			}
+		}
+		return out
+	}
+	var out []string
+	if c.Resource != nil {
+		for _, d := range c.Resource.DependsOn {
+			out = append(out, d.String())
+		}
+	}
+	out = append(out, c.WaitsOn...)
+	return out
+}
+
+// run is the scheduling loop.
+func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
+	sem := a.e.cfg.parallelism()
+	for {
+		if !a.stopped {
+			select {
+			case <-stop:
+				a.stopped = true
+				a.result.Interrupted = true
+			default:
+			}
+		}
+		for !a.stopped && a.running < sem && len(a.ready) > 0 {
+			n := a.ready[0]
+			a.ready = a.ready[1:]
+			a.start(ctx, n)
+		}
+		if a.running == 0 && !a.resolving {
+			if a.stopped {
+				a.skipAll(ErrInterrupted)
+				return
+			}
+			if len(a.ready) == 0 {
+				if a.needResolve() {
+					a.startResolve(ctx)
+				} else {
+					a.failPending()
+					return
+				}
+			}
+			continue
+		}
+		select {
+		case r := <-a.done:
+			a.running--
+			a.finish(r)
+			if len(a.pending) > 0 {
+				a.resolveAgain = true
+			}
+		case r := <-a.resolved:
+			a.resolving = false
+			a.absorb(r)
+		case <-stop:
+			if !a.stopped {
+				a.stopped = true
+				a.result.Interrupted = true
+			}
+			stop = nil
+		}
+		if a.resolveAgain && !a.resolving && !a.stopped && a.needResolve() {
+			a.startResolve(ctx)
+		}
+	}
+}
+
+// needResolve reports whether some pending node has all it waits on done.
+func (a *applier) needResolve() bool {
+	for _, n := range a.pending {
+		if n.waiting == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *applier) startResolve(ctx context.Context) {
+	a.resolving = true
+	a.resolveAgain = false
+	known := maps.Clone(a.known)
+	go func() {
+		snap, err := a.e.resolve(ctx, known)
+		a.resolved <- resolveResult{snap, err}
+	}()
+}
+
+// absorb takes a new snapshot: pending resources whose inputs are now
+// known become runnable, and resources the source newly revealed join the
+// graph.
+func (a *applier) absorb(r resolveResult) {
+	if r.err != nil {
+		// The source cannot say what the pending resources are; they fail
+		// with its error, and independent work goes on.
+		for addr, n := range a.pending {
+			if n.waiting == 0 {
+				delete(a.pending, addr)
+				a.fail(n, r.err)
+			}
+		}
+		return
+	}
+	a.lastSnap = r.snap
+	for _, res := range r.snap.Ready {
+		addr := res.Address.String()
+		if n := a.pending[addr]; n != nil {
+			delete(a.pending, addr)
+			prior := n.change.Prior
+			if prior == nil {
+				prior = a.recordedEntry(addr)
+			}
+			c := a.e.changeFor(res, prior)
+			n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
+			if c.Action == ActionNoOp {
+				a.complete(n, c.Prior.Entry.OutputProperties)
+				continue
+			}
+			if n.waiting == 0 {
+				a.ready = append(a.ready, n)
+			}
+			continue
+		}
+		if a.nodes[addr] != nil || a.plan.Change(addr) != nil {
+			continue
+		}
+		// A resource the plan did not know: a member of a composite that
+		// was structurally blocked.
+		c := a.e.changeFor(res, a.recordedEntry(addr))
+		a.plan.add(c)
+		if c.Action == ActionNoOp {
+			a.known[addr] = c.Prior.Entry.OutputProperties
+			continue
+		}
+		a.addNode(c)
+	}
+	for _, b := range r.snap.Blocked {
+		addr := b.Address.String()
+		if a.nodes[addr] != nil {
+			continue
+		}
+		var waits []string
+		for _, w := range b.WaitsOn {
+			waits = append(waits, w.String())
+		}
+		c := &Change{Address: b.Address, Action: ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
+		if b.Resource != nil && b.Resource.Stateful() {
+			if prior := a.recordedEntry(addr); prior != nil {
+				c.Action, c.Prior = ActionUpdate, prior
+			}
+		}
+		a.plan.add(c)
+		a.addNode(c)
+	}
+	// Structural blocks that cleared may have resolved into resources; the
+	// blocked composite itself is done.
+	for addr, n := range a.pending {
+		if n.change.Resource == nil && !stillBlocked(addr, r.snap) {
+			delete(a.pending, addr)
+			n.status = StatusApplied
+			a.wake(n)
+		}
+	}
+	if r.snap.Complete() {
+		a.planDeferredDestroys(r.snap)
+	}
+	a.link()
+}
+
+func stillBlocked(addr string, snap *source.Snapshot) bool {
+	for _, b := range snap.Blocked {
+		if b.Address.String() == addr {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *applier) recordedEntry(addr string) *Recorded {
+	for _, v := range a.plan.States {
+		if r := v.Entries[addr]; r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// planDeferredDestroys destroys resources recorded under composites whose
+// members were unknown at plan time and turned out not to include them.
+func (a *applier) planDeferredDestroys(snap *source.Snapshot) {
+	present := map[string]bool{}
+	for _, r := range snap.Ready {
+		present[r.Address.String()] = true
+	}
+	for _, b := range snap.Blocked {
+		present[b.Address.String()] = true
+	}
+	for _, v := range a.plan.States {
+		for addr, rec := range v.Entries {
+			if present[addr] || a.nodes[addr] != nil || a.plan.Change(addr) != nil {
+				continue
+			}
+			c := a.e.destroyChange(rec)
+			a.plan.add(c)
+			a.addNode(c)
+		}
+	}
+}
+
+func (a *applier) start(ctx context.Context, n *node) {
+	a.running++
+	n.status = StatusApplying
+	n.started = time.Now()
+	c := n.change
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
+	go func() {
+		out, err := a.execute(ctx, c)
+		a.done <- nodeResult{n: n, outputs: out, err: err}
+	}()
+}
+
+// execute performs one change: the provider call and the record of its
+// outcome, as one unit. It runs on a worker goroutine and touches only
+// the change and the recorders.
+func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error) {
+	addr := c.Addr()
+	prov := c.Provider()
+	switch c.Action {
+	case ActionCreate:
+		r := c.Resource
+		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+			Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+		}})
+		if err != nil {
+			return nil, err
+		}
+		out := resp.CreateResourceResponse.OutputProperties
+		return out, a.recordPut(ctx, "create", c, out)
+	case ActionUpdate:
+		r := c.Resource
+		prior := c.Prior.Entry
+		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
+			Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+			InputProperties: r.Inputs,
+		}})
+		if err != nil {
+			return nil, err
+		}
+		out := resp.UpdateResourceResponse.OutputProperties
+		return out, a.recordPut(ctx, "update", c, out)
+	case ActionDestroy:
+		prior := c.Prior.Entry
+		if !a.e.providers.supports(prov, schema.OperationDestroy) {
+			return nil, fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
+		}
+		if _, err := a.e.providers.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+			Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+		}}); err != nil {
+			return nil, err
+		}
+		return nil, a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
+			pb.remove(c.Address)
+			return nil
+		})
+	}
+	return nil, fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+}
+
+func (a *applier) recordPut(ctx context.Context, event string, c *Change, outputs map[string]any) error {
+	r := c.Resource
+	if !r.Stateful() {
+		return nil
+	}
+	var deps []string
+	for _, d := range r.DependsOn {
+		deps = append(deps, d.String())
+	}
+	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps}
+	return a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
+		return pb.put(c.Address, entry)
+	})
+}
+
+// record appends a change to a state handler's log. A Ctrl-C must never
+// lose the record of a real change, so it runs without the caller's
+// cancellation, bounded by its own timeout.
+func (a *applier) record(ctx context.Context, handler, event string, build func(*patchBuilder) error) error {
+	rec := a.recorders[handler]
+	if rec == nil {
+		return fmt.Errorf("state handler %s was not read before apply: this is a bug in pier", handler)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if err := rec.record(ctx, event, build); err != nil {
+		return fmt.Errorf("record in state %s: %w (the change was made but not recorded)", handler, err)
+	}
+	return nil
+}
+
+// recordTimeout bounds one state append, which must outlive a Ctrl-C: long
+// enough for a slow disk or remote state provider, short enough that a
+// hung one does not hold pier forever.
+const recordTimeout = 2 * time.Minute
+
+// finish handles a worker's result.
+func (a *applier) finish(r nodeResult) {
+	if r.err != nil {
+		a.fail(r.n, r.err)
+		return
+	}
+	a.complete(r.n, r.outputs)
+	switch r.n.change.Action {
+	case ActionCreate:
+		a.result.Created++
+	case ActionUpdate:
+		a.result.Updated++
+	case ActionDestroy:
+		a.result.Destroyed++
+	}
+}
+
+func (a *applier) complete(n *node, outputs map[string]any) {
+	n.status = StatusApplied
+	c := n.change
+	if c.Action != ActionDestroy {
+		if outputs == nil {
+			outputs = map[string]any{}
+		}
+		a.known[c.Addr()] = outputs
+	}
+	var elapsed time.Duration
+	if !n.started.IsZero() {
+		elapsed = time.Since(n.started)
+	}
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplied, Provider: c.Provider(), Elapsed: elapsed})
+	a.wake(n)
+}
+
+func (a *applier) wake(n *node) {
+	for _, d := range n.dependents {
+		d.waiting--
+		if d.waiting == 0 && d.status == StatusPending && a.pending[d.change.Addr()] == nil {
+			a.ready = append(a.ready, d)
+		}
+	}
+}
+
+func (a *applier) fail(n *node, err error) {
+	n.status = StatusErrored
+	c := n.change
+	re := &ResourceError{Address: c.Addr(), Provider: c.Provider(), Action: c.Action, Err: err}
+	a.result.Errors = append(a.result.Errors, re)
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusErrored, Provider: c.Provider(), Err: err})
+	a.skipDependents(n, fmt.Errorf("depends on %s, which failed", c.Addr()))
+}
+
+func (a *applier) skipDependents(n *node, why error) {
+	for _, d := range n.dependents {
+		if d.status != StatusPending {
+			continue
+		}
+		d.status = StatusSkipped
+		delete(a.pending, d.change.Addr())
+		a.result.Skipped = append(a.result.Skipped, d.change.Addr())
+		a.e.emit(Event{Type: EventStatus, Address: d.change.Addr(), Action: d.change.Action, Status: StatusSkipped, Provider: d.change.Provider(), Err: why})
+		a.skipDependents(d, why)
+	}
+}
+
+// skipAll marks every node that has not run as skipped.
+func (a *applier) skipAll(why error) {
+	for _, addr := range sortedAddresses(a.nodes) {
+		n := a.nodes[addr]
+		if n.status != StatusPending {
+			continue
+		}
+		n.status = StatusSkipped
+		a.result.Skipped = append(a.result.Skipped, addr)
+		a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
+	}
+}
+
+// failPending fails resources that never became ready although nothing is
+// left to run: the source kept them blocked.
+func (a *applier) failPending() {
+	for _, addr := range sortedAddresses(a.pending) {
+		n := a.pending[addr]
+		delete(a.pending, addr)
+		if n.status != StatusPending {
+			continue
+		}
+		a.fail(n, fmt.Errorf("inputs never became known (waits on %s)", strings.Join(n.change.WaitsOn, ", ")))
+	}
+}
+
+// recordOutputs keeps the deployment's outputs in the first state handler,
+// so that `pier output` can show them without running any resource's
+// provider. Only differences are written.
+func (a *applier) recordOutputs(ctx context.Context) error {
+	handler := a.primaryHandler()
+	if handler == "" {
+		return nil
+	}
+	snap := a.lastSnap
+	if len(a.pending) == 0 && len(a.result.Errors) == 0 && (a.result.Created+a.result.Updated+a.result.Destroyed > 0 || snap == nil) {
+		s, err := a.e.resolve(ctx, maps.Clone(a.known))
+		if err != nil {
+			return err
+		}
+		snap = s
+	}
+	if snap == nil {
+		return nil
+	}
+	a.result.Outputs = snap.Outputs
+	want := map[string]RecordedOutput{}
+	for _, o := range snap.Outputs {
+		ro := RecordedOutput{Sensitive: o.Sensitive}
+		if !o.Sensitive {
+			ro.Value = o.Value
+		}
+		want[o.Name] = ro
+	}
+	view := a.plan.States[handler]
+	changed := len(want) != len(view.Outputs)
+	for name, o := range want {
+		if old, ok := view.Outputs[name]; !ok || old.Sensitive != o.Sensitive || !sameInputs(map[string]any{"v": old.Value}, map[string]any{"v": o.Value}) {
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return a.record(ctx, handler, "outputs", func(pb *patchBuilder) error {
+		for _, name := range sortedAddresses(pb.view.Outputs) {
+			if _, ok := want[name]; !ok {
+				pb.removeOutput(name)
+			}
+		}
+		for _, name := range sortedAddresses(want) {
+			if err := pb.putOutput(name, want[name]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// primaryHandler is the state handler that keeps deployment outputs: the
+// first by address.
+func (a *applier) primaryHandler() string {
+	handlers := sortedAddresses(a.plan.States)
+	if len(handlers) == 0 {
+		return ""
+	}
+	return handlers[0]
+}

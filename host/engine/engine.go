@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pierhq/pier/host/source"
+)
+
+// Engine plans and applies one deployment. Plan and Apply are called from
+// one goroutine; Close stops every provider the engine started.
+type Engine struct {
+	cfg       Config
+	providers *providers
+	// handlers are the state handlers read while planning, by address.
+	handlers map[string]*handlerRef
+	rounds   int
+}
+
+// handlerRef is a state handler as run during planning.
+type handlerRef struct {
+	resource *source.Resource
+	outputs  map[string]any
+	view     *StateView
+}
+
+// New returns an engine for a deployment.
+func New(cfg Config) *Engine {
+	return &Engine{cfg: cfg, providers: newProviders(cfg), handlers: map[string]*handlerRef{}}
+}
+
+// Close stops every provider process the engine started and waits for
+// them to exit.
+func (e *Engine) Close() error { return e.providers.close() }
+
+// ProvidersStarted counts the provider processes started so far, by
+// provider name.
+func (e *Engine) ProvidersStarted() map[string]int { return e.providers.started() }
+
+// resolve asks the source for a snapshot and declares its providers.
+func (e *Engine) resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
+	snap, err := e.cfg.Source.Resolve(ctx, known)
+	if err != nil {
+		return nil, err
+	}
+	e.rounds++
+	e.providers.declare(snap.Providers)
+	for _, d := range snap.Providers {
+		if _, err := declaredOperations(d); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Range, err)
+		}
+	}
+	if snap.Evaluation != nil {
+		e.emit(Event{Type: EventEvaluation, Round: snap.Evaluation.Round, Elapsed: snap.Evaluation.Duration,
+			Message: fmt.Sprintf("evaluation round %d: %d ready, %d blocked", snap.Evaluation.Round, len(snap.Ready), len(snap.Blocked))})
+	}
+	return snap, nil
+}
+
+func (e *Engine) emit(ev Event) {
+	if e.cfg.Events == nil {
+		return
+	}
+	if ev.Time.IsZero() {
+		ev.Time = time.Now()
+	}
+	e.cfg.Events(ev)
+}
+
+// States runs the deployment's state handlers and reads what they hold,
+// without starting any other provider.
+func (e *Engine) States(ctx context.Context) (map[string]*StateView, error) {
+	snap, err := e.resolve(ctx, source.Outputs{})
+	if err != nil {
+		return nil, err
+	}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}}, recorded: map[string]*Recorded{}}
+	if err := pl.readStates(ctx, snap); err != nil {
+		return nil, err
+	}
+	return pl.plan.States, nil
+}
+
+// Forget removes a resource from the state that records it, with a
+// "forget" event. The real object is left alone.
+func (e *Engine) Forget(ctx context.Context, addr string) (handler string, err error) {
+	states, err := e.States(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, h := range sortedAddresses(states) {
+		rec := states[h].Entries[addr]
+		if rec == nil {
+			continue
+		}
+		r := newRecorder(e, h, e.handlers[h])
+		defer r.close()
+		return h, r.record(ctx, "forget", func(pb *patchBuilder) error {
+			pb.remove(rec.Address)
+			return nil
+		})
+	}
+	return "", fmt.Errorf("%s is not recorded in any state of this deployment (see pier state list)", addr)
+}

@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Graph is a plan as an execution graph: operations in an order where each
+// one's operands refer to earlier operations by index, in the spirit of
+// OpenTofu's execution graph. A graph is immutable once built.
+type Graph struct {
+	// States are the positions of the states the plan was made against.
+	States []StatePosition `json:"states"`
+	// Operations in execution order.
+	Operations []Operation `json:"operations"`
+}
+
+// StatePosition identifies the content of one state when the plan was
+// made.
+type StatePosition struct {
+	Handler string `json:"handler"`
+	Hash    string `json:"hash"`
+	// Resources counts the entries, for humans reading a plan file.
+	Resources int `json:"resources"`
+	// Operation is the index of the operation that reads this state.
+	Operation int `json:"operation"`
+}
+
+// Operation is one step of a graph.
+type Operation struct {
+	Op       string         `json:"op"`
+	Address  string         `json:"address"`
+	Provider string         `json:"provider,omitempty"`
+	Type     string         `json:"type,omitempty"`
+	Inputs   map[string]any `json:"inputs,omitempty"`
+	// Operands are the indexes of earlier operations whose results this
+	// one needs.
+	Operands []int `json:"operands,omitempty"`
+}
+
+// The operation kinds beside the [Action] names.
+const opReadState = "read-state"
+
+// Graph builds the plan's execution graph. No-op resources are not in it.
+func (p *Plan) Graph() (*Graph, error) {
+	g := &Graph{}
+	index := map[string]int{}
+	for _, h := range sortedAddresses(p.States) {
+		c := p.Change(h)
+		op := Operation{Op: opReadState, Address: h}
+		if c != nil && c.Resource != nil {
+			op.Provider, op.Type, op.Inputs = c.Resource.Provider, c.Resource.Type, c.Resource.Inputs
+		}
+		index[h] = len(g.Operations)
+		g.States = append(g.States, StatePosition{Handler: h, Hash: p.States[h].Hash, Resources: len(p.States[h].Entries), Operation: len(g.Operations)})
+		g.Operations = append(g.Operations, op)
+	}
+	var todo []*Change
+	for _, c := range p.Changes {
+		if !c.StateHandler && c.Action != ActionNoOp {
+			todo = append(todo, c)
+		}
+	}
+	deps := map[string][]string{}
+	for _, c := range todo {
+		deps[c.Addr()] = planDependencies(c, todo)
+	}
+	// Kahn's algorithm, taking addresses in order so the dump is stable.
+	placed := map[string]bool{}
+	for len(placed) < len(todo) {
+		progress := false
+		for _, c := range todo {
+			addr := c.Addr()
+			if placed[addr] {
+				continue
+			}
+			var operands []int
+			ok := true
+			for _, d := range deps[addr] {
+				i, done := index[d]
+				if !done {
+					if _, inPlan := deps[d]; inPlan {
+						ok = false
+						break
+					}
+					continue
+				}
+				operands = append(operands, i)
+			}
+			if !ok {
+				continue
+			}
+			if c.Resource != nil && c.Resource.State != nil {
+				if i, ok := index[c.Resource.State.String()]; ok {
+					operands = append(operands, i)
+				}
+			} else if c.Prior != nil {
+				if i, ok := index[c.Prior.Handler]; ok {
+					operands = append(operands, i)
+				}
+			}
+			sort.Ints(operands)
+			operands = uniqueInts(operands)
+			op := Operation{Op: c.Action.String(), Address: addr, Provider: c.Provider(), Operands: operands}
+			if c.Resource != nil {
+				op.Type, op.Inputs = c.Resource.Type, c.Resource.Inputs
+			} else if c.Prior != nil {
+				op.Type = c.Prior.Entry.Type
+			}
+			if c.Structural {
+				op.Op = "expand"
+			}
+			index[addr] = len(g.Operations)
+			g.Operations = append(g.Operations, op)
+			placed[addr] = true
+			progress = true
+		}
+		if !progress {
+			var stuck []string
+			for _, c := range todo {
+				if !placed[c.Addr()] {
+					stuck = append(stuck, c.Addr())
+				}
+			}
+			return nil, fmt.Errorf("plan has a dependency cycle among %s", strings.Join(stuck, ", "))
+		}
+	}
+	return g, nil
+}
+
+// planDependencies lists the addresses among todo that c must follow.
+func planDependencies(c *Change, todo []*Change) []string {
+	var out []string
+	if c.Action == ActionDestroy {
+		for _, o := range todo {
+			if o.Action == ActionDestroy && o.Prior != nil {
+				for _, d := range o.Prior.Entry.Dependencies {
+					if d == c.Addr() {
+						out = append(out, o.Addr())
+					}
+				}
+			}
+		}
+		return out
+	}
+	if c.Resource != nil {
+		for _, d := range c.Resource.DependsOn {
+			out = append(out, d.String())
+		}
+	}
+	return append(out, c.WaitsOn...)
+}
+
+func uniqueInts(s []int) []int {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// String is a stable text dump of the graph, for tests and bug reports.
+func (g *Graph) String() string {
+	var b strings.Builder
+	for i, op := range g.Operations {
+		fmt.Fprintf(&b, "%d %s %s", i, op.Op, op.Address)
+		if len(op.Operands) > 0 {
+			var s []string
+			for _, o := range op.Operands {
+				s = append(s, fmt.Sprint(o))
+			}
+			fmt.Fprintf(&b, " <- %s", strings.Join(s, ","))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// SameOperations reports the first difference between two graphs'
+// operations, or "" when they do the same thing.
+func SameOperations(saved, now *Graph) string {
+	if len(saved.Operations) != len(now.Operations) {
+		return fmt.Sprintf("the plan had %d operations, now there would be %d", len(saved.Operations), len(now.Operations))
+	}
+	for i := range saved.Operations {
+		a, _ := json.Marshal(saved.Operations[i])
+		b, _ := json.Marshal(now.Operations[i])
+		if string(a) != string(b) {
+			return fmt.Sprintf("operation %d (%s %s) differs: planned %s, now %s", i, saved.Operations[i].Op, saved.Operations[i].Address, a, b)
+		}
+	}
+	return ""
+}
+
+// MovedStates lists the states whose content differs from the positions a
+// graph was made against.
+func MovedStates(saved, now *Graph) []string {
+	cur := map[string]string{}
+	for _, s := range now.States {
+		cur[s.Handler] = s.Hash
+	}
+	var moved []string
+	for _, s := range saved.States {
+		if cur[s.Handler] != s.Hash {
+			moved = append(moved, s.Handler)
+		}
+	}
+	return moved
+}

@@ -1,0 +1,482 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// Action is what a plan does to one resource.
+type Action int
+
+// The actions. The zero value is invalid.
+const (
+	ActionInvalid Action = iota
+	ActionCreate
+	ActionUpdate
+	ActionNoOp
+	ActionDestroy
+	ActionReplace
+)
+
+var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace"}
+
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return fmt.Sprintf("Action(%d)", int(a))
+}
+
+// MarshalText renders the action by name.
+func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText parses an action name.
+func (a *Action) UnmarshalText(b []byte) error {
+	for i, n := range actionNames {
+		if n == string(b) && i > 0 {
+			*a = Action(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown action %q", b)
+}
+
+// Change is the plan for one resource.
+type Change struct {
+	Address source.Address
+	Action  Action
+	// Resource is the desired resource: nil for a destroy. For a pending
+	// change its unknown inputs are [source.Unknown].
+	Resource *source.Resource
+	// Prior is the recorded entry, for update, no-op and destroy.
+	Prior *Recorded
+	// Pending means the inputs are known only after WaitsOn are applied.
+	Pending bool
+	WaitsOn []string
+	// StateHandler marks the resources that hold state: they run before
+	// planning, to read it, and are not counted as changes.
+	StateHandler bool
+	// Structural marks a composite whose members are known only after
+	// WaitsOn are applied; it is not a resource and is not counted.
+	Structural bool
+	// Note explains something the user should know (e.g. "stateless, runs
+	// every apply", or that the provider cannot destroy).
+	Note string
+}
+
+// Addr is the address as a string.
+func (c *Change) Addr() string { return c.Address.String() }
+
+// Provider is the name of the provider that carries out the change.
+func (c *Change) Provider() string {
+	if c.Resource != nil {
+		return c.Resource.Provider
+	}
+	if c.Prior != nil {
+		return c.Prior.Entry.Provider
+	}
+	return ""
+}
+
+// Stateful reports whether the change is recorded in state.
+func (c *Change) Stateful() bool {
+	if c.Resource != nil {
+		return c.Resource.Stateful()
+	}
+	return c.Prior != nil
+}
+
+// Plan is what an apply will do: the changes per resource, the states they
+// were planned against, and the deployment's outputs.
+type Plan struct {
+	Changes []*Change
+	// States are the states read while planning, by handler address.
+	States map[string]*StateView
+	// Snapshot is the source's last answer during planning.
+	Snapshot *source.Snapshot
+	// Known are the outputs known at plan time: recorded outputs of
+	// unchanged resources and the state handlers' outputs.
+	Known source.Outputs
+	// Destroy means the plan destroys everything in state (pier destroy).
+	Destroy bool
+	// Diagnostics are warnings found while planning.
+	Warnings []string
+
+	byAddr map[string]*Change
+}
+
+// Summary counts the changes by action.
+type Summary struct {
+	Create, Update, Destroy, Replace, NoOp int
+}
+
+// Summary counts the plan's changes; state handlers are not counted.
+func (p *Plan) Summary() Summary {
+	var s Summary
+	for _, c := range p.Changes {
+		if c.StateHandler || c.Structural {
+			continue
+		}
+		switch c.Action {
+		case ActionCreate:
+			s.Create++
+		case ActionUpdate:
+			s.Update++
+		case ActionDestroy:
+			s.Destroy++
+		case ActionReplace:
+			s.Replace++
+		case ActionNoOp:
+			s.NoOp++
+		}
+	}
+	return s
+}
+
+// HasChanges reports whether applying the plan would do anything beyond
+// running state handlers and stateless resources.
+func (p *Plan) HasChanges() bool {
+	s := p.Summary()
+	return s.Create+s.Update+s.Destroy+s.Replace > 0
+}
+
+func (p *Plan) add(c *Change) {
+	if p.byAddr == nil {
+		p.byAddr = map[string]*Change{}
+	}
+	p.Changes = append(p.Changes, c)
+	p.byAddr[c.Addr()] = c
+}
+
+// Change returns the change of one address, or nil.
+func (p *Plan) Change(addr string) *Change { return p.byAddr[addr] }
+
+func (p *Plan) sort() {
+	sort.SliceStable(p.Changes, func(i, j int) bool { return p.Changes[i].Addr() < p.Changes[j].Addr() })
+}
+
+// planner builds a plan; it runs on one goroutine.
+type planner struct {
+	e    *Engine
+	plan *Plan
+	// recorded are all entries across the states, by address.
+	recorded map[string]*Recorded
+}
+
+// Plan resolves the deployment against its recorded state. It starts the
+// state handlers' providers (to read state) and no other provider.
+func (e *Engine) Plan(ctx context.Context) (*Plan, error) {
+	return e.plan(ctx, false)
+}
+
+// PlanDestroy plans the destruction of everything the deployment's states
+// hold.
+func (e *Engine) PlanDestroy(ctx context.Context) (*Plan, error) {
+	return e.plan(ctx, true)
+}
+
+func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
+	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll}, recorded: map[string]*Recorded{}}
+	snap, err := e.resolve(ctx, pl.plan.Known)
+	if err != nil {
+		return nil, err
+	}
+	if err := pl.readStates(ctx, snap); err != nil {
+		return nil, err
+	}
+	if destroyAll {
+		pl.plan.Snapshot = snap
+		pl.planDestroyAll()
+		pl.plan.sort()
+		return pl.plan, nil
+	}
+	snap, err = pl.settle(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	pl.plan.Snapshot = snap
+	if err := pl.classify(snap); err != nil {
+		return nil, err
+	}
+	pl.plan.sort()
+	return pl.plan, nil
+}
+
+// stateHandlers returns the addresses of the state handlers that the
+// resources in snap refer to.
+func stateHandlers(snap *source.Snapshot) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range snap.Ready {
+		if r.State != nil {
+			out[r.State.String()] = true
+		}
+	}
+	for _, b := range snap.Blocked {
+		if b.Resource != nil && b.Resource.State != nil {
+			out[b.Resource.State.String()] = true
+		}
+	}
+	return out
+}
+
+// readStates runs every state handler (a stateless create, as in NixOps4)
+// and reads the state it holds.
+func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error {
+	ready := map[string]*source.Resource{}
+	for _, r := range snap.Ready {
+		ready[r.Address.String()] = r
+	}
+	for _, h := range sortedAddresses(stateHandlers(snap)) {
+		r := ready[h]
+		if r == nil {
+			return pl.e.handlerNotReady(h, snap)
+		}
+		if r.Stateful() {
+			return fmt.Errorf("%s (%s): a state handler cannot itself be stateful: its state would have to be read before it could be read", h, r.Range)
+		}
+		view, outputs, err := pl.e.readState(ctx, r)
+		if err != nil {
+			return err
+		}
+		pl.plan.States[h] = view
+		pl.plan.Known[h] = outputs
+		pl.plan.add(&Change{Address: r.Address, Action: ActionCreate, Resource: r, StateHandler: true, Note: "state handler, read before planning"})
+		for addr, rec := range view.Entries {
+			if other, dup := pl.recorded[addr]; dup {
+				return fmt.Errorf("resource %s is recorded in two states, %s and %s; remove it from one with pier state forget", addr, other.Handler, h)
+			}
+			pl.recorded[addr] = rec
+		}
+	}
+	return nil
+}
+
+func (e *Engine) handlerNotReady(h string, snap *source.Snapshot) error {
+	for _, b := range snap.Blocked {
+		if b.Address.String() == h {
+			var waits []string
+			for _, w := range b.WaitsOn {
+				waits = append(waits, w.String())
+			}
+			return fmt.Errorf("state handler %s depends on outputs of %s: a state handler's inputs must be known before apply, because state is read first", h, strings.Join(waits, ", "))
+		}
+	}
+	return fmt.Errorf("state handler %s is not a resource of the deployment", h)
+}
+
+// readState creates a state handler resource and reads its state.
+func (e *Engine) readState(ctx context.Context, r *source.Resource) (*StateView, map[string]any, error) {
+	addr := r.Address.String()
+	resp, err := e.providers.call(ctx, r.Provider, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: r.Type, InputProperties: r.Inputs, IsStateful: false,
+	}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("state handler %s (provider %s): %w", addr, r.Provider, err)
+	}
+	outputs := resp.CreateResourceResponse.OutputProperties
+	read, err := e.providers.call(ctx, r.Provider, addr, &schema.Request{StateResourceReadRequest: &schema.StateResourceReadRequest{
+		Resource: schema.ExtantResource{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs},
+	}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read state from %s (provider %s): %w", addr, r.Provider, err)
+	}
+	view, err := decodeState(addr, read.StateResourceReadResponse.State)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.handlers[addr] = &handlerRef{resource: r, outputs: outputs, view: view}
+	return view, outputs, nil
+}
+
+// settle feeds the recorded outputs of unchanged resources back into the
+// source until no more resources turn out unchanged: a resource whose
+// inputs equal its recorded inputs keeps its recorded outputs, which may in
+// turn make its dependents' inputs known and equal.
+func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, error) {
+	seen := map[string]bool{}
+	for {
+		added := false
+		for _, r := range snap.Ready {
+			addr := r.Address.String()
+			if seen[addr] {
+				continue
+			}
+			seen[addr] = true
+			rec := pl.recorded[addr]
+			if rec == nil || !r.Stateful() || !sameInputs(r.Inputs, rec.Entry.InputProperties) {
+				continue
+			}
+			if _, known := pl.plan.Known[addr]; !known {
+				out := rec.Entry.OutputProperties
+				if out == nil {
+					out = map[string]any{}
+				}
+				pl.plan.Known[addr] = out
+				added = true
+			}
+		}
+		if !added || len(snap.Blocked) == 0 {
+			return snap, nil
+		}
+		next, err := pl.e.resolve(ctx, pl.plan.Known)
+		if err != nil {
+			return nil, err
+		}
+		snap = next
+	}
+}
+
+// classify decides each resource's action.
+func (pl *planner) classify(snap *source.Snapshot) error {
+	present := map[string]bool{}
+	for _, r := range snap.Ready {
+		addr := r.Address.String()
+		present[addr] = true
+		if pl.plan.Change(addr) != nil { // a state handler, already planned
+			continue
+		}
+		if err := pl.e.checkResource(r, pl.plan.States); err != nil {
+			return err
+		}
+		pl.plan.add(pl.e.changeFor(r, pl.recorded[addr]))
+	}
+	for _, b := range snap.Blocked {
+		addr := b.Address.String()
+		present[addr] = true
+		var waits []string
+		for _, w := range b.WaitsOn {
+			waits = append(waits, w.String())
+		}
+		c := &Change{Address: b.Address, Action: ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits}
+		if b.Structural {
+			c.Structural = true
+			c.Note = "members known after " + strings.Join(waits, ", ") + " is applied"
+		}
+		if b.Resource != nil {
+			if err := pl.e.checkResource(b.Resource, pl.plan.States); err != nil {
+				return err
+			}
+			if rec := pl.recorded[addr]; rec != nil && b.Resource.Stateful() {
+				c.Action, c.Prior = ActionUpdate, rec
+			} else if !b.Resource.Stateful() {
+				c.Note = "stateless, runs every apply"
+			}
+		}
+		pl.plan.add(c)
+	}
+	if !snap.Complete() {
+		// Resources recorded under a composite whose members are not known
+		// yet are decided during apply, once they are.
+		pl.plan.Warnings = append(pl.plan.Warnings, "some members are known only during apply; resources removed from them are destroyed then")
+	}
+	for _, addr := range sortedAddresses(pl.recorded) {
+		if present[addr] || underStructural(pl.recorded[addr].Address, snap) {
+			continue
+		}
+		pl.plan.add(pl.e.destroyChange(pl.recorded[addr]))
+	}
+	return nil
+}
+
+func (pl *planner) planDestroyAll() {
+	for _, addr := range sortedAddresses(pl.recorded) {
+		pl.plan.add(pl.e.destroyChange(pl.recorded[addr]))
+	}
+}
+
+func underStructural(a source.Address, snap *source.Snapshot) bool {
+	for _, b := range snap.Blocked {
+		if b.Structural && a.HasPrefix(b.Address) {
+			return true
+		}
+	}
+	return false
+}
+
+// changeFor classifies a resource whose inputs are known.
+func (e *Engine) changeFor(r *source.Resource, rec *Recorded) *Change {
+	c := &Change{Address: r.Address, Resource: r}
+	switch {
+	case !r.Stateful():
+		c.Action, c.Note = ActionCreate, "stateless, runs every apply"
+	case rec == nil:
+		c.Action = ActionCreate
+	case sameInputs(r.Inputs, rec.Entry.InputProperties) && rec.Entry.Type == r.Type:
+		c.Action, c.Prior = ActionNoOp, rec
+	default:
+		c.Action, c.Prior = ActionUpdate, rec
+	}
+	if rec != nil && rec.Entry.Type != r.Type {
+		c.Note = fmt.Sprintf("type changed from %s to %s", rec.Entry.Type, r.Type)
+	}
+	return c
+}
+
+func (e *Engine) destroyChange(rec *Recorded) *Change {
+	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
+	if !e.providers.supports(rec.Entry.Provider, schema.OperationDestroy) {
+		c.Note = fmt.Sprintf("provider %q does not declare the destroy operation; apply will fail for this resource: remove the real object yourself, then run: pier state forget %s", rec.Entry.Provider, rec.Address)
+	}
+	return c
+}
+
+// checkResource checks what the source could not: the state handler a
+// resource names must be a resource that holds state.
+func (e *Engine) checkResource(r *source.Resource, states map[string]*StateView) error {
+	if r.State == nil {
+		return nil
+	}
+	if _, ok := states[r.State.String()]; !ok {
+		return fmt.Errorf("%s (%s): state handler %s was not read", r.Address, r.Range, r.State)
+	}
+	return nil
+}
+
+// sameInputs compares JSON inputs as values, so that 1 and 1.0, or a
+// json.Number and a float64 of the same value, are equal.
+func sameInputs(a, b map[string]any) bool {
+	return reflect.DeepEqual(normalize(a), normalize(b))
+}
+
+// normalize rewrites a JSON value so that equal JSON compares equal with
+// reflect.DeepEqual: numbers become float64 and empty containers nil.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return nil
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return x.String()
+		}
+		return f
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	}
+	return v
+}

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// builtinOperations are the optional operations pier's own adapters
+// implement; a deployment does not have to declare them.
+var builtinOperations = map[string][]schema.Operation{
+	"local": {schema.OperationDestroy},
+}
+
+// terraformOperations are what the Terraform bridge implements.
+var terraformOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport}
+
+// providers holds one lazily started pool per provider declaration. A pool
+// starts processes only on first use, so a provider whose resources are all
+// unchanged is never started.
+type providers struct {
+	cfg   Config
+	decls map[string]*source.Provider
+
+	mu    sync.Mutex
+	pools map[string]*provider.Pool
+}
+
+func newProviders(cfg Config) *providers {
+	return &providers{cfg: cfg, decls: map[string]*source.Provider{}, pools: map[string]*provider.Pool{}}
+}
+
+// declare records provider declarations seen in a snapshot. A later
+// snapshot may add providers (a Nix source discovers them in rounds).
+func (p *providers) declare(decls map[string]*source.Provider) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for name, d := range decls {
+		if _, ok := p.decls[name]; !ok {
+			p.decls[name] = d
+		}
+	}
+}
+
+// operations returns the optional operations a provider declared.
+func (p *providers) operations(name string) []schema.Operation {
+	p.mu.Lock()
+	d := p.decls[name]
+	p.mu.Unlock()
+	if d == nil {
+		return nil
+	}
+	ops, _ := declaredOperations(d)
+	return ops
+}
+
+func (p *providers) supports(name string, op schema.Operation) bool {
+	return slices.Contains(p.operations(name), op)
+}
+
+// declaredOperations returns the operations a declaration implies: the
+// built-ins' own, or the ones it lists.
+func declaredOperations(d *source.Provider) ([]schema.Operation, error) {
+	switch {
+	case d.Builtin != "":
+		return builtinOperations[d.Builtin], nil
+	case d.Terraform != "":
+		return terraformOperations, nil
+	}
+	var ops []schema.Operation
+	for _, name := range d.Operations {
+		op, err := schema.ParseOperation(name)
+		if err != nil {
+			return nil, fmt.Errorf("provider %s: %w", d.Name, err)
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// pool returns the pool of a provider, creating (not starting) it.
+func (p *providers) pool(name string) (*provider.Pool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pl, ok := p.pools[name]; ok {
+		return pl, nil
+	}
+	d, ok := p.decls[name]
+	if !ok {
+		return nil, fmt.Errorf("provider %q is not declared in the deployment", name)
+	}
+	pc, err := p.processConfig(d)
+	if err != nil {
+		return nil, err
+	}
+	size := d.Parallelism
+	if size <= 0 {
+		size = p.cfg.providerParallelism()
+	}
+	pl := provider.NewPool(pc, size)
+	p.pools[name] = pl
+	return pl, nil
+}
+
+func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
+	ops, err := declaredOperations(d)
+	if err != nil {
+		return provider.Config{}, err
+	}
+	pc := provider.Config{
+		Name:       d.Name,
+		Env:        d.Env,
+		Dir:        p.cfg.Dir,
+		Operations: ops,
+		Timeout:    p.cfg.Timeout,
+		Logger:     p.cfg.logger(),
+	}
+	switch {
+	case d.Builtin != "":
+		if _, ok := builtinOperations[d.Builtin]; !ok {
+			return provider.Config{}, fmt.Errorf("provider %s: unknown builtin %q (known: local)", d.Name, d.Builtin)
+		}
+		pc.Executable = p.cfg.PierExecutable
+		pc.Args = []string{"adapter", d.Builtin}
+	case d.Terraform != "":
+		// The configuration may hold credentials: it goes to the bridge on
+		// a file descriptor, never on its command line or into state.
+		data, err := json.Marshal(d.Config)
+		if err != nil {
+			return provider.Config{}, fmt.Errorf("provider %s: encode config: %w", d.Name, err)
+		}
+		pc.Executable = p.cfg.PierExecutable
+		pc.Args = []string{"adapter", "terraform", "--plugin", d.Terraform}
+		pc.ConfigData = data
+	default:
+		pc.Executable = d.Executable
+		pc.Args = d.Args
+	}
+	return pc, nil
+}
+
+// call sends one request to a provider's pool.
+func (p *providers) call(ctx context.Context, name, resource string, req *schema.Request) (*schema.Response, error) {
+	pl, err := p.pool(name)
+	if err != nil {
+		return nil, err
+	}
+	return pl.Call(ctx, resource, req)
+}
+
+// started counts provider processes started so far, by provider name.
+func (p *providers) started() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]int{}
+	for name, pl := range p.pools {
+		if n := pl.Started(); n > 0 {
+			out[name] = n
+		}
+	}
+	return out
+}
+
+// close stops every provider process and waits for them.
+func (p *providers) close() error {
+	p.mu.Lock()
+	pools := p.pools
+	p.pools = map[string]*provider.Pool{}
+	p.mu.Unlock()
+	var first error
+	for _, pl := range pools {
+		if err := pl.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Config holds the settings of an [Engine].
+type Config struct {
+	// Source is the deployment.
+	Source source.Source
+	// Dir is the working directory of provider processes: the deployment's
+	// directory.
+	Dir string
+	// PierExecutable runs the built-in adapters (`pier adapter …`).
+	PierExecutable string
+	// Parallelism bounds the operations running at once (default 10).
+	Parallelism int
+	// Timeout bounds one provider request (default: the provider
+	// package's).
+	Timeout time.Duration
+	// Logger receives provider stderr and engine diagnostics.
+	Logger *slog.Logger
+	// Events receives progress events; it is called from one goroutine at a
+	// time. Nil discards them.
+	Events func(Event)
+	// NixopsVersion is sent with state events.
+	NixopsVersion string
+}
+
+const defaultParallelism = 10
+
+func (c Config) parallelism() int {
+	if c.Parallelism > 0 {
+		return c.Parallelism
+	}
+	return defaultParallelism
+}
+
+// providerParallelism is a provider's pool size when its declaration does
+// not say: no more processes than operations can run at once.
+func (c Config) providerParallelism() int {
+	return min(c.parallelism(), 4)
+}
+
+func (c Config) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (c Config) nixopsVersion() string {
+	if c.NixopsVersion != "" {
+		return c.NixopsVersion
+	}
+	return "pier"
+}

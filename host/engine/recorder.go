@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// recorder appends state events to one state handler. It commits in
+// groups: while one append is in flight, later changes queue up and go out
+// together as one event with one patch, so durability costs one sync per
+// batch rather than one per resource.
+type recorder struct {
+	e       *Engine
+	handler string
+	ref     *handlerRef
+	reqs    chan *recordReq
+	done    chan struct{}
+	// broken is the error of a failed append. After one, the in-memory view
+	// may differ from the stored state, so every later record fails too.
+	broken error
+}
+
+type recordReq struct {
+	ctx   context.Context
+	event string
+	build func(*patchBuilder) error
+	err   chan error
+}
+
+func newRecorder(e *Engine, handler string, ref *handlerRef) *recorder {
+	r := &recorder{e: e, handler: handler, ref: ref, reqs: make(chan *recordReq, 64), done: make(chan struct{})}
+	go r.loop()
+	return r
+}
+
+// record queues a change and waits until it is durable.
+func (r *recorder) record(ctx context.Context, event string, build func(*patchBuilder) error) error {
+	req := &recordReq{ctx: ctx, event: event, build: build, err: make(chan error, 1)}
+	select {
+	case r.reqs <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-req.err:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *recorder) close() {
+	close(r.reqs)
+	<-r.done
+}
+
+func (r *recorder) loop() {
+	defer close(r.done)
+	for req := range r.reqs {
+		batch := []*recordReq{req}
+	drain:
+		for {
+			select {
+			case more, ok := <-r.reqs:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, more)
+			default:
+				break drain
+			}
+		}
+		r.commit(batch)
+	}
+}
+
+// commit builds one patch from a batch and appends it as one event.
+func (r *recorder) commit(batch []*recordReq) {
+	if r.broken != nil {
+		for _, req := range batch {
+			req.err <- fmt.Errorf("an earlier append to this state failed: %w", r.broken)
+		}
+		return
+	}
+	pb := &patchBuilder{view: r.ref.view}
+	var ok []*recordReq
+	event := ""
+	for _, req := range batch {
+		if err := req.build(pb); err != nil {
+			req.err <- err
+			continue
+		}
+		ok = append(ok, req)
+		switch {
+		case event == "":
+			event = req.event
+		case event != req.event:
+			event = "apply"
+		}
+	}
+	if len(ok) == 0 {
+		return
+	}
+	if len(pb.ops) > 0 {
+		err := r.append(ok[0].ctx, event, pb.ops)
+		if err != nil {
+			r.broken = err
+		}
+		for _, req := range ok {
+			req.err <- err
+		}
+		return
+	}
+	for _, req := range ok {
+		req.err <- nil
+	}
+}
+
+func (r *recorder) append(ctx context.Context, event string, patch schema.Patch) error {
+	res := r.ref.resource
+	_, err := r.e.providers.call(ctx, res.Provider, r.handler, &schema.Request{StateResourceEvent: &schema.StateResourceEvent{
+		Resource:      schema.ExtantResource{Type: res.Type, InputProperties: res.Inputs, OutputProperties: r.ref.outputs},
+		Event:         event,
+		NixopsVersion: r.e.cfg.nixopsVersion(),
+		Patch:         patch,
+	}})
+	return err
+}
