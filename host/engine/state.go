@@ -74,9 +74,9 @@ func decodeState(handler string, doc map[string]any) (*StateView, error) {
 	}
 	sum := sha256.Sum256(raw)
 	v := &StateView{
-		Handler: handler,
-		Hash:    hex.EncodeToString(sum[:]),
-		Entries: map[string]*Recorded{},
+		Handler:  handler,
+		Hash:     hex.EncodeToString(sum[:]),
+		Entries:  map[string]*Recorded{},
 		Outputs:  map[string]RecordedOutput{},
 		Document: doc,
 		paths:    map[string]bool{"": true},
