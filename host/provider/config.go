@@ -1,0 +1,78 @@
+package provider
+
+import (
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/pierhq/pier/host/internal/jsonl"
+	"github.com/pierhq/pier/schema"
+)
+
+// DefaultTimeout bounds one request when Config.Timeout is zero. Creating
+// real infrastructure (a database, a VM) can legitimately take minutes;
+// ten minutes is long enough for that and still ends a hung provider
+// within one coffee break.
+const DefaultTimeout = 10 * time.Minute
+
+// DefaultCloseGrace is how long Close waits, after closing stdin, for a
+// provider to exit by itself before killing its process group. Providers
+// normally exit at once on end of input; five seconds lets one flush files
+// or release a lock without stalling pier's exit noticeably.
+const DefaultCloseGrace = 5 * time.Second
+
+// DefaultMaxFrame is the default maximum response line; see
+// [jsonl.DefaultMaxFrame] for why it is 64 MiB.
+const DefaultMaxFrame = jsonl.DefaultMaxFrame
+
+// Config describes how to run one provider.
+type Config struct {
+	// Name is the provider declaration's name, for messages and logs.
+	Name string
+	// Executable is the program to run; a name without a slash is looked
+	// up in PATH.
+	Executable string
+	// Args are the program's arguments.
+	Args []string
+	// Env holds environment variables added to the allow-listed ones
+	// inherited from pier (see package proc).
+	Env map[string]string
+	// Dir is the working directory; empty means pier's.
+	Dir string
+	// ConfigData is the provider configuration (e.g. Terraform provider
+	// credentials), given to the process on file descriptor 3 with
+	// PIER_PROVIDER_CONFIG_FD=3. It is never logged.
+	ConfigData []byte
+	// Operations are the optional operations the provider declared.
+	Operations []schema.Operation
+	// Timeout bounds each request; zero means [DefaultTimeout].
+	Timeout time.Duration
+	// MaxFrame is the largest response line in bytes; zero means
+	// [DefaultMaxFrame].
+	MaxFrame int
+	// CloseGrace is how long Close waits for the process to exit after
+	// closing its stdin; zero means [DefaultCloseGrace].
+	CloseGrace time.Duration
+	// Logger receives the provider's stderr, one record per line, with
+	// provider= and resource= attributes. Nil discards.
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxFrame <= 0 {
+		c.MaxFrame = DefaultMaxFrame
+	}
+	if c.CloseGrace <= 0 {
+		c.CloseGrace = DefaultCloseGrace
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Name == "" {
+		c.Name = filepath.Base(c.Executable)
+	}
+	return c
+}

@@ -1,0 +1,362 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pierhq/pier/host/internal/jsonl"
+	"github.com/pierhq/pier/host/internal/proc"
+	"github.com/pierhq/pier/schema"
+)
+
+// exitWait is how long pier waits for a provider that closed its stdout
+// to finish exiting, so that the error can report its real exit status
+// rather than the kill that would follow.
+const exitWait = 2 * time.Second
+
+// pendingReadTimeout bounds reading an unexpected extra line for the error
+// message; the line is already (partly) there when this runs.
+const pendingReadTimeout = 100 * time.Millisecond
+
+// Process is one running provider process. It serves one request at a
+// time: concurrent calls queue on an internal lock. After an [*Error] the
+// process is dead and every later call fails; a [Pool] replaces it.
+type Process struct {
+	cfg    Config
+	proc   *proc.Process
+	out    *jsonl.Reader
+	stderr *stderrForwarder
+	log    *slog.Logger
+
+	mu     sync.Mutex // one request in flight; guards the fields below
+	failed *Error     // why the process is unusable, once it is
+	closed bool
+}
+
+// Start starts the provider process described by cfg. Nothing is sent to
+// it: the v0 protocol has no handshake.
+func Start(ctx context.Context, cfg Config) (*Process, error) {
+	cfg = cfg.withDefaults()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("start provider %q (%s): %w", cfg.Name, cfg.Executable, err)
+	}
+	pr, err := proc.Start(proc.Spec{
+		Path:       cfg.Executable,
+		Args:       cfg.Args,
+		Env:        cfg.Env,
+		Dir:        cfg.Dir,
+		ConfigData: cfg.ConfigData,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start provider %q: %w (check the provider's executable path and that it is executable)", cfg.Name, err)
+	}
+	log := cfg.Logger.With(KeyProvider, cfg.Name)
+	p := &Process{
+		cfg:    cfg,
+		proc:   pr,
+		out:    jsonl.NewReader(pr.Stdout(), cfg.MaxFrame),
+		stderr: newStderrForwarder(pr.Stderr(), log),
+		log:    log,
+	}
+	log.Info("provider started", "executable", cfg.Executable, KeyPid, pr.Pid())
+	return p, nil
+}
+
+// Pid returns the process id, which is also its process group id.
+func (p *Process) Pid() int { return p.proc.Pid() }
+
+// request is a validated request ready to send.
+type request struct {
+	kind, resourceType, resource string
+	data                         []byte // the frame without its newline
+}
+
+// operationOf maps a request kind to the optional operation it belongs
+// to, or "" for v0 requests.
+func operationOf(kind string) schema.Operation {
+	switch kind {
+	case "destroyResourceRequest":
+		return schema.OperationDestroy
+	case "readResourceRequest":
+		return schema.OperationRead
+	case "importResourceRequest":
+		return schema.OperationImport
+	}
+	return ""
+}
+
+// prepare checks a request before any process is involved: exactly one
+// message, an operation the provider declared, and a schema-valid frame.
+func prepare(cfg Config, resource string, req *schema.Request) (request, error) {
+	r := request{kind: req.Kind(), resourceType: req.ResourceType(), resource: resource}
+	who := subject(cfg.Name, cfg.Executable, r.kind, r.resourceType, resource)
+	if r.kind == "" {
+		return r, fmt.Errorf("provider %q (%s): request for %s must set exactly one message", cfg.Name, cfg.Executable, resource)
+	}
+	if op := operationOf(r.kind); op != "" && !slices.Contains(cfg.Operations, op) {
+		return r, fmt.Errorf("%s: %w: %q is not among the declared operations %v", who, ErrNotDeclared, op, cfg.Operations)
+	}
+	data, err := json.Marshal(req)
+	if err != nil {
+		return r, fmt.Errorf("%s: encode request: %w", who, err)
+	}
+	if err := schema.ValidateRequest(data, cfg.Operations); err != nil {
+		return r, fmt.Errorf("%s: pier built an invalid request: %w", who, err)
+	}
+	r.data = data
+	return r, nil
+}
+
+// Call sends req for the resource at address resource and returns the
+// provider's response. An errorResponse is returned as a [*ResponseError],
+// a misbehaving process as an [*Error] (and the process is killed), an
+// undeclared optional operation as an error wrapping [ErrNotDeclared].
+// Cancelling ctx kills the process group.
+func (p *Process) Call(ctx context.Context, resource string, req *schema.Request) (*schema.Response, error) {
+	r, err := prepare(p.cfg, resource, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.call(ctx, r)
+}
+
+// usable reports whether the process can take another request.
+func (p *Process) usable() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.failed == nil && !p.closed
+}
+
+func (p *Process) call(ctx context.Context, r request) (*schema.Response, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	who := subject(p.cfg.Name, p.cfg.Executable, r.kind, r.resourceType, r.resource)
+	switch {
+	case p.closed:
+		return nil, fmt.Errorf("%s: %w", who, ErrClosed)
+	case p.failed != nil:
+		return nil, fmt.Errorf("%s: process unusable after an earlier failure: %w", who, p.failed)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", who, err)
+	}
+	p.stderr.setResource(r.resource)
+	defer p.stderr.setResource("")
+
+	if line, ok := p.pendingOutput(); ok {
+		return nil, p.fail(r, KindBadOutput, fmt.Errorf("extra output after the previous response, before this request was sent: %s", snippet(line)))
+	}
+
+	// Cancellation unblocks the write or read below and kills the group.
+	stop := context.AfterFunc(ctx, func() {
+		past := time.Unix(1, 0)
+		_ = p.proc.Stdout().SetReadDeadline(past)
+		_ = p.proc.Stdin().SetWriteDeadline(past)
+		_ = p.proc.Kill()
+	})
+	defer stop()
+	stopped := func() bool { return stop() || ctx.Err() == nil }
+
+	deadline := time.Now().Add(p.cfg.Timeout)
+	p.log.Debug("request", KeyResource, r.resource, KeyOp, r.kind, "bytes", len(r.data))
+	_ = p.proc.Stdin().SetWriteDeadline(deadline)
+	if err := jsonl.WriteFrame(p.proc.Stdin(), r.data); err != nil {
+		return nil, p.failIO(ctx, r, fmt.Errorf("send request: %w", err))
+	}
+	_ = p.proc.Stdout().SetReadDeadline(deadline)
+	line, err := p.out.ReadFrame()
+	if err != nil {
+		return nil, p.failIO(ctx, r, err)
+	}
+	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
+	if !stopped() {
+		// Cancelled just as the response arrived: the kill is under way.
+		return nil, p.fail(r, KindCanceled, fmt.Errorf("request abandoned: %w", context.Cause(ctx)))
+	}
+
+	resp, err := p.decode(r, line)
+	if err != nil {
+		return nil, err
+	}
+	if extra, ok := p.pendingOutput(); ok {
+		return nil, p.fail(r, KindBadOutput, fmt.Errorf("extra output after the response (a provider writes exactly one line per request): %s", snippet(extra)))
+	}
+	if resp.ErrorResponse != nil {
+		return nil, &ResponseError{
+			Provider: p.cfg.Name, Executable: p.cfg.Executable, Request: r.kind,
+			ResourceType: r.resourceType, Resource: r.resource, Message: resp.ErrorResponse.Message,
+		}
+	}
+	return resp, nil
+}
+
+// failIO classifies a failed write or read.
+func (p *Process) failIO(ctx context.Context, r request, err error) *Error {
+	var tooLarge *jsonl.FrameTooLargeError
+	switch {
+	case ctx.Err() != nil:
+		return p.fail(r, KindCanceled, fmt.Errorf("request abandoned: %w", context.Cause(ctx)))
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return p.fail(r, KindTimeout, fmt.Errorf("no response within %s", p.cfg.Timeout))
+	case errors.As(err, &tooLarge):
+		return p.fail(r, KindTooLarge, fmt.Errorf("response line exceeds the %d byte limit: %w", tooLarge.Max, jsonl.ErrFrameTooLarge))
+	case errors.Is(err, io.EOF):
+		return p.fail(r, KindExited, errors.New("exited before responding"))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return p.fail(r, KindExited, errors.New("exited in the middle of a response line"))
+	}
+	// A broken pipe on send means the process is gone; read its status.
+	return p.fail(r, KindExited, fmt.Errorf("exited before responding: %w", err))
+}
+
+// decode checks a response line: JSON, schema-valid, and of the kind that
+// answers the request (or errorResponse).
+func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
+	var wrapper map[string]json.RawMessage
+	if err := json.Unmarshal(line, &wrapper); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || !json.Valid(line) {
+			return nil, p.fail(r, KindBadOutput, fmt.Errorf("response is not JSON (%v): %s", err, snippet(line)))
+		}
+		// Valid JSON that is not an object is a schema violation.
+	}
+	if err := schema.ValidateResponse(line, p.cfg.Operations); err != nil {
+		return nil, p.fail(r, KindInvalid, fmt.Errorf("response does not match the protocol schema: %w", err))
+	}
+	want := schema.ResponseKind(r.kind)
+	var got string
+	for k := range wrapper {
+		got = k // validation guarantees exactly one key
+	}
+	if got != want && got != "errorResponse" {
+		return nil, p.fail(r, KindWrongKind, fmt.Errorf("response is %s, want %s or errorResponse", got, want))
+	}
+	var resp schema.Response
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, p.fail(r, KindInvalid, fmt.Errorf("decode response: %w", err))
+	}
+	p.log.Debug("response", KeyResource, r.resource, KeyOp, got, "bytes", len(line))
+	return &resp, nil
+}
+
+// fail kills and reaps the process and records why. The caller holds mu.
+func (p *Process) fail(r request, kind ErrorKind, cause error) *Error {
+	if kind != KindExited {
+		_ = p.proc.Kill()
+	}
+	p.reap(exitWait)
+	e := &Error{
+		Provider: p.cfg.Name, Executable: p.cfg.Executable, Request: r.kind,
+		ResourceType: r.resourceType, Resource: r.resource, Kind: kind,
+		ExitStatus: p.proc.ExitStatus(), Stderr: p.stderr.lines(), Err: cause,
+	}
+	p.failed = e
+	p.log.Debug("provider process failed", KeyResource, r.resource, "kind", kind.String(), "exit_status", e.ExitStatus)
+	return e
+}
+
+// reap drains stderr (bounded), waits up to grace for the process to exit
+// (then kills it), kills any descendants left in its group, and waits for
+// the stderr goroutine. It returns the process's exit error.
+func (p *Process) reap(grace time.Duration) error {
+	p.stderr.wait(stderrDrainTimeout)
+	err := p.proc.Wait(grace)
+	<-p.stderr.done // reaping closed the pipe, so this is prompt
+	return err
+}
+
+// pendingOutput reports an unexpected line (or the start of one) waiting on
+// stdout, without blocking. The caller holds mu.
+func (p *Process) pendingOutput() ([]byte, bool) {
+	if p.out.Buffered() == 0 && !readable(p.proc.Stdout()) {
+		return nil, false
+	}
+	_ = p.proc.Stdout().SetReadDeadline(time.Now().Add(pendingReadTimeout))
+	line, _ := p.out.ReadFrame()
+	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
+	return line, true
+}
+
+// snippet quotes the start of a line for an error message.
+func snippet(line []byte) string {
+	const max = 120
+	if len(line) > max {
+		return fmt.Sprintf("%q… (%d bytes)", line[:max], len(line))
+	}
+	return fmt.Sprintf("%q", line)
+}
+
+// Close stops the process: it closes stdin (the v0 protocol's only stop
+// signal), waits up to Config.CloseGrace for the process to exit, then
+// kills its process group, and reaps it. It reports a provider that wrote
+// unrequested output or exited with a non-zero status. Close waits for a
+// request in flight to finish; it is idempotent.
+func (p *Process) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	if p.failed != nil {
+		return nil // already killed and reaped when it failed
+	}
+	_ = p.proc.CloseStdin()
+
+	// Drain stdout: anything there now is output nobody asked for.
+	var extra []byte
+	outDone := make(chan struct{})
+	go func() {
+		defer close(outDone)
+		for {
+			line, err := p.out.ReadFrame()
+			if len(line) > 0 && extra == nil {
+				extra = slices.Clone(line)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	grace := time.NewTimer(p.cfg.CloseGrace)
+	defer grace.Stop()
+	killed := false
+	select {
+	case <-p.proc.Exited():
+	case <-grace.C:
+		p.log.Warn("provider did not exit after its stdin was closed; killing it", "grace", p.cfg.CloseGrace.String(), KeyPid, p.proc.Pid())
+		_ = p.proc.Kill()
+		killed = true
+	}
+	// Give the pipes a bounded moment to deliver the last lines before
+	// reaping closes them.
+	drain := time.NewTimer(stderrDrainTimeout)
+	select {
+	case <-outDone:
+	case <-drain.C:
+	}
+	drain.Stop()
+	waitErr := p.reap(0)
+	<-outDone
+	p.log.Info("provider stopped", KeyPid, p.proc.Pid(), "exit_status", p.proc.ExitStatus())
+
+	switch {
+	case extra != nil:
+		return &Error{Provider: p.cfg.Name, Executable: p.cfg.Executable, Kind: KindBadOutput,
+			ExitStatus: p.proc.ExitStatus(), Stderr: p.stderr.lines(),
+			Err: fmt.Errorf("unrequested output after the last response: %s", snippet(extra))}
+	case waitErr != nil && !killed:
+		return &Error{Provider: p.cfg.Name, Executable: p.cfg.Executable, Kind: KindExited,
+			ExitStatus: p.proc.ExitStatus(), Stderr: p.stderr.lines(),
+			Err: errors.New("exited unsuccessfully after its stdin was closed")}
+	}
+	return nil
+}
