@@ -1,0 +1,257 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// referenceApply is the semantics applyPatch must match: the same
+// validation, then json-patch applied to the whole document.
+func referenceApply(docJSON []byte, p schema.Patch) ([]byte, error) {
+	jp := make(jsonpatch.Patch, 0, len(p))
+	for _, op := range p {
+		if _, err := ParsePointer(op.Path); err != nil {
+			return nil, err
+		}
+		jop := jsonpatch.Operation{"op": rawString(op.Op), "path": rawString(op.Path)}
+		switch op.Op {
+		case "add", "replace", "test":
+			if op.Value == nil {
+				return nil, errors.New("missing value")
+			}
+		case "move", "copy":
+			if _, err := ParsePointer(op.From); err != nil {
+				return nil, err
+			}
+			jop["from"] = rawString(op.From)
+		case "remove":
+		default:
+			return nil, errors.New("unknown operation")
+		}
+		if op.Value != nil {
+			v := json.RawMessage(op.Value)
+			jop["value"] = &v
+		}
+		jp = append(jp, jop)
+	}
+	return jp.ApplyWithOptions(docJSON, patchOptions)
+}
+
+func mustDecode(t testing.TB, s string) any {
+	t.Helper()
+	v, err := decodeValue([]byte(s))
+	if err != nil {
+		t.Fatalf("decode %s: %v", s, err)
+	}
+	return v
+}
+
+func mustPatch(t testing.TB, s string) schema.Patch {
+	t.Helper()
+	var p schema.Patch
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		t.Fatalf("decode patch %s: %v", s, err)
+	}
+	return p
+}
+
+// TestApplyPatchDifferential applies each patch with the sub-document
+// strategy and to the whole document with json-patch, and checks both
+// against the expected outcome. A failed patch must leave the document as
+// it was.
+func TestApplyPatchDifferential(t *testing.T) {
+	t.Parallel()
+	const base = `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`
+	tests := map[string]struct {
+		doc     string
+		patch   string
+		want    string // expected document; "" when an error is expected
+		wantErr bool
+		// refDiffers marks RFC 6901 behaviour that json-patch does not
+		// have: it resolves an empty token to the container itself.
+		refDiffers bool
+	}{
+		"add resource": {
+			patch: `[{"op":"add","path":"/resources/b","value":{"type":"t","inputProperties":{},"outputProperties":{}}}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2},"b":{"type":"t","inputProperties":{},"outputProperties":{}}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"add replaces existing member": {
+			patch: `[{"op":"add","path":"/resources/a","value":7}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":7,"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"escaped slash and tilde": {
+			patch: `[{"op":"replace","path":"/resources/a~1b/x","value":10},{"op":"remove","path":"/resources/c~0d"}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":10}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"nested deployment": {
+			patch: `[{"op":"add","path":"/deployments/web/resources/cache","value":{"t":1}},{"op":"remove","path":"/deployments/web/resources/db"}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"cache":{"t":1}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"array insert, append and remove": {
+			patch: `[{"op":"add","path":"/resources/a/outputProperties/list/1","value":9},{"op":"add","path":"/resources/a/outputProperties/list/-","value":4},{"op":"remove","path":"/resources/a/outputProperties/list/0"}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[9,2,3,4],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"member inside array element": {
+			patch: `[{"op":"replace","path":"/deployments/web/resources/db/z/0/q","value":"r"}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":"r"}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"move between resources": {
+			patch: `[{"op":"move","from":"/resources/a","path":"/deployments/web/resources/a"}]`,
+			want:  `{"_type":"nixopsState","resources":{"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]},"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"move onto itself": {
+			patch: `[{"op":"move","from":"/resources/a","path":"/resources/a"}]`,
+			want:  base,
+		},
+		"move into own child": {
+			patch:   `[{"op":"move","from":"/resources/a","path":"/resources/a/inputProperties/n"}]`,
+			wantErr: true,
+		},
+		"copy then change copy": {
+			patch: `[{"op":"copy","from":"/resources/a/outputProperties/o","path":"/resources/c~0d/o"},{"op":"replace","path":"/resources/c~0d/o/k","value":"w"}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2,"o":{"k":"w"}}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"copy array element": {
+			patch: `[{"op":"copy","from":"/resources/a/outputProperties/list/2","path":"/resources/a/outputProperties/list/0"}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[3,1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"test passes, numbers exact": {
+			patch: `[{"op":"test","path":"/resources/a/inputProperties","value":{"n":1.50}}]`,
+			want:  base,
+		},
+		"test fails": {
+			patch:   `[{"op":"test","path":"/resources/a/type","value":"dir"}]`,
+			wantErr: true,
+		},
+		"test root": {
+			doc:   `{"_type":"nixopsState"}`,
+			patch: `[{"op":"test","path":"","value":{"_type":"nixopsState"}}]`,
+			want:  `{"_type":"nixopsState"}`,
+		},
+		"replace root": {
+			patch: `[{"op":"replace","path":"","value":{"_type":"nixopsState","resources":{}}}]`,
+			want:  `{"_type":"nixopsState","resources":{}}`,
+		},
+		"add root": {
+			patch: `[{"op":"add","path":"","value":{"_type":"nixopsState"}}]`,
+			want:  `{"_type":"nixopsState"}`,
+		},
+		"top-level member": {
+			patch: `[{"op":"add","path":"/extra","value":[true,null]}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true},"extra":[true,null]}`,
+		},
+		"empty-named member": {
+			refDiffers: true,
+			patch:      `[{"op":"add","path":"//seen","value":1}]`,
+			want:       `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true,"seen":1}}`,
+		},
+		"big integer stays exact": {
+			patch: `[{"op":"add","path":"/resources/n","value":123456789012345678901234567890}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2},"n":123456789012345678901234567890},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"leading-zero index": {
+			patch: `[{"op":"replace","path":"/resources/a/outputProperties/list/01","value":0}]`,
+			want:  `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,0,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}},"":{"empty":true}}`,
+		},
+		"negative index refused":     {patch: `[{"op":"remove","path":"/resources/a/outputProperties/list/-1"}]`, wantErr: true},
+		"index out of range":         {patch: `[{"op":"add","path":"/resources/a/outputProperties/list/4","value":0}]`, wantErr: true},
+		"replace missing member":     {patch: `[{"op":"replace","path":"/resources/zz","value":0}]`, wantErr: true},
+		"remove missing member":      {patch: `[{"op":"remove","path":"/resources/zz"}]`, wantErr: true},
+		"add below missing parent":   {patch: `[{"op":"add","path":"/resources/zz/inputProperties","value":{}}]`, wantErr: true},
+		"add below a scalar":         {patch: `[{"op":"add","path":"/_type/x","value":{}}]`, wantErr: true},
+		"move from missing":          {patch: `[{"op":"move","from":"/resources/zz","path":"/resources/yy"}]`, wantErr: true},
+		"copy to missing parent":     {patch: `[{"op":"copy","from":"/resources/a","path":"/nope/a"}]`, wantErr: true},
+		"invalid pointer":            {patch: `[{"op":"add","path":"resources/b","value":1}]`, wantErr: true},
+		"invalid escape":             {patch: `[{"op":"add","path":"/resources/b~2","value":1}]`, wantErr: true},
+		"unknown op":                 {patch: `[{"op":"merge","path":"/resources/a","value":1}]`, wantErr: true},
+		"missing value":              {patch: `[{"op":"add","path":"/resources/b"}]`, wantErr: true},
+		"second op fails, no change": {patch: `[{"op":"add","path":"/resources/b","value":1},{"op":"remove","path":"/resources/a"},{"op":"remove","path":"/resources/zz"}]`, wantErr: true},
+		"array op fails after member op": {
+			patch:   `[{"op":"replace","path":"/resources/a/outputProperties/list/0","value":5},{"op":"test","path":"/resources/a/outputProperties/list/0","value":6}]`,
+			wantErr: true,
+		},
+		"empty patch": {patch: `[]`, want: base},
+		"remove empty-named member": {
+			refDiffers: true,
+			patch:      `[{"op":"remove","path":"/"}]`,
+			want:       `{"_type":"nixopsState","resources":{"a":{"type":"file","inputProperties":{"n":1.50},"outputProperties":{"list":[1,2,3],"o":{"k":"v"}}},"a/b":{"x":1},"c~d":{"y":2}},"deployments":{"web":{"resources":{"db":{"z":[{"q":1}]}},"deployments":{}}}}`,
+		},
+		"test inside empty-named member": {
+			refDiffers: true,
+			patch:      `[{"op":"test","path":"//empty","value":true}]`,
+			want:       base,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			start := tc.doc
+			if start == "" {
+				start = base
+			}
+			p := mustPatch(t, tc.patch)
+
+			refOut, refErr := referenceApply([]byte(start), p)
+
+			d := &doc{root: mustDecode(t, start)}
+			err := d.applyPatch(p)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("applyPatch error = %v, wantErr %v", err, tc.wantErr)
+			}
+			if (refErr != nil) != tc.wantErr && !tc.refDiffers {
+				t.Fatalf("whole-document json-patch error = %v, wantErr %v", refErr, tc.wantErr)
+			}
+			if tc.wantErr {
+				var opErr *OpError
+				if !errors.As(err, &opErr) {
+					t.Errorf("error %v is not an *OpError", err)
+				}
+				if diff := cmp.Diff(mustDecode(t, start), d.root); diff != "" {
+					t.Errorf("failed patch changed the document (-before +after):\n%s", diff)
+				}
+				return
+			}
+			d.commit()
+			if diff := cmp.Diff(mustDecode(t, tc.want), d.root); diff != "" {
+				t.Errorf("applyPatch (-want +got):\n%s", diff)
+			}
+			if tc.refDiffers {
+				return
+			}
+			if diff := cmp.Diff(mustDecode(t, tc.want), mustDecode(t, string(refOut))); diff != "" {
+				t.Errorf("whole-document json-patch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestApplyPatchCopyIsDeep checks that a copied value shares nothing with
+// its source, so a later change to one does not show in the other.
+func TestApplyPatchCopyIsDeep(t *testing.T) {
+	t.Parallel()
+	d := &doc{root: mustDecode(t, `{"a":{"l":[1],"m":{"k":1}},"b":{}}`)}
+	if err := d.applyPatch(mustPatch(t, `[{"op":"copy","from":"/a","path":"/b/c"},{"op":"add","path":"/b/c/m/k","value":2},{"op":"add","path":"/b/c/l/-","value":2}]`)); err != nil {
+		t.Fatal(err)
+	}
+	want := mustDecode(t, `{"a":{"l":[1],"m":{"k":1}},"b":{"c":{"l":[1,2],"m":{"k":2}}}}`)
+	if diff := cmp.Diff(want, d.root); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func canonical(t testing.TB, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}

@@ -1,0 +1,30 @@
+// Package statefile owns pier's state_file: an append-only log of JSON
+// Patch events whose replay is the deployment state document
+// {"_type":"nixopsState","resources":{},"deployments":{}}.
+//
+// The file format is NixOps4's. The first value is the initialising event,
+// which adds the empty document at path "". Every later value is
+// {"index":N,"meta":{"time":…,"event":…},"patch":[RFC 6902 operations]}.
+// The reader accepts any whitespace-separated concatenation of JSON values
+// (NixOps4 pretty-prints); the writer appends one compact value per line
+// and fsyncs before returning.
+//
+// Start with [Open] (the writer: lock, repair a torn tail, replay) and
+// [Log.Append]; [Replay] and [Verify] are read-only. [Pointer] builds the
+// RFC 6901 pointers that patches use.
+//
+// Replay cost follows the bytes of the events, not events × state size:
+// the state is kept decoded and the common operations (add, replace, remove,
+// move and copy between object members) are applied in memory. Every other
+// case is handed to evanphx/json-patch, applied only to the smallest
+// sub-document that encloses the operation, so the library's semantics are
+// the reference (a differential test and FuzzReplay check this). One
+// deliberate difference: a member named "" (pointer "/a//b") is a member,
+// as RFC 6901 says and NixOps4 does, where json-patch resolves the empty
+// token to the container itself. Only a move or copy whose source or
+// destination is an array element below such a member still sees the
+// library's reading.
+//
+// This package imports only [github.com/pierhq/pier/schema] from pier. It
+// knows nothing about providers or the engine.
+package statefile

@@ -1,0 +1,132 @@
+package statefile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// LockedError reports that another process holds a state file's lock. PID
+// and Since come from the holder's record in the lock file; PID is 0 when
+// the record could not be read (the holder was just starting or stopping).
+type LockedError struct {
+	Path  string
+	PID   int
+	Since time.Time
+}
+
+func (e *LockedError) Error() string {
+	if e.PID == 0 {
+		return fmt.Sprintf("state file %s is locked by another process", e.Path)
+	}
+	return fmt.Sprintf("state file %s is locked by process %d since %s", e.Path, e.PID, e.Since.Format(time.RFC3339))
+}
+
+// holder is the record the lock owner writes into FILE.lock.
+type holder struct {
+	PID   int       `json:"pid"`
+	Since time.Time `json:"since"`
+}
+
+// lockPath is the sidecar that carries the flock. The lock is not on the
+// state file itself because compaction replaces that file by rename, and a
+// lock on the old inode would protect nothing. The sidecar is never
+// removed: removing a lock file lets two processes lock different inodes.
+func lockPath(path string) string { return path + ".lock" }
+
+// holderRetries bounds how long a refused locker waits for the holder's
+// record: the holder writes it right after taking the lock, so a few
+// milliseconds cover the window between flock and write.
+const (
+	holderRetries = 20
+	holderRetry   = 5 * time.Millisecond
+)
+
+// acquireLock takes the exclusive flock on path's lock file and records
+// this process as the holder. With wait it blocks until the lock is free;
+// otherwise it returns a *LockedError.
+func acquireLock(path string, wait bool, logger *slog.Logger) (*os.File, error) {
+	f, err := os.OpenFile(lockPath(path), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock state file %s: %w", path, err)
+	}
+	fd := int(f.Fd())
+	var h holder
+	locked := false
+	for attempt := 0; attempt < holderRetries && !locked; attempt++ {
+		err := flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			locked = true
+			break
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock state file %s: %w", path, err)
+		}
+		if h, err = readHolder(f); err == nil {
+			break
+		}
+		time.Sleep(holderRetry)
+	}
+	if !locked {
+		if !wait {
+			f.Close()
+			return nil, &LockedError{Path: path, PID: h.PID, Since: h.Since}
+		}
+		logger.Info("waiting for state file lock", "path", path, "pid", h.PID, "since", h.Since)
+		if err := flock(fd, unix.LOCK_EX); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock state file %s: %w", path, err)
+		}
+	}
+	b, _ := json.Marshal(holder{PID: os.Getpid(), Since: time.Now().UTC()}) // plain struct always encodes
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("record lock holder of %s: %w", path, err)
+	}
+	if _, err := f.WriteAt(b, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("record lock holder of %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// releaseLock clears the holder record, so a stale pid is never reported,
+// and closes the file, which releases the flock.
+func releaseLock(f *os.File) error {
+	terr := f.Truncate(0)
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return terr
+}
+
+func readHolder(f *os.File) (holder, error) {
+	buf := make([]byte, 256)
+	n, err := f.ReadAt(buf, 0)
+	if n == 0 {
+		return holder{}, fmt.Errorf("empty lock record: %w", err)
+	}
+	var h holder
+	if err := json.Unmarshal(buf[:n], &h); err != nil {
+		return holder{}, err
+	}
+	if h.PID <= 0 {
+		return holder{}, errors.New("lock record has no pid")
+	}
+	return h, nil
+}
+
+func flock(fd, how int) error {
+	for {
+		err := unix.Flock(fd, how)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}

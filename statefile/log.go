@@ -1,0 +1,304 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// Options configure [Open] and [Compact].
+type Options struct {
+	// Wait makes Open block until the lock is free, instead of returning a
+	// *LockedError naming the holder.
+	Wait bool
+	// Logger receives warnings (torn tail repaired, non-increasing indexes,
+	// loose permissions) and lifecycle messages. Nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrClosed is returned by methods of a closed [Log].
+var ErrClosed = errors.New("state log is closed")
+
+// Log is an open state file: locked for this process, replayed, and ready
+// to append. Its methods are safe for concurrent use.
+type Log struct {
+	mu     sync.Mutex
+	path   string
+	f      *os.File // O_APPEND; nil once closed
+	lock   *os.File
+	doc    doc
+	last   int64 // highest index in the file
+	size   int64 // bytes of complete events; a failed write is cut back to it
+	needNL bool  // the file does not end in whitespace
+	events int
+	broken error // a failed append could not be undone on disk
+	log    *slog.Logger
+}
+
+// Open opens the state file at path for writing. It creates the file (mode
+// 0600, holding the initialising event) if it does not exist, takes the
+// exclusive lock (held until Close), cuts off a torn tail after keeping a
+// copy of it in path.torn-TIME, and replays the log.
+func Open(path string, opts Options) (*Log, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	lk, err := acquireLock(path, opts.Wait, logger)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{path: path, lock: lk, log: logger}
+	if err := l.load(); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("open state file %s: %w", path, err)
+	}
+	return l, nil
+}
+
+func (l *Log) load() error {
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	l.f = f
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		l.log.Warn("state file is accessible to other users; it may hold secrets", "path", l.path, "mode", fi.Mode().Perm().String())
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return err
+	}
+	rep, d, err := replay(data)
+	switch {
+	case errors.Is(err, ErrNoEvents):
+		// A new file, or one whose creation was cut short by a crash.
+		if rep.Torn != nil {
+			if err := l.cutTorn(data, rep.Torn); err != nil {
+				return err
+			}
+		}
+		return l.initialise()
+	case err != nil:
+		return err
+	}
+	for _, w := range rep.Warnings {
+		l.log.Warn("state file event", "path", l.path, "event", w.Ordinal, "line", w.Line, "offset", w.Offset, "problem", w.Message)
+	}
+	if rep.Torn != nil {
+		if err := l.cutTorn(data, rep.Torn); err != nil {
+			return err
+		}
+	}
+	l.doc = *d
+	l.last = rep.LastIndex
+	l.size = rep.End
+	l.needNL = rep.End > 0 && skipSpace(data[rep.End-1:rep.End], 0) == 0
+	l.events = len(rep.Events)
+	return nil
+}
+
+// cutTorn keeps a copy of the torn bytes, then truncates them away.
+func (l *Log) cutTorn(data []byte, t *Torn) error {
+	copyPath := l.path + ".torn-" + stamp(time.Now())
+	if err := writeFileSync(copyPath, data[t.Offset:]); err != nil {
+		return fmt.Errorf("keep torn tail at %s: %w", t.Position, err)
+	}
+	if err := l.f.Truncate(t.Offset); err != nil {
+		return fmt.Errorf("cut torn tail at %s: %w", t.Position, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("cut torn tail at %s: %w", t.Position, err)
+	}
+	l.log.Warn("cut torn tail left by an interrupted write", "path", l.path, "line", t.Line, "offset", t.Offset, "bytes", t.Size, "copy", copyPath)
+	return nil
+}
+
+// initialise makes the file hold just the initialising event.
+func (l *Log) initialise() error {
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	line, err := initEvent(now()).encodeLine()
+	if err != nil {
+		return err
+	}
+	if _, err := l.f.Write(line); err != nil {
+		return err
+	}
+	if err := l.f.Sync(); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Dir(l.path)); err != nil {
+		return err
+	}
+	d, err := decodeValue([]byte(initialDocument))
+	if err != nil {
+		panic("initial document does not decode: this is a bug in pier")
+	}
+	l.doc = doc{root: d}
+	l.size = int64(len(line))
+	l.events = 1
+	return nil
+}
+
+// Path is the state file's path.
+func (l *Log) Path() string { return l.path }
+
+// LastIndex is the highest event index in the file: the state position a
+// saved plan records.
+func (l *Log) LastIndex() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last
+}
+
+// State returns a deep copy of the resolved document, which the caller
+// may change. It costs time proportional to the state; use [Log.Get] to
+// read one resource.
+func (l *Log) State() map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m, _ := deepCopy(l.doc.root).(map[string]any) // the root is checked to be an object on every change
+	return m
+}
+
+// Get returns a deep copy of the value at the JSON Pointer built from
+// segments (see [Pointer]), and whether it exists.
+func (l *Log) Get(segments ...string) (any, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	v, ok := l.doc.lookup(segments)
+	if !ok {
+		return nil, false
+	}
+	return deepCopy(v), true
+}
+
+// Append records patch as one event: it assigns the next index (highest +
+// 1) and, if meta.Time is empty, the current time; applies the patch to the
+// state; writes one line; and fsyncs before returning. A patch that does
+// not apply, or that leaves a document whose _type is not nixopsState, is
+// rejected and nothing is written. Its cost follows the patch, not the
+// state.
+func (l *Log) Append(meta Meta, patch schema.Patch) (Event, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ev := Event{Index: l.last + 1, Meta: meta, Patch: patch}
+	if ev.Meta.Time == "" {
+		ev.Meta.Time = now()
+	}
+	if err := l.append(ev); err != nil {
+		return Event{}, fmt.Errorf("append event %d to state file %s: %w", ev.Index, l.path, err)
+	}
+	return ev, nil
+}
+
+func (l *Log) append(ev Event) error {
+	switch {
+	case l.f == nil:
+		return ErrClosed
+	case l.broken != nil:
+		return l.broken
+	}
+	if err := l.doc.applyPatch(ev.Patch); err != nil {
+		return err
+	}
+	if _, err := checkType(l.doc.root); err != nil {
+		l.doc.rollback(0)
+		return err
+	}
+	line, err := ev.encodeLine()
+	if err != nil {
+		l.doc.rollback(0)
+		return err
+	}
+	if l.needNL {
+		line = append([]byte{'\n'}, line...)
+	}
+	n, err := l.f.Write(line)
+	if err == nil {
+		err = unix.Fdatasync(int(l.f.Fd()))
+	}
+	if err != nil {
+		l.doc.rollback(0)
+		// Cut what may have reached the file, so the log holds only whole
+		// events; if even that fails, refuse further appends.
+		if terr := l.f.Truncate(l.size); terr != nil {
+			l.broken = fmt.Errorf("an earlier append failed and could not be undone (%w); reopen the log", terr)
+		}
+		return err
+	}
+	l.doc.commit()
+	l.size += int64(n)
+	l.last = ev.Index
+	l.needNL = false
+	l.events++
+	return nil
+}
+
+// Close releases the lock. It is safe to call more than once.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	if l.f != nil {
+		errs = append(errs, l.f.Close())
+		l.f = nil
+	}
+	if l.lock != nil {
+		errs = append(errs, releaseLock(l.lock))
+		l.lock = nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close state file %s: %w", l.path, err)
+	}
+	return nil
+}
+
+func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
+
+// stamp is a timestamp for file names: sortable, no colons.
+func stamp(t time.Time) string { return t.UTC().Format("20060102T150405.000000000Z") }
+
+// writeFileSync creates path (it must not exist) with mode 0600 and data,
+// and fsyncs it.
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	return werr
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	serr := d.Sync()
+	if err := d.Close(); serr == nil {
+		serr = err
+	}
+	return serr
+}

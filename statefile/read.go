@@ -1,0 +1,224 @@
+package statefile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// Position locates an event in the file.
+type Position struct {
+	Ordinal int   `json:"ordinal"` // 0 for the initialising event
+	Offset  int64 `json:"offset"`  // byte offset of the value's first byte
+	Line    int   `json:"line"`    // 1-based line of that byte
+}
+
+func (p Position) String() string {
+	return fmt.Sprintf("event %d (line %d, byte %d)", p.Ordinal, p.Line, p.Offset)
+}
+
+// Record describes one replayed event: where it is, its index and meta,
+// and the JSON Pointers its operations touched (path, and from for move
+// and copy), in patch order.
+type Record struct {
+	Position
+	Index int64    `json:"index"`
+	Meta  Meta     `json:"meta"`
+	Paths []string `json:"paths"`
+}
+
+// Warning is a recovered problem: the file loads, but is not as pier
+// would have written it (e.g. a non-increasing index from NixOps4's
+// writer).
+type Warning struct {
+	Position
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string { return w.Position.String() + ": " + w.Message }
+
+// Torn describes a last value cut short mid-JSON, as a crash during an
+// append leaves it. It is never applied. Size is its length in bytes, up to
+// the end of the file.
+type Torn struct {
+	Position
+	Size int64 `json:"size"`
+}
+
+// Replayed is the result of reading a log.
+type Replayed struct {
+	// State is the resolved document. It belongs to the caller.
+	State    map[string]any
+	Events   []Record
+	Warnings []Warning
+	// Torn is set when the file ends in a truncated value.
+	Torn *Torn
+	// LastIndex is the highest index seen; the writer continues after it.
+	LastIndex int64
+	// End is the offset just past the last complete event (and the
+	// whitespace after it): the length the file has once a torn tail is cut.
+	End int64
+}
+
+// EventError is an event that cannot be read or applied.
+type EventError struct {
+	Position
+	Err error
+}
+
+func (e *EventError) Error() string { return fmt.Sprintf("%s: %v", e.Position, e.Err) }
+func (e *EventError) Unwrap() error { return e.Err }
+
+// ErrNoEvents means a file holds no complete event, not even the
+// initialising one (it is empty, or its only value is torn).
+var ErrNoEvents = errors.New("no complete event (the initialising event is missing)")
+
+// Replay reads a whole log and resolves its state. It only reads: a torn
+// tail is reported in [Replayed.Torn], not repaired. The error is an
+// [*EventError] naming the event's position when an event is malformed or
+// its patch does not apply.
+func Replay(r io.Reader) (*Replayed, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read state log: %w", err)
+	}
+	rep, _, err := replay(data)
+	if err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// wireEvent is an event as read; pointers tell missing fields apart.
+type wireEvent struct {
+	Index *json.Number  `json:"index"`
+	Meta  *Meta         `json:"meta"`
+	Patch *schema.Patch `json:"patch"`
+}
+
+// replay resolves data and also returns the live document, for the writer.
+// The Replayed it returns is never nil and holds what was read before an
+// error, for reports.
+func replay(data []byte) (*Replayed, *doc, error) {
+	rep := &Replayed{}
+	d := &doc{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	line, counted := 1, 0
+	for ordinal := 0; ; ordinal++ {
+		start := skipSpace(data, int(dec.InputOffset()))
+		if start == len(data) {
+			rep.End = int64(len(data))
+			break
+		}
+		line += bytes.Count(data[counted:start], []byte{'\n'})
+		counted = start
+		pos := Position{Ordinal: ordinal, Offset: int64(start), Line: line}
+		var w wireEvent
+		if err := dec.Decode(&w); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				rep.Torn = &Torn{Position: pos, Size: int64(len(data) - start)}
+				rep.End = int64(start)
+				break
+			}
+			return rep, nil, &EventError{Position: pos, Err: err}
+		}
+		rec, err := d.replayEvent(rep, pos, &w)
+		if err != nil {
+			return rep, nil, &EventError{Position: pos, Err: err}
+		}
+		rep.Events = append(rep.Events, rec)
+	}
+	if len(rep.Events) == 0 {
+		return rep, nil, ErrNoEvents
+	}
+	state, err := checkType(d.root)
+	if err != nil {
+		return rep, nil, err
+	}
+	rep.State = state
+	return rep, d, nil
+}
+
+func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, error) {
+	switch {
+	case w.Index == nil:
+		return Record{}, errors.New("missing index")
+	case w.Meta == nil:
+		return Record{}, errors.New("missing meta")
+	case w.Patch == nil:
+		return Record{}, errors.New("missing patch")
+	}
+	idx, err := strconv.ParseInt(w.Index.String(), 10, 64)
+	if err != nil || idx < 0 {
+		return Record{}, fmt.Errorf("index %s is not a non-negative integer", w.Index)
+	}
+	patch := *w.Patch
+	if pos.Ordinal == 0 {
+		if !isInit(patch) {
+			return Record{}, fmt.Errorf("first event does not initialise the state: its first operation must add {\"_type\":%q,…} at path \"\"", stateType)
+		}
+		if idx != 0 {
+			rep.Warnings = append(rep.Warnings, Warning{Position: pos, Message: fmt.Sprintf("initialising event has index %d, want 0", idx)})
+		}
+	} else if idx <= rep.LastIndex {
+		rep.Warnings = append(rep.Warnings, Warning{Position: pos, Message: fmt.Sprintf("index %d does not increase (highest so far %d)", idx, rep.LastIndex)})
+	}
+	if err := d.applyPatch(patch); err != nil {
+		return Record{}, fmt.Errorf("index %d: %w", idx, err)
+	}
+	d.commit()
+	rep.LastIndex = max(rep.LastIndex, idx)
+	return Record{Position: pos, Index: idx, Meta: *w.Meta, Paths: touched(patch)}, nil
+}
+
+// isInit reports whether a patch starts by adding a nixopsState document
+// at the root, as the initialising event does.
+func isInit(p schema.Patch) bool {
+	if len(p) == 0 || p[0].Op != "add" || p[0].Path != "" {
+		return false
+	}
+	var v struct {
+		Type string `json:"_type"`
+	}
+	return json.Unmarshal(p[0].Value, &v) == nil && v.Type == stateType
+}
+
+func checkType(root any) (map[string]any, error) {
+	m, ok := root.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("resolved state is not a JSON object")
+	}
+	if m["_type"] != stateType {
+		return nil, fmt.Errorf("resolved state has _type %v, want %q", m["_type"], stateType)
+	}
+	return m, nil
+}
+
+func touched(p schema.Patch) []string {
+	paths := make([]string, 0, len(p))
+	for _, op := range p {
+		if op.Op == "move" || op.Op == "copy" {
+			paths = append(paths, op.From)
+		}
+		paths = append(paths, op.Path)
+	}
+	return paths
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
