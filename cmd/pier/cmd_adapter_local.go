@@ -34,8 +34,9 @@ implements the optional operation "destroy". Relative file and state_file
 names resolve against the working directory, where exec also runs programs.
 State files stay open, and locked, until the process exits.
 
-Interrupts (SIGINT) are ignored: the host stops a provider by closing its
-stdin. SIGTERM stops it at once.
+Interrupts (SIGINT) are ignored, also by the programs exec runs: the host
+stops a provider by closing its stdin. SIGTERM stops it at once, killing a
+running exec program.
 
 Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 2 usage error, 130 terminated.`,
