@@ -101,7 +101,7 @@ func Start(opts Options) (*Client, error) {
 	}
 	name := filepath.Base(path)
 	c := &Client{name: name, path: path, log: log}
-	c.sink = &logSink{log: log.With("provider", name)}
+	c.sink = &logSink{log: log.With("provider", name), module: "provider." + name, providerLogs: opts.ProviderLogs}
 
 	c.sockDir, err = os.MkdirTemp("", "pier-tf-")
 	if err != nil {

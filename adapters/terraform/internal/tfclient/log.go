@@ -21,6 +21,12 @@ const stderrTail = 30
 // on a slog logger at its level. It keeps the last lines for error messages.
 type logSink struct {
 	log *slog.Logger
+	// module is go-plugin's logger name for lines from the provider itself
+	// ("provider.<binary>"). Its plain stderr lines arrive at debug level;
+	// they are raised to info so that they reach the user, as are all the
+	// provider's log lines when provider logs were asked for.
+	module       string
+	providerLogs bool
 
 	mu   sync.Mutex
 	buf  []byte
@@ -61,6 +67,7 @@ func (s *logSink) emit(line []byte) {
 	msg, _ := entry["@message"].(string)
 	lvl, _ := entry["@level"].(string)
 	level := slogLevel(lvl)
+	level = s.adjust(entry, level)
 	if level >= slog.LevelInfo || strings.HasPrefix(msg, "panic: ") {
 		s.remember(msg)
 	}
@@ -107,4 +114,21 @@ func slogLevel(l string) slog.Level {
 		return slog.LevelError
 	}
 	return slog.LevelInfo
+}
+
+// adjust decides what the user sees at the default info level: the
+// provider's plain stderr (panics included) and, when asked for, its logs;
+// not the handshake chatter of go-plugin and the provider's plugin server.
+// go-plugin marks lines it parsed from the provider's JSON logs with a
+// "timestamp" key; plain stderr lines have none.
+func (s *logSink) adjust(entry map[string]any, level slog.Level) slog.Level {
+	mod, _ := entry["@module"].(string)
+	_, fromJSON := entry["timestamp"]
+	switch {
+	case mod == s.module && (!fromJSON || s.providerLogs):
+		return max(level, slog.LevelInfo)
+	case level == slog.LevelInfo:
+		return slog.LevelDebug
+	}
+	return level
 }

@@ -1,0 +1,222 @@
+package terraform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/pierhq/pier/adapters/terraform/internal/tfclient"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfvalue"
+	"github.com/pierhq/pier/providersdk"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// DataSourcePrefix marks a v0 resource type as a Terraform data source:
+// "data-source-fixture_echo" is the data source fixture_echo.
+const DataSourcePrefix = "data-source-"
+
+// Options configures a [Bridge].
+type Options struct {
+	// Plugin is the Terraform provider executable.
+	Plugin string
+	// Config is the provider configuration (the provider declaration's
+	// config); nil is empty.
+	Config map[string]any
+	// Logger receives the bridge's logs and the provider's stderr; nil
+	// discards them.
+	Logger *slog.Logger
+	// ProviderLogs turns on the Terraform provider SDK's own logging.
+	ProviderLogs bool
+	// ProtocolVersions restricts the plugin protocol versions offered;
+	// nil offers 5 and 6. Tests use it.
+	ProtocolVersions []int
+	// Timeout bounds each operation; 0 means no bound. When it passes, the
+	// provider is told to stop (StopProvider) and the operation fails.
+	Timeout time.Duration
+}
+
+// Bridge serves one Terraform provider as a v0 provider. Its methods are
+// called by [providersdk.Serve] one at a time; it is not safe for
+// concurrent use.
+type Bridge struct {
+	client  *tfclient.Client
+	log     *slog.Logger
+	config  map[string]any
+	timeout time.Duration
+
+	// configured is set once ConfigureProvider succeeded; configureErr
+	// keeps a failure so every later request reports the same cause.
+	configured   bool
+	configureErr error
+}
+
+var (
+	_ providersdk.Handler   = (*Bridge)(nil)
+	_ providersdk.Destroyer = (*Bridge)(nil)
+	_ providersdk.Reader    = (*Bridge)(nil)
+	_ providersdk.Importer  = (*Bridge)(nil)
+)
+
+// New starts the provider and fetches its schema. Close the Bridge to stop
+// the provider.
+func New(ctx context.Context, opts Options) (*Bridge, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c, err := tfclient.Start(tfclient.Options{
+		Path:             opts.Plugin,
+		Logger:           log,
+		ProviderLogs:     opts.ProviderLogs,
+		ProtocolVersions: opts.ProtocolVersions,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Schema(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	return &Bridge{client: c, log: log.With("provider", c.Name()), config: cfg, timeout: opts.Timeout}, nil
+}
+
+// Close stops the provider.
+func (b *Bridge) Close() error { return b.client.Close() }
+
+// Serve runs a bridge on stdin and stdout until stdin closes or ctx ends.
+func Serve(ctx context.Context, opts Options) error {
+	b, err := New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	err = providersdk.Serve(ctx, b, providersdk.Options{Logger: opts.Logger})
+	return errors.Join(err, b.Close())
+}
+
+// Schema returns the provider's schema, fetched once at start.
+func (b *Bridge) Schema(ctx context.Context) (*tfproto.ProviderSchema, error) {
+	return b.client.Schema(ctx)
+}
+
+// op bounds one operation by the configured timeout.
+func (b *Bridge) op(ctx context.Context) (context.Context, context.CancelFunc) {
+	if b.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, b.timeout, fmt.Errorf("operation took longer than the bridge's timeout of %s", b.timeout))
+}
+
+// configure validates and sends the provider configuration, once.
+func (b *Bridge) configure(ctx context.Context) error {
+	if b.configured {
+		return nil
+	}
+	if b.configureErr != nil {
+		return b.configureErr
+	}
+	err := b.doConfigure(ctx)
+	if err != nil && ctx.Err() == nil {
+		b.configureErr = err // a cancelled attempt may be retried
+	}
+	return err
+}
+
+func (b *Bridge) doConfigure(ctx context.Context) error {
+	s, err := b.client.Schema(ctx)
+	if err != nil {
+		return err
+	}
+	block := s.Provider.Block
+	cfg, err := tfvalue.Config(block, b.config)
+	if err != nil {
+		return fmt.Errorf("provider %s: configuration: %w", b.client.Name(), err)
+	}
+	ty := block.ImpliedType()
+	data, err := tfvalue.Marshal(cfg, ty)
+	if err != nil {
+		return fmt.Errorf("provider %s: configuration: encode: %w", b.client.Name(), err)
+	}
+	prepared, diags, err := b.client.ValidateProviderConfig(ctx, data)
+	if err != nil {
+		return err
+	}
+	if err := b.diagnostics("validate provider configuration", "", diags); err != nil {
+		return err
+	}
+	if len(prepared) > 0 {
+		// Protocol 5 providers may fill in defaults; use what they return.
+		data = prepared
+	}
+	diags, err = b.client.ConfigureProvider(ctx, data)
+	if err != nil {
+		return err
+	}
+	if err := b.diagnostics("configure provider", "", diags); err != nil {
+		return err
+	}
+	b.configured = true
+	return nil
+}
+
+// diagnostics logs warnings and turns error diagnostics into an error that
+// names the provider and the step.
+func (b *Bridge) diagnostics(step, typ string, diags tfproto.Diagnostics) error {
+	for _, d := range diags.Warnings() {
+		b.log.Warn(d.Summary, "type", typ, "step", step, "detail", d.Detail, "attribute", d.Attribute.String())
+	}
+	if err := diags.Err(); err != nil {
+		return fmt.Errorf("provider %s: %s: %w", b.client.Name(), step, err)
+	}
+	return nil
+}
+
+// resourceType is a resolved v0 type: its Terraform name, schema and kind.
+type resourceType struct {
+	name       string
+	schema     *tfproto.Schema
+	dataSource bool
+}
+
+func (rt *resourceType) ty() cty.Type { return rt.schema.Block.ImpliedType() }
+
+// lookup resolves a v0 type name against the schema.
+func (b *Bridge) lookup(ctx context.Context, typ string) (*resourceType, error) {
+	s, err := b.client.Schema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if name, ok := strings.CutPrefix(typ, DataSourcePrefix); ok {
+		if ds := s.DataSources[name]; ds != nil {
+			return &resourceType{name: name, schema: ds, dataSource: true}, nil
+		}
+		return nil, fmt.Errorf("provider %s has no data source %q", b.client.Name(), name)
+	}
+	if rs := s.ResourceTypes[typ]; rs != nil {
+		return &resourceType{name: typ, schema: rs}, nil
+	}
+	if s.DataSources[typ] != nil {
+		return nil, fmt.Errorf("provider %s has no resource type %q; it has a data source of that name, use type %q", b.client.Name(), typ, DataSourcePrefix+typ)
+	}
+	return nil, fmt.Errorf("provider %s has no resource type %q", b.client.Name(), typ)
+}
+
+// errNotStateful explains why a Terraform resource must be stateful.
+var errNotStateful = errors.New("Terraform resources are real objects that must be recorded to be updated or destroyed: give the resource a state handler (isStateful is false)")
+
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
+
+// modeName says "data source" or "resource type" for messages.
+func (rt *resourceType) modeName() string {
+	if rt.dataSource {
+		return "data source"
+	}
+	return "resource type"
+}

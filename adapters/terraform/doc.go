@@ -1,0 +1,30 @@
+// Package terraform is the Terraform bridge: a v0 resource provider, built on
+// [providersdk], whose resource types are those of one Terraform provider
+// binary. `pier adapter terraform --plugin PATH` runs it.
+//
+// The bridge starts the Terraform provider once ([New]) and keeps it for
+// its whole life. Each v0 operation becomes plugin protocol calls:
+//
+//   - create: PlanResourceChange from a null prior, then ApplyResourceChange.
+//   - update: UpgradeResourceState of the stored JSON first, then
+//     PlanResourceChange; destroy and create when the plan requires
+//     replacement, ApplyResourceChange otherwise, nothing when the plan
+//     changes nothing.
+//   - destroy: plan and apply to null. read: ReadResource. import:
+//     ImportResourceState, then ReadResource.
+//   - types named "data-source-<name>" are data sources: ReadDataSource on
+//     create and update.
+//
+// Outputs are the whole Terraform state object as JSON, plus the reserved
+// key [ReservedKey] holding what Terraform keeps beside state: the private
+// bytes (base64), the schema version and the sensitive attribute paths.
+//
+// The provider's own configuration arrives once, on a file descriptor
+// ([ReadConfig]), and is validated and sent to the provider lazily, on the
+// first request that needs a configured provider. It never enters inputs,
+// outputs or logs.
+//
+// The package imports [schema], [providersdk] and its own internal packages,
+// never the engine. Start at [Bridge]; the protocol client is in
+// internal/tfclient and value conversion in internal/tfvalue.
+package terraform

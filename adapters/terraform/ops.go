@@ -1,0 +1,479 @@
+package terraform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pierhq/pier/adapters/terraform/internal/tfclient"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfvalue"
+	"github.com/pierhq/pier/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Create implements [providersdk.Handler]: plan from a null prior, then
+// apply. Data sources are read instead.
+func (b *Bridge) Create(ctx context.Context, req *schema.CreateResourceRequest) (*schema.CreateResourceResponse, error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	rt, err := b.ready(ctx, req.Type)
+	if err != nil {
+		return nil, err
+	}
+	if rt.dataSource {
+		out, err := b.readDataSource(ctx, rt, req.InputProperties)
+		if err != nil {
+			return nil, err
+		}
+		return &schema.CreateResourceResponse{OutputProperties: out}, nil
+	}
+	if !req.IsStateful {
+		return nil, errNotStateful
+	}
+	out, err := b.create(ctx, rt, req.InputProperties)
+	if err != nil {
+		return nil, err
+	}
+	return &schema.CreateResourceResponse{OutputProperties: out}, nil
+}
+
+// Update implements [providersdk.Handler]: upgrade the recorded state, plan,
+// then apply, or destroy and create when the plan requires replacement.
+func (b *Bridge) Update(ctx context.Context, req *schema.UpdateResourceRequest) (*schema.UpdateResourceResponse, error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	rt, err := b.ready(ctx, req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	var out schema.Properties
+	if rt.dataSource {
+		out, err = b.readDataSource(ctx, rt, req.InputProperties)
+	} else {
+		out, err = b.update(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &schema.UpdateResourceResponse{OutputProperties: out}, nil
+}
+
+// Destroy implements [providersdk.Destroyer]: plan and apply to null.
+// Destroying a data source does nothing.
+func (b *Bridge) Destroy(ctx context.Context, req *schema.DestroyResourceRequest) (*schema.DestroyResourceResponse, error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	rt, err := b.ready(ctx, req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	if rt.dataSource {
+		return &schema.DestroyResourceResponse{}, nil
+	}
+	prior, private, err := b.prior(ctx, rt, req.Resource.OutputProperties)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.destroy(ctx, rt, prior, private); err != nil {
+		return nil, err
+	}
+	return &schema.DestroyResourceResponse{}, nil
+}
+
+// Read implements [providersdk.Reader]: ReadResource on the upgraded
+// recorded state; a null result means the object is gone. A data source is
+// read again from its recorded inputs.
+func (b *Bridge) Read(ctx context.Context, req *schema.ReadResourceRequest) (*schema.ReadResourceResponse, error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	rt, err := b.ready(ctx, req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	if rt.dataSource {
+		out, err := b.readDataSource(ctx, rt, req.Resource.InputProperties)
+		if err != nil {
+			return nil, err
+		}
+		return &schema.ReadResourceResponse{Exists: true, OutputProperties: out}, nil
+	}
+	prior, private, err := b.prior(ctx, rt, req.Resource.OutputProperties)
+	if err != nil {
+		return nil, err
+	}
+	state, newPrivate, err := b.read(ctx, rt, prior, private)
+	if err != nil {
+		return nil, err
+	}
+	if state.IsNull() {
+		return &schema.ReadResourceResponse{Exists: false}, nil
+	}
+	out, err := outputs(rt, state, newPrivate)
+	if err != nil {
+		return nil, err
+	}
+	return &schema.ReadResourceResponse{Exists: true, OutputProperties: out}, nil
+}
+
+// Import implements [providersdk.Importer]: ImportResourceState, then
+// ReadResource. The proposed inputs are the imported object's configurable
+// attributes.
+func (b *Bridge) Import(ctx context.Context, req *schema.ImportResourceRequest) (*schema.ImportResourceResponse, error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	rt, err := b.ready(ctx, req.Type)
+	if err != nil {
+		return nil, err
+	}
+	if rt.dataSource {
+		return nil, fmt.Errorf("data sources cannot be imported: they are read, not managed")
+	}
+	imported, diags, err := b.client.ImportResourceState(ctx, rt.name, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.diagnostics("import resource state", rt.name, diags); err != nil {
+		return nil, err
+	}
+	var found *tfclient.ImportedResource
+	for i := range imported {
+		if imported[i].TypeName == "" || imported[i].TypeName == rt.name {
+			found = &imported[i]
+			break
+		}
+	}
+	notFound := fmt.Errorf("provider %s found no %s with id %q to import", b.client.Name(), rt.name, req.ID)
+	if found == nil {
+		return nil, notFound
+	}
+	state, err := tfvalue.Unmarshal(found.State, rt.ty())
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: import resource state: decode: %w", b.client.Name(), err)
+	}
+	if state.IsNull() {
+		return nil, notFound
+	}
+	state, private, err := b.read(ctx, rt, state, found.Private)
+	if err != nil {
+		return nil, err
+	}
+	if state.IsNull() {
+		return nil, notFound
+	}
+	out, err := outputs(rt, state, private)
+	if err != nil {
+		return nil, err
+	}
+	in, err := tfvalue.Inputs(rt.schema.Block, state)
+	if err != nil {
+		return nil, fmt.Errorf("derive inputs: %w", err)
+	}
+	return &schema.ImportResourceResponse{InputProperties: in, OutputProperties: out}, nil
+}
+
+// ready resolves the type and makes sure the provider is configured.
+func (b *Bridge) ready(ctx context.Context, typ string) (*resourceType, error) {
+	rt, err := b.lookup(ctx, typ)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.configure(ctx); err != nil {
+		return nil, err
+	}
+	return rt, nil
+}
+
+// resourceConfig converts inputs to the configuration value and validates it with
+// the provider.
+func (b *Bridge) resourceConfig(ctx context.Context, rt *resourceType, inputs schema.Properties) (cty.Value, []byte, error) {
+	cfg, err := tfvalue.Config(rt.schema.Block, inputs)
+	if err != nil {
+		return cty.NilVal, nil, fmt.Errorf("inputs: %w", err)
+	}
+	data, err := tfvalue.Marshal(cfg, rt.ty())
+	if err != nil {
+		return cty.NilVal, nil, fmt.Errorf("inputs: encode: %w", err)
+	}
+	var diags tfproto.Diagnostics
+	if rt.dataSource {
+		diags, err = b.client.ValidateDataSourceConfig(ctx, rt.name, data)
+	} else {
+		diags, err = b.client.ValidateResourceConfig(ctx, rt.name, data)
+	}
+	if err != nil {
+		return cty.NilVal, nil, err
+	}
+	if err := b.diagnostics("validate "+rt.modeName()+" config", rt.name, diags); err != nil {
+		return cty.NilVal, nil, err
+	}
+	return cfg, data, nil
+}
+
+func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Properties) (schema.Properties, error) {
+	cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
+	if err != nil {
+		return nil, err
+	}
+	null := cty.NullVal(rt.ty())
+	nullData, err := tfvalue.Marshal(null, rt.ty())
+	if err != nil {
+		return nil, err
+	}
+	plan, planned, err := b.plan(ctx, rt, cfg, planArgs{prior: nullData, proposed: cfgData, config: cfgData})
+	if err != nil {
+		return nil, err
+	}
+	state, private, err := b.apply(ctx, rt, planned, &tfclient.ApplyRequest{
+		TypeName: rt.name, Prior: nullData, Planned: plan.Planned, Config: cfgData, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if state.IsNull() {
+		return nil, fmt.Errorf("provider %s: apply resource change: returned no object after creating it (this is a bug in the provider)", b.client.Name())
+	}
+	return outputs(rt, state, private)
+}
+
+func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (schema.Properties, error) {
+	prior, priorPrivate, err := b.prior(ctx, rt, recorded)
+	if err != nil {
+		return nil, err
+	}
+	if prior.IsNull() {
+		b.log.Info("recorded object is gone; creating it again", "type", rt.name)
+		return b.create(ctx, rt, inputs)
+	}
+	cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
+	if err != nil {
+		return nil, err
+	}
+	priorData, err := tfvalue.Marshal(prior, rt.ty())
+	if err != nil {
+		return nil, err
+	}
+	proposedData, err := tfvalue.Marshal(proposedNew(rt.schema.Block, prior, cfg), rt.ty())
+	if err != nil {
+		return nil, fmt.Errorf("encode proposed state: %w", err)
+	}
+	plan, planned, err := b.plan(ctx, rt, cfg, planArgs{prior: priorData, proposed: proposedData, config: cfgData, private: priorPrivate})
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.RequiresReplace) > 0 {
+		paths := make([]string, len(plan.RequiresReplace))
+		for i, p := range plan.RequiresReplace {
+			paths[i] = p.String()
+		}
+		b.log.Info("replacing: the provider cannot update these attributes in place", "type", rt.name, "attributes", strings.Join(paths, ", "))
+		if err := b.destroy(ctx, rt, prior, priorPrivate); err != nil {
+			return nil, fmt.Errorf("replace (destroy step): %w", err)
+		}
+		out, err := b.create(ctx, rt, inputs)
+		if err != nil {
+			return nil, fmt.Errorf("replace (create step, the old object is already destroyed): %w", err)
+		}
+		return out, nil
+	}
+	if planned.RawEquals(prior) {
+		// Nothing to change; Terraform skips the apply too.
+		return outputs(rt, prior, plan.PlannedPrivate)
+	}
+	state, private, err := b.apply(ctx, rt, planned, &tfclient.ApplyRequest{
+		TypeName: rt.name, Prior: priorData, Planned: plan.Planned, Config: cfgData, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if state.IsNull() {
+		return nil, fmt.Errorf("provider %s: apply resource change: returned no object after updating it (this is a bug in the provider)", b.client.Name())
+	}
+	return outputs(rt, state, private)
+}
+
+func (b *Bridge) destroy(ctx context.Context, rt *resourceType, prior cty.Value, private []byte) error {
+	if prior.IsNull() {
+		return nil
+	}
+	ty := rt.ty()
+	priorData, err := tfvalue.Marshal(prior, ty)
+	if err != nil {
+		return err
+	}
+	nullData, err := tfvalue.Marshal(cty.NullVal(ty), ty)
+	if err != nil {
+		return err
+	}
+	plannedPrivate := private
+	s, err := b.client.Schema(ctx)
+	if err != nil {
+		return err
+	}
+	if s.Capabilities.PlanDestroy {
+		plan, err := b.client.PlanResourceChange(ctx, &tfclient.PlanRequest{
+			TypeName: rt.name, Prior: priorData, Proposed: nullData, Config: nullData, PriorPrivate: private,
+		})
+		if err != nil {
+			return err
+		}
+		if err := b.diagnostics("plan destroy", rt.name, plan.Diagnostics); err != nil {
+			return err
+		}
+		plannedPrivate = plan.PlannedPrivate
+	}
+	resp, err := b.client.ApplyResourceChange(ctx, &tfclient.ApplyRequest{
+		TypeName: rt.name, Prior: priorData, Planned: nullData, Config: nullData, PlannedPrivate: plannedPrivate,
+	})
+	if err != nil {
+		return err
+	}
+	if err := b.diagnostics("apply destroy", rt.name, resp.Diagnostics); err != nil {
+		return err
+	}
+	state, err := tfvalue.Unmarshal(resp.NewState, ty)
+	if err != nil {
+		return fmt.Errorf("provider %s: apply destroy: decode new state: %w", b.client.Name(), err)
+	}
+	if !state.IsNull() {
+		return fmt.Errorf("provider %s: apply destroy: the provider returned an object instead of null (this is a bug in the provider)", b.client.Name())
+	}
+	return nil
+}
+
+// planArgs are PlanResourceChange's msgpack arguments.
+type planArgs struct {
+	prior, proposed, config, private []byte
+}
+
+// plan calls PlanResourceChange and checks the plan against the
+// configuration.
+func (b *Bridge) plan(ctx context.Context, rt *resourceType, cfg cty.Value, a planArgs) (*tfclient.PlanResponse, cty.Value, error) {
+	resp, err := b.client.PlanResourceChange(ctx, &tfclient.PlanRequest{
+		TypeName: rt.name, Prior: a.prior, Proposed: a.proposed, Config: a.config, PriorPrivate: a.private,
+	})
+	if err != nil {
+		return nil, cty.NilVal, err
+	}
+	if err := b.diagnostics("plan resource change", rt.name, resp.Diagnostics); err != nil {
+		return nil, cty.NilVal, err
+	}
+	if resp.Deferred {
+		return nil, cty.NilVal, fmt.Errorf("provider %s: plan resource change: the provider deferred the change, which pier does not support", b.client.Name())
+	}
+	planned, err := tfvalue.Unmarshal(resp.Planned, rt.ty())
+	if err != nil {
+		return nil, cty.NilVal, fmt.Errorf("provider %s: plan resource change: decode planned state: %w", b.client.Name(), err)
+	}
+	if err := b.consistent("plan resource change", rt, resp.LegacyTypeSystem, tfvalue.CheckPlan(rt.schema.Block, cfg, planned)); err != nil {
+		return nil, cty.NilVal, err
+	}
+	return resp, planned, nil
+}
+
+// apply calls ApplyResourceChange and checks the result against the plan.
+func (b *Bridge) apply(ctx context.Context, rt *resourceType, planned cty.Value, req *tfclient.ApplyRequest) (cty.Value, []byte, error) {
+	resp, err := b.client.ApplyResourceChange(ctx, req)
+	if err != nil {
+		return cty.NilVal, nil, err
+	}
+	if err := b.diagnostics("apply resource change", rt.name, resp.Diagnostics); err != nil {
+		return cty.NilVal, nil, err
+	}
+	state, err := tfvalue.Unmarshal(resp.NewState, rt.ty())
+	if err != nil {
+		return cty.NilVal, nil, fmt.Errorf("provider %s: apply resource change: decode new state: %w", b.client.Name(), err)
+	}
+	if !state.IsWhollyKnown() {
+		return cty.NilVal, nil, fmt.Errorf("provider %s: apply resource change: the new state has unknown values (this is a bug in the provider)", b.client.Name())
+	}
+	if err := b.consistent("apply resource change", rt, resp.LegacyTypeSystem, tfvalue.CheckApply(planned, state)); err != nil {
+		return cty.NilVal, nil, err
+	}
+	return state, resp.Private, nil
+}
+
+// consistent reports broken consistency rules: an error normally, warnings
+// for providers on the legacy type system (SDKv2), as Terraform does.
+func (b *Bridge) consistent(step string, rt *resourceType, legacy bool, errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	if legacy {
+		for _, e := range errs {
+			b.log.Warn("provider produced an inconsistent result; tolerated for the legacy type system", "type", rt.name, "step", step, "err", e)
+		}
+		return nil
+	}
+	return fmt.Errorf("provider %s: %s: inconsistent result (this is a bug in the provider): %w", b.client.Name(), step, errors.Join(errs...))
+}
+
+// prior upgrades recorded outputs to a state value of the current schema.
+func (b *Bridge) prior(ctx context.Context, rt *resourceType, recorded schema.Properties) (cty.Value, []byte, error) {
+	state, m, err := splitOutputs(recorded)
+	if err != nil {
+		return cty.NilVal, nil, err
+	}
+	raw, err := rawState(rt, state, m.SchemaVersion)
+	if err != nil {
+		return cty.NilVal, nil, fmt.Errorf("encode recorded state: %w", err)
+	}
+	data, diags, err := b.client.UpgradeResourceState(ctx, rt.name, m.SchemaVersion, raw)
+	if err != nil {
+		return cty.NilVal, nil, err
+	}
+	if err := b.diagnostics("upgrade resource state", rt.name, diags); err != nil {
+		return cty.NilVal, nil, err
+	}
+	v, err := tfvalue.Unmarshal(data, rt.ty())
+	if err != nil {
+		return cty.NilVal, nil, fmt.Errorf("provider %s: upgrade resource state: decode: %w", b.client.Name(), err)
+	}
+	return v, m.Private, nil
+}
+
+// read calls ReadResource; a null state means the object is gone.
+func (b *Bridge) read(ctx context.Context, rt *resourceType, current cty.Value, private []byte) (cty.Value, []byte, error) {
+	data, err := tfvalue.Marshal(current, rt.ty())
+	if err != nil {
+		return cty.NilVal, nil, err
+	}
+	resp, err := b.client.ReadResource(ctx, &tfclient.ReadRequest{TypeName: rt.name, Current: data, Private: private})
+	if err != nil {
+		return cty.NilVal, nil, err
+	}
+	if err := b.diagnostics("read resource", rt.name, resp.Diagnostics); err != nil {
+		return cty.NilVal, nil, err
+	}
+	if resp.Deferred {
+		return cty.NilVal, nil, fmt.Errorf("provider %s: read resource: the provider deferred the read, which pier does not support", b.client.Name())
+	}
+	state, err := tfvalue.Unmarshal(resp.NewState, rt.ty())
+	if err != nil {
+		return cty.NilVal, nil, fmt.Errorf("provider %s: read resource: decode: %w", b.client.Name(), err)
+	}
+	return state, resp.Private, nil
+}
+
+func (b *Bridge) readDataSource(ctx context.Context, rt *resourceType, inputs schema.Properties) (schema.Properties, error) {
+	_, cfgData, err := b.resourceConfig(ctx, rt, inputs)
+	if err != nil {
+		return nil, err
+	}
+	data, diags, err := b.client.ReadDataSource(ctx, rt.name, cfgData)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.diagnostics("read data source", rt.name, diags); err != nil {
+		return nil, err
+	}
+	state, err := tfvalue.Unmarshal(data, rt.ty())
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: read data source: decode: %w", b.client.Name(), err)
+	}
+	if state.IsNull() || !state.IsWhollyKnown() {
+		return nil, fmt.Errorf("provider %s: read data source: returned no complete object (this is a bug in the provider)", b.client.Name())
+	}
+	return outputs(rt, state, nil)
+}

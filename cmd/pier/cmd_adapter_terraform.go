@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/adapters/terraform"
+	"github.com/pierhq/pier/providersdk"
+)
+
+func init() { registerSub("adapter", newAdapterTerraformCommand) }
+
+// adapterTerraformOptions are the settings of `pier adapter terraform`.
+type adapterTerraformOptions struct {
+	plugin       string
+	providerLogs bool
+	timeout      time.Duration
+	// protocols restricts the plugin protocol versions offered (hidden,
+	// for tests of version mismatches); empty offers 5 and 6.
+	protocols string
+}
+
+func newAdapterTerraformCommand() *cli.Command {
+	var opts adapterTerraformOptions
+	return &cli.Command{
+		Name:  "terraform",
+		Usage: "serve a Terraform provider's resource types and data sources on stdin/stdout",
+		Description: `Runs the Terraform bridge: a v0 provider whose resource types are those of
+the Terraform provider binary given by --plugin (plugin protocol 5 or 6).
+Data source NAME is the type "data-source-NAME". It implements the
+optional operations "destroy", "read" and "import". Resources must be
+stateful. Outputs are the full Terraform state plus the reserved key
+"__tf" (private data, schema version, sensitive attribute paths).
+
+The provider configuration is read as a JSON object from the file
+descriptor named by $PIER_PROVIDER_CONFIG_FD (the host passes fd 3), never
+from arguments; it is sent to the provider on the first request.
+
+The Terraform provider runs for as long as this process. Logs, including
+the provider's stderr, go to stderr as JSON lines at the level named by
+$PIER_LOG. SIGINT or SIGTERM tells the provider to stop (StopProvider).
+
+Exit codes: 0 stdin closed, 1 the provider could not be started or the
+protocol failed, 2 usage error, 130 interrupted.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{
+				Name:        "plugin",
+				Usage:       "path of the Terraform provider `BINARY`",
+				Required:    true,
+				Destination: &opts.plugin,
+			},
+			&cli.BoolFlag{
+				Name:        "provider-logs",
+				Usage:       "turn on the provider SDK's own logs (TF_LOG_*), forwarded to stderr",
+				EnvVars:     []string{"PIER_TF_PROVIDER_LOG"},
+				Destination: &opts.providerLogs,
+			},
+			&cli.DurationFlag{
+				Name:        "timeout",
+				Usage:       "bound each operation; when it passes the provider is told to stop (0: no bound)",
+				Destination: &opts.timeout,
+			},
+			&cli.StringFlag{
+				Name:        "protocol-versions",
+				Hidden:      true,
+				EnvVars:     []string{"PIER_TF_PROTOCOL_VERSIONS"},
+				Destination: &opts.protocols,
+			},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("adapter terraform takes no arguments, got %q", c.Args().Slice())
+			}
+			return runAdapterTerraform(c.Context, opts, os.Stdin, os.Stdout, os.Stderr)
+		},
+	}
+}
+
+// runAdapterTerraform serves the bridge until stdin closes or ctx ends.
+func runAdapterTerraform(ctx context.Context, opts adapterTerraformOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	versions, err := parseProtocolVersions(opts.protocols)
+	if err != nil {
+		return err
+	}
+	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("adapter", "terraform")
+	cfg, err := terraform.ReadConfig()
+	if err != nil {
+		return fmt.Errorf("provider %s: %w", opts.plugin, err)
+	}
+	b, err := terraform.New(ctx, terraform.Options{
+		Plugin:           opts.plugin,
+		Config:           cfg,
+		Logger:           logger,
+		ProviderLogs:     opts.providerLogs,
+		ProtocolVersions: versions,
+		Timeout:          opts.timeout,
+	})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return providersdk.ServeIO(ctx, b, stdin, stdout, providersdk.Options{Logger: logger})
+}
+
+func parseProtocolVersions(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || (v != 5 && v != 6) {
+			return nil, usagef("--protocol-versions: %q is not 5 or 6", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
