@@ -1,0 +1,609 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// header declares the providers and the state handler the scenarios share.
+const header = `
+provider "local" { builtin = "local" }
+provider "journal" {
+  executable = "JOURNAL_PROVIDER"
+  operations = ["destroy"]
+  parallelism = 4
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+`
+
+func TestLifecycleCreateNoopUpdateDestroy(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+variable "greeting" { default = "hello" }
+resource "memo" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = var.greeting }
+}
+resource "echo" {
+  provider = provider.journal
+  type     = "echo"
+  state    = resource.state
+  inputs   = { value = "${resource.memo.outputs.value}-${var.greeting}" }
+}
+output "echoed" { value = resource.echo.outputs.value }
+`})
+	out := d.mustRun("apply")
+	if !strings.Contains(out, "Apply complete! Resources: 2 created, 0 updated, 0 destroyed.") {
+		t.Fatalf("first apply:\n%s", out)
+	}
+	if !strings.Contains(out, `echoed = "hello-hello"`) {
+		t.Errorf("outputs missing:\n%s", out)
+	}
+
+	// Unchanged: nothing runs, and the journal provider is not even started.
+	out = d.mustRun("apply")
+	if !strings.Contains(out, "0 created, 0 updated, 0 destroyed") || !strings.Contains(out, "2 unchanged") {
+		t.Fatalf("no-op apply:\n%s", out)
+	}
+	if n := len(d.journal()); n != 1 {
+		t.Errorf("no-op apply touched the journal provider: %d entries", n)
+	}
+
+	// A variable change updates the echo in place; the memo keeps its value.
+	out = d.mustRun("apply", "--var", "greeting=hi")
+	if !strings.Contains(out, "0 created, 2 updated") {
+		t.Fatalf("update apply:\n%s", out)
+	}
+	if got := d.count("update", "hello-hi"); got != 1 {
+		t.Errorf("echo updated %d times with hello-hi, want 1", got)
+	}
+	if out := d.mustRun("output", "echoed"); strings.TrimSpace(out) != `"hello-hi"` {
+		t.Errorf("pier output echoed = %q", out)
+	}
+
+	// Removing the echo from the deployment destroys it.
+	d.write(map[string]string{"main.pier.hcl": header + `
+resource "memo" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = "hello" }
+}
+`})
+	out = d.mustRun("plan")
+	if !strings.Contains(out, "# echo will be destroyed") {
+		t.Fatalf("plan after removal:\n%s", out)
+	}
+	d.mustRun("apply")
+	if got := d.count("destroy", "hello-hi"); got != 1 {
+		t.Errorf("echo destroyed %d times, want 1", got)
+	}
+	if diff := cmp.Diff([]string{"memo"}, resources(d.state("state.json"))); diff != "" {
+		t.Errorf("state after removal (-want +got):\n%s", diff)
+	}
+
+	// pier destroy off a terminal insists on --yes.
+	if _, errs, code := d.run("destroy"); code != exitUsage || !strings.Contains(errs, "--yes") {
+		t.Errorf("destroy without --yes: exit %d, %s", code, errs)
+	}
+	out = d.mustRun("destroy", "--yes")
+	if !strings.Contains(out, "Destroy complete! Resources: 0 created, 0 updated, 1 destroyed.") {
+		t.Fatalf("destroy:\n%s", out)
+	}
+	if got := resources(d.state("state.json")); len(got) != 0 {
+		t.Errorf("state after destroy still holds %v", got)
+	}
+}
+
+func TestChainAndDiamond(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "a" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "a" }
+}
+resource "b" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${resource.a.outputs.value}b" }
+}
+resource "c" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${resource.a.outputs.value}c" }
+}
+resource "d" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${resource.b.outputs.value}+${resource.c.outputs.value}" }
+}
+`})
+	d.mustRun("apply")
+	var order []string
+	for _, e := range d.journal() {
+		order = append(order, e.Inputs["value"].(string))
+	}
+	pos := map[string]int{}
+	for i, v := range order {
+		pos[v] = i
+	}
+	if len(order) != 4 || pos["a"] != 0 || pos["ab+ac"] != 3 {
+		t.Fatalf("creation order %v: want a first and the diamond's join last", order)
+	}
+	st := d.state("state.json")
+	dEntry := st["resources"].(map[string]any)["d"].(map[string]any)
+	if deps := dEntry["dependencies"]; !cmp.Equal(deps, []any{"b", "c", "state"}) {
+		t.Errorf("d's recorded dependencies = %v", deps)
+	}
+
+	// Destroy runs in reverse dependency order.
+	d.mustRun("destroy", "--yes")
+	var destroyed []string
+	for _, e := range d.journal() {
+		if e.Op == "destroy" {
+			destroyed = append(destroyed, e.Inputs["value"].(string))
+		}
+	}
+	if len(destroyed) != 4 || destroyed[0] != "ab+ac" || destroyed[3] != "a" {
+		t.Errorf("destroy order %v: want the join first and a last", destroyed)
+	}
+}
+
+func TestCountForEachAndNestedDeployments(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "n" {
+  count = 2
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "n${count.index}" }
+}
+resource "k" {
+  for_each = { x = "1", y = "2" }
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${each.key}=${each.value}" }
+}
+deployment "web" {
+  resource "db" {
+    provider = provider.journal
+    type = "echo"
+    state = resource.state
+    inputs = { value = "db-${resource.n[1].outputs.value}" }
+  }
+}
+`})
+	d.mustRun("apply")
+	st := d.state("state.json")
+	want := []string{`k["x"]`, `k["y"]`, "n[0]", "n[1]", "state"}
+	if diff := cmp.Diff(want[:4], resources(st)); diff != "" {
+		t.Errorf("top-level resources (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"db"}, resources(st, "deployments", "web")); diff != "" {
+		t.Errorf("nested resources (-want +got):\n%s", diff)
+	}
+	if d.count("create", "db-n1") != 1 {
+		t.Errorf("web.db was not created from n[1]'s output: %v", d.journal())
+	}
+	out := d.mustRun("state", "list")
+	if !strings.Contains(out, "web.db\techo\tjournal") {
+		t.Errorf("state list:\n%s", out)
+	}
+}
+
+func TestTwoStateHandlers(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "state2" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "other.json" }
+}
+resource "one" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "one" }
+}
+resource "two" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state2
+  inputs = { value = "two-${resource.one.outputs.value}" }
+}
+`})
+	d.mustRun("apply")
+	if diff := cmp.Diff([]string{"one"}, resources(d.state("state.json"))); diff != "" {
+		t.Errorf("state.json (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"two"}, resources(d.state("other.json"))); diff != "" {
+		t.Errorf("other.json (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"state.json", "other.json"} {
+		fi, err := os.Stat(filepath.Join(d.dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", name, fi.Mode().Perm())
+		}
+	}
+	out := d.mustRun("apply")
+	if !strings.Contains(out, "2 unchanged") {
+		t.Errorf("re-apply:\n%s", out)
+	}
+}
+
+func TestFailingBranchDoesNotStopOthers(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "bad" {
+  provider = provider.journal
+  type = "fail"
+  state = resource.state
+  inputs = { message = "the disk is on fire" }
+}
+resource "after_bad" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "after-${resource.bad.outputs.value}" }
+}
+resource "good" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "good", sleep = 0.3 }
+}
+resource "after_good" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${resource.good.outputs.value}-after" }
+}
+`})
+	out, errs, code := d.run("apply")
+	if code != exitError {
+		t.Fatalf("apply exited %d, want %d\n%s\n%s", code, exitError, out, errs)
+	}
+	for _, want := range []string{
+		"Apply failed. Resources: 2 created, 0 updated, 0 destroyed; 1 failed, 1 skipped.",
+		"bad (provider journal): create:",
+		"the disk is on fire",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "after_bad: skipped: depends on bad, which failed") {
+		t.Errorf("stderr lacks the skip:\n%s", errs)
+	}
+	if diff := cmp.Diff([]string{"after_good", "good"}, resources(d.state("state.json"))); diff != "" {
+		t.Errorf("recorded (-want +got):\n%s", diff)
+	}
+}
+
+func TestSavedPlan(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+variable "v" { default = "one" }
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = var.v }
+}
+`})
+	d.mustRun("plan", "-out", "p1.json")
+	fi, err := os.Stat(filepath.Join(d.dir, "p1.json"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("plan file: %v %v", fi, err)
+	}
+	out := d.mustRun("apply", "p1.json")
+	if !strings.Contains(out, "1 created") {
+		t.Fatalf("apply saved plan:\n%s", out)
+	}
+
+	// A plan made against a state that then moves is refused.
+	d.mustRun("plan", "-out", "p2.json", "--var", "v=two")
+	d.mustRun("apply", "--var", "v=three")
+	_, errs, code := d.run("apply", "p2.json")
+	if code != exitStalePlan || !strings.Contains(errs, "saved plan p2.json is stale: the state held by [state] has changed") {
+		t.Fatalf("stale plan: exit %d\n%s", code, errs)
+	}
+	if d.count("update", "two") != 0 {
+		t.Error("the stale plan was applied")
+	}
+}
+
+func TestPlanOutputGolden(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+variable "v" { default = "one" }
+resource "kept" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "kept" }
+}
+resource "changed" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = var.v }
+}
+resource "gone" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "gone" }
+}
+`})
+	d.mustRun("apply")
+	d.write(map[string]string{"main.pier.hcl": header + `
+resource "kept" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "kept" }
+}
+resource "changed" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "two", sleep = 0 }
+}
+resource "new" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${resource.changed.outputs.value}!" }
+}
+resource "scratch" {
+  provider = provider.local
+  type = "file"
+  inputs = { name = "scratch.txt", contents = "x" }
+}
+`})
+	got := d.mustRun("plan")
+	want := `pier will perform the following actions:
+
+  # changed will be updated in place
+  ~ changed (journal echo)
+      + sleep = 0
+      ~ value = "one" -> "two"
+
+  # gone will be destroyed
+  - gone (journal echo)
+      - value = "gone"
+
+  # new will be created (inputs depend on outputs of changed)
+  + new (journal echo)
+      + value = (known after apply)
+
+  # scratch will be created (stateless, runs every apply)
+  + scratch (local file)
+      + contents = "x"
+      + name = "scratch.txt"
+
+Plan: 2 to create, 1 to update, 1 to destroy, 1 unchanged.
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plan output (-want +got):\n%s", diff)
+	}
+}
+
+func TestJSONEventsGolden(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "a" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "a" }
+}
+resource "b" {
+  provider = provider.journal
+  type = "fail"
+  state = resource.state
+  inputs = { message = "no" }
+}
+resource "c" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${resource.b.outputs.value}" }
+}
+`})
+	out, _, code := d.run("apply", "--json", "--parallelism", "1")
+	if code != exitError {
+		t.Fatalf("exit %d", code)
+	}
+	// Normalise what varies: times and durations.
+	var got []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
+		}
+		if m["message_type"] == "log" {
+			continue
+		}
+		delete(m, "time")
+		if _, ok := m["elapsed_seconds"]; ok {
+			m["elapsed_seconds"] = "X"
+		}
+		b, _ := json.Marshal(m)
+		got = append(got, string(b))
+	}
+	want := []string{
+		`{"action":"create","address":"a","message_type":"status","provider":"journal","status":"PENDING"}`,
+		`{"action":"create","address":"b","message_type":"status","provider":"journal","status":"PENDING"}`,
+		`{"action":"create","address":"c","message_type":"status","provider":"journal","status":"PENDING"}`,
+		`{"action":"create","address":"a","message_type":"status","provider":"journal","status":"APPLYING"}`,
+		`{"action":"create","address":"a","elapsed_seconds":"X","message_type":"status","provider":"journal","status":"APPLIED"}`,
+		`{"action":"create","address":"b","message_type":"status","provider":"journal","status":"APPLYING"}`,
+		`{"action":"create","address":"b","diagnostics":[{"severity":"error","summary":"provider journal (` + "JOURNAL" + `) refused createResourceRequest for echo"}],"message_type":"status","provider":"journal","status":"ERRORED"}`,
+		`{"action":"create","address":"c","diagnostics":[{"severity":"warning","summary":"depends on b, which failed"}],"message_type":"status","provider":"journal","status":"SKIPPED"}`,
+		`{"created":1,"destroyed":0,"errors":["b (provider journal): create: X"],"interrupted":false,"message_type":"summary","skipped":["c"],"updated":0}`,
+		`{"message_type":"outputs","outputs":{}}`,
+	}
+	// Error texts name the executable's path; compare them by prefix.
+	for i := range got {
+		if i < len(want) && strings.Contains(want[i], `"ERRORED"`) {
+			if !strings.Contains(got[i], `"status":"ERRORED"`) || !strings.Contains(got[i], "no") {
+				t.Errorf("line %d = %s", i, got[i])
+			}
+			got[i] = want[i]
+		}
+		if i < len(want) && strings.Contains(want[i], `"summary"`) && strings.Contains(got[i], `"message_type":"summary"`) {
+			if !strings.Contains(got[i], `"errors":["b (provider journal): create:`) {
+				t.Errorf("summary = %s", got[i])
+			}
+			got[i] = want[i]
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("--json events (-want +got):\n%s", diff)
+	}
+}
+
+// slowDeployment has five independent slow resources and one that depends
+// on all of them, so an interrupt lands while some are running.
+const slowDeployment = header + `
+resource "slow" {
+  count = 5
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "slow${count.index}", sleep = 1 }
+}
+resource "last" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = join(",", [for s in resource.slow : s.outputs.value]) }
+}
+`
+
+func TestInterruptThenReapply(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": slowDeployment})
+	cmd := d.command("apply", "--parallelism", "2")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForJournalOrStart(t, d, 300*time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("interrupted apply exited %d (%v)\n%s\n%s", code, err, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "Apply interrupted.") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	// What ran finished and was recorded; nothing else started.
+	recorded := resources(d.state("state.json"))
+	created := 0
+	for _, e := range d.journal() {
+		if e.Op == "create" {
+			created++
+		}
+	}
+	if len(recorded) != created || created == 0 || created >= 6 {
+		t.Fatalf("after interrupt: %d created, recorded %v", created, recorded)
+	}
+	d.mustRun("apply")
+	for i := range 5 {
+		v := "slow" + string(rune('0'+i))
+		if n := d.count("create", v); n != 1 {
+			t.Errorf("%s created %d times, want 1", v, n)
+		}
+	}
+	if d.count("create", "slow0,slow1,slow2,slow3,slow4") != 1 {
+		t.Error("last was not created once")
+	}
+}
+
+func TestKilledApplyConverges(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": slowDeployment})
+	cmd := d.command("apply", "--parallelism", "2")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill pier once at least one resource is recorded.
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, _ := os.ReadFile(filepath.Join(d.dir, "state.json")); strings.Contains(string(data), `"event":"create"`) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	before := resources(d.state("state.json"))
+	if len(before) == 0 || len(before) == 6 {
+		t.Fatalf("kill landed at %v: want a partial apply", before)
+	}
+	// The providers die with pier; give the state provider a moment to
+	// release its lock.
+	time.Sleep(200 * time.Millisecond)
+	out := d.mustRun("apply")
+	if !strings.Contains(out, "Apply complete!") {
+		t.Fatalf("re-apply:\n%s", out)
+	}
+	for _, addr := range before {
+		v := strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(addr, "[", ""), "slow"), "]")
+		if n := d.count("create", "slow"+v); n != 1 {
+			t.Errorf("%s was recorded before the kill but created %d times", addr, n)
+		}
+	}
+	if got := resources(d.state("state.json")); len(got) != 6 {
+		t.Errorf("after re-apply recorded %v, want 6 resources", got)
+	}
+}
+
+func waitForJournalOrStart(t *testing.T, d *deployment, min time.Duration) {
+	t.Helper()
+	time.Sleep(min)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		data, _ := os.ReadFile(filepath.Join(d.dir, "state.json"))
+		if len(data) > 0 {
+			// The state handler ran: resources are being applied.
+			time.Sleep(500 * time.Millisecond)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("apply never started")
+}
