@@ -144,6 +144,7 @@ type variableDecl struct {
 	defaults  *typeexpr.Defaults
 	def       cty.Value // cty.NilVal when there is no default
 	sensitive bool
+	given     bool // default is set, maybe to an invalid value
 	defRange  hcl.Range
 }
 

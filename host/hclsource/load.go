@@ -98,7 +98,12 @@ func Load(dir string, opts Options) (*Deployment, error) {
 			bodies = append(bodies, f.Body)
 		}
 	}
-	if len(bodies) == 0 && !diags.HasErrors() {
+	if diags.HasErrors() {
+		// A file that does not parse would only add confusing follow-on
+		// errors about what is missing from it.
+		return nil, &DiagnosticsError{Diagnostics: diags, Files: p.Files()}
+	}
+	if len(bodies) == 0 {
 		return nil, fmt.Errorf("load deployment %s: no %s or %s files", dir, suffixHCL, suffixJSON)
 	}
 	d, ds := decode(dir, abs, bodies, opts)

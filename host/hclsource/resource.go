@@ -136,7 +136,8 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 		}
 	}
 	r.tree = buildTree(r.refs)
-	if p := d.providers[r.provider]; p != nil && p.Builtin == "local" && r.state == nil {
+	_, hasState := content.Attributes["state"]
+	if p := d.providers[r.provider]; p != nil && p.Builtin == "local" && !hasState {
 		if statefulTypes[r.typ] || (r.typ == "exec" && d.onceTrue(r)) {
 			what := "type " + r.typ
 			if r.typ == "exec" {

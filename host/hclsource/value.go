@@ -60,6 +60,7 @@ func formatNumber(f *big.Float) string {
 		if i, acc := f.Int64(); acc == big.Exact {
 			return strconv.FormatInt(i, 10)
 		}
+		return f.Text('f', 0)
 	}
 	return f.Text('g', -1)
 }

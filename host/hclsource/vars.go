@@ -47,6 +47,7 @@ func (d *Deployment) decodeVariable(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := content.Attributes["default"]; ok {
+		v.given = true
 		val, ds := a.Expr.Value(nil)
 		diags = append(diags, ds...)
 		if !ds.HasErrors() {
@@ -76,13 +77,17 @@ func (v *variableDecl) convert(val cty.Value, rng hcl.Range) (cty.Value, hcl.Dia
 func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	vals := map[string]cty.Value{}
+	// given holds variables that have a value, valid or not, so that an
+	// invalid one is not also reported as missing.
+	given := map[string]bool{}
 	for name, v := range d.variables {
 		if v.def != cty.NilVal {
 			vals[name] = v.def
 		}
+		given[name] = v.given
 	}
 	for _, path := range opts.VarFiles {
-		diags = append(diags, d.readVarFile(path, vals)...)
+		diags = append(diags, d.readVarFile(path, vals, given)...)
 	}
 	for _, name := range sortedKeys(opts.Vars) {
 		v, ok := d.variables[name]
@@ -94,11 +99,13 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 			})
 			continue
 		}
+		given[name] = true
 		raw := opts.Vars[name]
 		val := cty.StringVal(raw)
 		rng := hcl.Range{Filename: "--var " + name, Start: hcl.InitialPos, End: hcl.InitialPos}
-		if v.typ != cty.String && v.typ != cty.DynamicPseudoType {
-			// Non-string types take an HCL expression, e.g. --var 'ports=[80]'.
+		if !v.typ.IsPrimitiveType() && v.typ != cty.DynamicPseudoType {
+			// Collections take an HCL expression, e.g. --var 'ports=[80]';
+			// strings, numbers and bools convert from the text.
 			expr, ds := hclsyntax.ParseExpression([]byte(raw), rng.Filename, hcl.InitialPos)
 			if ds.HasErrors() {
 				diags = append(diags, ds...)
@@ -120,6 +127,9 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 	for _, name := range sortedKeys(d.variables) {
 		v := d.variables[name]
 		val, ok := vals[name]
+		if !ok && given[name] {
+			continue
+		}
 		if !ok {
 			diags = append(diags, diagErr(v.defRange, "Missing variable value",
 				"variable %q has no default and no value: set it with --var %s=VALUE or in a --var-file.", name, name))
@@ -136,7 +146,7 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 }
 
 // readVarFile reads NAME = VALUE assignments (HCL, or JSON for *.json).
-func (d *Deployment) readVarFile(path string, vals map[string]cty.Value) hcl.Diagnostics {
+func (d *Deployment) readVarFile(path string, vals map[string]cty.Value, given map[string]bool) hcl.Diagnostics {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable variable file", Detail: err.Error()}}
@@ -161,6 +171,7 @@ func (d *Deployment) readVarFile(path string, vals map[string]cty.Value) hcl.Dia
 				"no variable %q is declared.%s", name, suggest(name, sortedKeys(d.variables))))
 			continue
 		}
+		given[name] = true
 		val, ds := a.Expr.Value(nil)
 		diags = append(diags, ds...)
 		if ds.HasErrors() {

@@ -1,0 +1,33 @@
+provider "local" {
+  builtin = "local"
+}
+
+variable "token" {
+  type      = string
+  default   = "s3cret"
+  sensitive = true
+}
+
+resource "a" {
+  provider = provider.local
+  type     = "exec"
+  inputs   = { token = var.token }
+}
+
+output "static" {
+  value = { name = "x", n = 1 }
+}
+
+output "from_inputs" {
+  value = resource.a.inputs
+  sensitive = true
+}
+
+output "from_outputs" {
+  value = resource.a.outputs.stdout
+}
+
+output "secret" {
+  value     = var.token
+  sensitive = true
+}

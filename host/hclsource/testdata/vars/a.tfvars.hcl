@@ -1,0 +1,3 @@
+name  = "from-file"
+port  = "8080"
+hosts = ["a", "b"]
