@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/conformance"
+	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/schema"
+)
+
+func init() { registerSub("provider", newProviderCheckCommand) }
+
+// providerCheckOptions are the flags of pier provider check.
+type providerCheckOptions struct {
+	Executable       string
+	Args             []string
+	Operations       []schema.Operation
+	Timeout          time.Duration
+	ExitTimeout      time.Duration
+	Type             string
+	InputsJSON       string
+	UpdateInputsJSON string
+	Stateful         bool
+	RequiresState    bool
+	StateProvider    bool
+	JSON             bool
+	Verbose          bool
+}
+
+func newProviderCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "conformance-test a provider: run it through a scripted session and report each rule",
+		Description: `Runs the provider through a scripted session, as docs/providers.md
+describes the protocol: create (and update, destroy, state read and event
+when asked), an unknown type and an unknown input field (both must get an
+errorResponse), a create without state for a type that requires it (with
+--requires-state), several requests on one process, nothing but JSON on
+stdout, and a clean exit once stdin closes. It prints one line per check
+and a summary. The check really performs the operations: give it scratch
+inputs.
+
+Exit codes: 0 every check passed, 1 a check failed or the provider could
+not be started, 2 usage.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "provider-exe", Usage: "the provider `PATH`", Required: true},
+			&cli.StringSliceFlag{Name: "provider-arg", Usage: "an argument for the provider (repeatable)"},
+			&cli.StringFlag{Name: "operations", Usage: "declared optional operations, comma-separated: `destroy,read,import`"},
+			&cli.DurationFlag{Name: "timeout", Value: conformance.DefaultCheckTimeout, Usage: "bound one provider request"},
+			&cli.DurationFlag{Name: "exit-timeout", Value: conformance.DefaultExitTimeout, Usage: "how long the provider may take to exit after stdin closes"},
+			&cli.StringFlag{Name: "type", Usage: "the resource `TYPE` to create", Required: true},
+			&cli.StringFlag{Name: "inputs-json", Value: "{}", Usage: "the resource's input properties, a JSON object"},
+			&cli.StringFlag{Name: "update-inputs-json", Usage: "also update the resource to these inputs, a JSON object"},
+			&cli.BoolFlag{Name: "stateful", Usage: "send isStateful=true on create"},
+			&cli.BoolFlag{Name: "requires-state", Usage: "the type requires state: check that a create with isStateful=false is refused"},
+			&cli.BoolFlag{Name: "state-provider", Usage: "the type is a state provider: check state read, event, read"},
+			&cli.BoolFlag{Name: "json", Usage: "print the results as one JSON object"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show the provider's stderr"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("provider check takes no arguments, got %q", c.Args().Slice())
+			}
+			ops, err := parseCheckOperations(c.String("operations"))
+			if err != nil {
+				return err
+			}
+			return runProviderCheck(c.Context, providerCheckOptions{
+				Executable:       c.String("provider-exe"),
+				Args:             c.StringSlice("provider-arg"),
+				Operations:       ops,
+				Timeout:          c.Duration("timeout"),
+				ExitTimeout:      c.Duration("exit-timeout"),
+				Type:             c.String("type"),
+				InputsJSON:       c.String("inputs-json"),
+				UpdateInputsJSON: c.String("update-inputs-json"),
+				Stateful:         c.Bool("stateful"),
+				RequiresState:    c.Bool("requires-state"),
+				StateProvider:    c.Bool("state-provider"),
+				JSON:             c.Bool("json"),
+				Verbose:          c.Bool("verbose"),
+			}, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func parseCheckOperations(list string) ([]schema.Operation, error) {
+	var ops []schema.Operation
+	for _, name := range strings.Split(list, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		op, err := schema.ParseOperation(name)
+		if err != nil {
+			return nil, usagef("--operations: %w", err)
+		}
+		ops = append(ops, op)
+	}
+	return ops, nil
+}
+
+// checkFailedError reports failed checks; the results are already printed.
+type checkFailedError struct{ failed, total int }
+
+func (e checkFailedError) Error() string {
+	return fmt.Sprintf("provider check: %d of %d checks failed", e.failed, e.total)
+}
+
+func (e checkFailedError) ExitCode() int { return exitError }
+
+// providerCheckReport is the --json output: the same results as the text.
+type providerCheckReport struct {
+	MessageType string               `json:"message_type"`
+	Results     []conformance.Result `json:"results"`
+	Passed      int                  `json:"passed"`
+	Failed      int                  `json:"failed"`
+}
+
+func runProviderCheck(ctx context.Context, o providerCheckOptions, stdout, stderr io.Writer) error {
+	inputs, err := parseCheckPropertiesFlag("--inputs-json", o.InputsJSON)
+	if err != nil {
+		return err
+	}
+	var update schema.Properties
+	if o.UpdateInputsJSON != "" {
+		if update, err = parseCheckPropertiesFlag("--update-inputs-json", o.UpdateInputsJSON); err != nil {
+			return err
+		}
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if o.Verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	results, err := conformance.Check(ctx, conformance.Config{
+		Provider: provider.Config{
+			Executable: o.Executable,
+			Args:       o.Args,
+			Operations: o.Operations,
+			Timeout:    o.Timeout,
+			Logger:     logger,
+		},
+		Type:          o.Type,
+		Inputs:        inputs,
+		UpdateInputs:  update,
+		Stateful:      o.Stateful,
+		RequiresState: o.RequiresState,
+		StateProvider: o.StateProvider,
+		ExitTimeout:   o.ExitTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	report := providerCheckReport{MessageType: "provider_check", Results: results}
+	for _, r := range results {
+		if r.Passed {
+			report.Passed++
+		} else {
+			report.Failed++
+		}
+	}
+	if o.JSON {
+		enc := json.NewEncoder(stdout)
+		if err := enc.Encode(report); err != nil {
+			return err
+		}
+	} else {
+		renderCheckResults(stdout, report)
+	}
+	if report.Failed > 0 {
+		return checkFailedError{failed: report.Failed, total: len(results)}
+	}
+	return nil
+}
+
+// renderCheckResults prints "✓ name" or "✗ name: reason" per check; a
+// reason's further lines (a provider's stderr tail, a hint) are indented
+// under it.
+func renderCheckResults(w io.Writer, report providerCheckReport) {
+	for _, r := range report.Results {
+		if r.Passed {
+			fmt.Fprintf(w, "✓ %s\n", r.Name)
+			continue
+		}
+		reason := strings.ReplaceAll(strings.TrimRight(r.Reason, "\n"), "\n", "\n    ")
+		fmt.Fprintf(w, "✗ %s: %s\n", r.Name, reason)
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", report.Passed, report.Failed)
+}
+
+// parseCheckPropertiesFlag decodes a flag holding a JSON object.
+func parseCheckPropertiesFlag(flag, value string) (schema.Properties, error) {
+	var props schema.Properties
+	if err := json.Unmarshal([]byte(value), &props); err != nil || props == nil {
+		if err == nil {
+			err = fmt.Errorf("got %s", value)
+		}
+		return nil, usagef("%s: want a JSON object: %w", flag, err)
+	}
+	return props, nil
+}
