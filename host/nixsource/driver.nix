@@ -2,7 +2,8 @@
 #
 # pier runs, once per round:
 #   nix eval --json --impure REF#ATTR --apply 'import driver.nix "params.json"'
-# params.json holds { known = { "<address>" = { <output> = value; }; }; strict = null | [ path ]; }.
+# params.json holds { known = { "<address>" = { <output> = value; }; };
+# cached = { "<address>" = true; }; strict = null | [ path ]; }.
 #
 # The result lists every member of the deployment as ready, blocked or
 # structurally blocked. Which outputs a member needed or read is reported
@@ -22,47 +23,59 @@ let
   filterAttrs = pred: set:
     builtins.removeAttrs set (builtins.filter (n: !(pred n set.${n})) (builtins.attrNames set));
 
-  # One evaluation of the deployment with its own outputValues. Nix does not
+  # members pier already knows the reads of: they were ready in the last
+  # round and no output they read has changed since.
+  cached = params.cached;
+
+  # One evaluation of the deployment with its own outputValues, given the
+  # known outputs and whether reads and needs are traced. Nix does not
   # memoise function calls, so each call has fresh thunks and the first read
   # of each output inside it is traced again: that is how pier learns which
   # member read which output.
-  instance = _:
+  instance = knownSet: traced: _:
     let
       export = component.rootFunction {
-        outputValues = valuesOf [ ] export;
+        outputValues = valuesOf knownSet traced [ ] export;
         resourceProviderSystem = builtins.currentSystem;
       };
     in
     export;
 
-  valuesOf = path: comp:
+  valuesOf = knownSet: traced: path: comp:
     builtins.mapAttrs
       (name: m:
         let p = path ++ [ name ]; in
-        if m ? resource then outputsOf p m.resource else valuesOf p m)
+        if m ? resource then outputsOf knownSet traced p m.resource else valuesOf knownSet traced p m)
       comp.members;
 
   # An unknown output throws, so that builtins.tryEval marks the member that
   # needs it as blocked; the trace says which output it was.
-  outputsOf = path: res:
+  outputsOf = knownSet: traced: path: res:
     let
       addr = addrOf path;
       skeleton = res.outputsSkeleton or { };
+      noteIf = event: if traced then note event else (x: x);
     in
-    if known ? ${addr} then
+    if knownSet ? ${addr} then
       builtins.mapAttrs
-        (name: _: note { read = path; } (known.${addr}.${name} or
-          (abort "pier: resource ${addr} has no output '${name}': its provider returned [ ${toString (builtins.attrNames known.${addr})} ]")))
+        (name: _: noteIf { read = path; } (knownSet.${addr}.${name} or
+          (abort "pier: resource ${addr} has no output '${name}': its provider returned [ ${toString (builtins.attrNames knownSet.${addr})} ]")))
         skeleton
     else
       builtins.mapAttrs
-        (name: _: note { need = path; output = name; }
+        (name: _: noteIf { need = path; output = name; }
           (throw "pier: output '${name}' of resource ${addr} is not known yet"))
         skeleton;
 
   lookup = export: path: builtins.foldl' (c: n: c.members.${n}) export path;
 
-  root = instance null;
+  # The shared instance finds the members and evaluates those whose reads
+  # need no tracing. Its reads are memoised, so only a member's first read
+  # of each output is traced in it.
+  root = instance known true null;
+  # The blind instance knows no outputs and traces nothing: a member that
+  # evaluates in it reads no output at all.
+  blind = instance { } false null;
 
   walk = path: comp:
     let
@@ -89,7 +102,10 @@ let
   # deepSeq would.
   resourceEntry = path: note { begin = path; kind = "resource"; } (
     let
-      m = lookup (instance null) path;
+      readsNothing = (builtins.tryEval (declJSON (lookup blind path).resource)).success;
+      # A fresh instance per member costs a rebuild of the deployment's
+      # structure, so only members whose reads pier must learn get one.
+      m = lookup (if readsNothing || cached ? ${addrOf path} then root else instance known true null) path;
       res = m.resource;
       head = builtins.tryEval (builtins.toJSON {
         inherit (res) provider type;
@@ -116,12 +132,17 @@ let
         else { };
     });
 
+  declJSON = res: builtins.toJSON {
+    inherit (res) provider type;
+    inputs = res.inputs or { };
+    state = res.state or null;
+  };
+
   # Strict mode evaluates one member without tryEval, so that Nix reports the
   # error that made it blocked, with its own position information.
   strict = path:
-    let m = lookup (instance null) path; in
-    if m ? resource then
-      builtins.seq (builtins.toJSON { inherit (m.resource) provider type inputs; state = m.resource.state or null; }) null
+    let m = lookup root path; in
+    if m ? resource then builtins.seq (declJSON m.resource) null
     else builtins.deepSeq (builtins.attrNames m.members) null;
 in
 if (component._type or null) != "nixops4Component" then

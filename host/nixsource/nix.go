@@ -34,8 +34,9 @@ const waitDelay = 5 * time.Second
 
 // evalParams is the params.json the driver reads.
 type evalParams struct {
-	Known  source.Outputs `json:"known"`
-	Strict []string       `json:"strict"`
+	Known  source.Outputs  `json:"known"`
+	Cached map[string]bool `json:"cached"`
+	Strict []string        `json:"strict"`
 }
 
 // evalOutput is the driver's result in a normal round.
@@ -74,7 +75,7 @@ type position struct {
 
 // runDriver evaluates the driver once. With strict set it evaluates that
 // one member without tryEval and returns its error, if any, as stderr.
-func (s *Source) runDriver(ctx context.Context, known source.Outputs, strict []string) ([]byte, *traces, error) {
+func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map[string]bool, strict []string) ([]byte, *traces, error) {
 	dir, err := os.MkdirTemp("", "pier-nix-")
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
@@ -83,7 +84,10 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, strict []s
 	if known == nil {
 		known = source.Outputs{}
 	}
-	params, err := json.Marshal(evalParams{Known: known, Strict: strict})
+	if cached == nil {
+		cached = map[string]bool{}
+	}
+	params, err := json.Marshal(evalParams{Known: known, Cached: cached, Strict: strict})
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluate flake %s: encode known outputs: %w", s.installable, err)
 	}

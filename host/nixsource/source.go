@@ -47,6 +47,13 @@ type Source struct {
 	// realised records store paths known to exist, so that a path is
 	// realised once per Source, not once per round.
 	realised map[string]bool
+	// reads maps each resource that was ready in the last round to the
+	// resources whose outputs it read, and knownSums holds a digest of each
+	// resource's known outputs in that round. A resource whose reads have
+	// the same outputs again evaluates the same way, so the driver need not
+	// trace its reads again (see driver.nix, cached).
+	reads     map[string][]source.Address
+	knownSums map[string][sha256.Size]byte
 }
 
 var _ source.Source = (*Source)(nil)
@@ -86,7 +93,12 @@ func (s *Source) Installable() string { return s.installable }
 func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
 	s.round++
 	start := time.Now()
-	stdout, tr, err := s.runDriver(ctx, known, nil)
+	sums, err := digestOutputs(known)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+	}
+	cached := s.cachedReads(sums)
+	stdout, tr, err := s.runDriver(ctx, known, cached, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +136,9 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 			if err != nil {
 				return nil, err
 			}
+			if cached[addr.String()] {
+				r.DependsOn = mergeAddresses(r.DependsOn, s.reads[addr.String()])
+			}
 			snap.Ready = append(snap.Ready, r)
 			contexts[r] = m.Context
 		default:
@@ -145,11 +160,65 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 			return nil, err
 		}
 	}
+	s.reads = make(map[string][]source.Address, len(snap.Ready))
+	for _, r := range snap.Ready {
+		s.reads[r.Address.String()] = r.DependsOn
+	}
+	s.knownSums = sums
 	d := time.Since(start)
 	snap.Evaluation = &source.Evaluation{Round: s.round, Duration: d}
 	s.log.Info("nix evaluation round", "flake", s.installable, "round", s.round, "duration", d,
 		"ready", len(snap.Ready), "blocked", len(snap.Blocked))
 	return snap, nil
+}
+
+// cachedReads lists the resources that were ready in the last round and
+// all of whose reads have the same outputs now.
+func (s *Source) cachedReads(sums map[string][sha256.Size]byte) map[string]bool {
+	cached := map[string]bool{}
+next:
+	for addr, reads := range s.reads {
+		for _, r := range reads {
+			k := r.String()
+			old, had := s.knownSums[k]
+			cur, has := sums[k]
+			if had != has || old != cur {
+				continue next
+			}
+		}
+		cached[addr] = true
+	}
+	return cached
+}
+
+// digestOutputs hashes each resource's known outputs, so that the next
+// round can tell which changed without keeping the engine's map.
+func digestOutputs(known source.Outputs) (map[string][sha256.Size]byte, error) {
+	sums := make(map[string][sha256.Size]byte, len(known))
+	for addr, outs := range known {
+		// encoding/json sorts map keys, so equal outputs give equal bytes.
+		b, err := json.Marshal(outs)
+		if err != nil {
+			return nil, fmt.Errorf("encode known outputs of %s: %w", addr, err)
+		}
+		sums[addr] = sha256.Sum256(b)
+	}
+	return sums, nil
+}
+
+// mergeAddresses is the sorted union of two address lists.
+func mergeAddresses(a, b []source.Address) []source.Address {
+	var paths [][]string
+	for _, l := range [][]source.Address{a, b} {
+		for _, x := range l {
+			p := make([]string, len(x))
+			for i, st := range x {
+				p[i] = st.Name
+			}
+			paths = append(paths, p)
+		}
+	}
+	return addresses(paths, nil)
 }
 
 // strictError evaluates one member without tryEval and returns Nix's error.
@@ -158,7 +227,7 @@ func (s *Source) strictError(ctx context.Context, known source.Outputs, addr sou
 	for i, st := range addr {
 		path[i] = st.Name
 	}
-	_, _, err := s.runDriver(ctx, known, path)
+	_, _, err := s.runDriver(ctx, known, nil, path)
 	var ee *EvalError
 	if errors.As(err, &ee) {
 		ee.Member = addr
@@ -175,7 +244,7 @@ func (s *Source) strictError(ctx context.Context, known source.Outputs, addr sou
 func (s *Source) rootError(ctx context.Context, known source.Outputs, tr *traces, m memberResult) error {
 	needs := addresses(tr.member(nil).needs, nil)
 	if len(needs) == 0 {
-		_, _, err := s.runDriver(ctx, known, []string{})
+		_, _, err := s.runDriver(ctx, known, nil, []string{})
 		if err != nil {
 			return err
 		}

@@ -58,6 +58,30 @@ func TestResolveRounds(t *testing.T) {
 						Blocked: map[string]blockedView{},
 					},
 				},
+				// The same outputs again: web's reads come from the cache.
+				{
+					known: source.Outputs{"db": {"value": "db-7"}, "web": {"path": "/x"}},
+					want: snapView{
+						Ready: map[string]readyView{
+							"db": provider("value", map[string]any{"value": "main-db"}),
+							"web": {Type: "file", DependsOn: []string{"db"},
+								Inputs: map[string]any{"name": "web.conf", "contents": "database = db-7\n"}},
+						},
+						Blocked: map[string]blockedView{},
+					},
+				},
+				// db changed (an update): web is evaluated and traced afresh.
+				{
+					known: source.Outputs{"db": {"value": "db-8"}, "web": {"path": "/x"}},
+					want: snapView{
+						Ready: map[string]readyView{
+							"db": provider("value", map[string]any{"value": "main-db"}),
+							"web": {Type: "file", DependsOn: []string{"db"},
+								Inputs: map[string]any{"name": "web.conf", "contents": "database = db-8\n"}},
+						},
+						Blocked: map[string]blockedView{},
+					},
+				},
 			},
 		},
 		"member set depends on an output": {
