@@ -89,17 +89,17 @@ func TestReplayErrors(t *testing.T) {
 		data    string
 		wantErr string
 	}{
-		"empty":             {data: "", wantErr: ErrNoEvents.Error()},
-		"only whitespace":   {data: " \n\t", wantErr: ErrNoEvents.Error()},
-		"first not init":    {data: `{"index":0,"meta":{},"patch":[{"op":"add","path":"/resources","value":{}}]}`, wantErr: "event 0 (line 1, byte 0): first event does not initialise the state"},
-		"first wrong type":  {data: `{"index":0,"meta":{},"patch":[{"op":"add","path":"","value":{"_type":"other"}}]}`, wantErr: "first event does not initialise the state"},
-		"not an object":     {data: init + `[1,2]`, wantErr: "event 1 (line 2, byte 129): json: cannot unmarshal array"},
-		"missing index":     {data: init + `{"meta":{},"patch":[]}`, wantErr: "event 1 (line 2, byte 129): missing index"},
-		"missing patch":     {data: init + `{"index":1,"meta":{}}`, wantErr: "missing patch"},
-		"missing meta":      {data: init + `{"index":1,"patch":[]}`, wantErr: "missing meta"},
-		"fractional index":  {data: init + `{"index":1.5,"meta":{},"patch":[]}`, wantErr: "index 1.5 is not a non-negative integer"},
-		"negative index":    {data: init + `{"index":-1,"meta":{},"patch":[]}`, wantErr: "index -1 is not a non-negative integer"},
-		"syntax error":      {data: init + `{"index":1,,}` + "\n" + init, wantErr: "event 1 (line 2, byte 129): invalid character ','"},
+		"empty":            {data: "", wantErr: ErrNoEvents.Error()},
+		"only whitespace":  {data: " \n\t", wantErr: ErrNoEvents.Error()},
+		"first not init":   {data: `{"index":0,"meta":{},"patch":[{"op":"add","path":"/resources","value":{}}]}`, wantErr: "event 0 (line 1, byte 0): first event does not initialise the state"},
+		"first wrong type": {data: `{"index":0,"meta":{},"patch":[{"op":"add","path":"","value":{"_type":"other"}}]}`, wantErr: "first event does not initialise the state"},
+		"not an object":    {data: init + `[1,2]`, wantErr: "event 1 (line 2, byte 129): json: cannot unmarshal array"},
+		"missing index":    {data: init + `{"meta":{},"patch":[]}`, wantErr: "event 1 (line 2, byte 129): missing index"},
+		"missing patch":    {data: init + `{"index":1,"meta":{}}`, wantErr: "missing patch"},
+		"missing meta":     {data: init + `{"index":1,"patch":[]}`, wantErr: "missing meta"},
+		"fractional index": {data: init + `{"index":1.5,"meta":{},"patch":[]}`, wantErr: "index 1.5 is not a non-negative integer"},
+		"negative index":   {data: init + `{"index":-1,"meta":{},"patch":[]}`, wantErr: "index -1 is not a non-negative integer"},
+		"syntax error":     {data: init + `{"index":1,,}` + "\n" + init, wantErr: "event 1 (line 2, byte 129): invalid character ','"},
 		"patch does not apply": {
 			data:    init + "\n\n" + `{"index":1,"meta":{},"patch":[{"op":"remove","path":"/resources/x"}]}`,
 			wantErr: `event 1 (line 4, byte 131): index 1: patch operation 0 (remove "/resources/x"): path does not exist`,
