@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -93,7 +96,26 @@ func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout,
 		return err
 	}
 	reportResult(stdout, o.JSON, res, plan.Destroy)
+	reportProviders(stdout, o.JSON, eng.ProvidersStarted())
 	return res.Err()
+}
+
+// reportProviders says which provider processes ran: an unchanged
+// deployment starts only its state handlers' providers.
+func reportProviders(w io.Writer, jsonOut bool, started map[string]int) {
+	if jsonOut {
+		writeJSONLine(w, map[string]any{"message_type": "providers", "started": started})
+		return
+	}
+	names := slices.Sorted(maps.Keys(started))
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s×%d", n, started[n]))
+	}
+	if len(parts) == 0 {
+		parts = []string{"none"}
+	}
+	fmt.Fprintf(w, "\nProvider processes started: %s.\n", strings.Join(parts, ", "))
 }
 
 // reportResult prints the closing summary, the errors and the outputs.

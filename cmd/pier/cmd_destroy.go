@@ -82,5 +82,6 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 		return err
 	}
 	reportResult(stdout, o.JSON, res, true)
+	reportProviders(stdout, o.JSON, eng.ProvidersStarted())
 	return res.Err()
 }

@@ -274,14 +274,14 @@ func (e *Engine) handlerNotReady(h string, snap *source.Snapshot) error {
 // readState creates a state handler resource and reads its state.
 func (e *Engine) readState(ctx context.Context, r *source.Resource) (*StateView, map[string]any, error) {
 	addr := r.Address.String()
-	resp, err := e.providers.call(ctx, r.Provider, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+	resp, err := e.providers.callHandler(ctx, r.Provider, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: false,
 	}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("state handler %s (provider %s): %w", addr, r.Provider, err)
 	}
 	outputs := resp.CreateResourceResponse.OutputProperties
-	read, err := e.providers.call(ctx, r.Provider, addr, &schema.Request{StateResourceReadRequest: &schema.StateResourceReadRequest{
+	read, err := e.providers.callHandler(ctx, r.Provider, addr, &schema.Request{StateResourceReadRequest: &schema.StateResourceReadRequest{
 		Resource: schema.ExtantResource{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs},
 	}})
 	if err != nil {

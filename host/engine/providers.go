@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,9 +89,24 @@ func declaredOperations(d *source.Provider) ([]schema.Operation, error) {
 
 // pool returns the pool of a provider, creating (not starting) it.
 func (p *providers) pool(name string) (*provider.Pool, error) {
+	return p.poolFor(name, name, 0)
+}
+
+// handlerPool returns a one-process pool dedicated to one state handler.
+// A state provider may lock its storage on first use and hold the lock
+// for its lifetime (state_file does), so every read and event of one
+// handler must reach the same process, and no resource request may queue
+// behind it.
+func (p *providers) handlerPool(name, handler string) (*provider.Pool, error) {
+	return p.poolFor(name+" state "+handler, name, 1)
+}
+
+// poolFor returns the pool under key for provider name, sized size (0:
+// the declaration's parallelism).
+func (p *providers) poolFor(key, name string, size int) (*provider.Pool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if pl, ok := p.pools[name]; ok {
+	if pl, ok := p.pools[key]; ok {
 		return pl, nil
 	}
 	d, ok := p.decls[name]
@@ -101,12 +117,14 @@ func (p *providers) pool(name string) (*provider.Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := d.Parallelism
+	if size <= 0 {
+		size = d.Parallelism
+	}
 	if size <= 0 {
 		size = p.cfg.providerParallelism()
 	}
 	pl := provider.NewPool(pc, size)
-	p.pools[name] = pl
+	p.pools[key] = pl
 	return pl, nil
 }
 
@@ -156,14 +174,24 @@ func (p *providers) call(ctx context.Context, name, resource string, req *schema
 	return pl.Call(ctx, resource, req)
 }
 
+// callHandler sends one request to a state handler's own process.
+func (p *providers) callHandler(ctx context.Context, name, handler string, req *schema.Request) (*schema.Response, error) {
+	pl, err := p.handlerPool(name, handler)
+	if err != nil {
+		return nil, err
+	}
+	return pl.Call(ctx, handler, req)
+}
+
 // started counts provider processes started so far, by provider name.
 func (p *providers) started() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]int{}
-	for name, pl := range p.pools {
+	for key, pl := range p.pools {
+		name, _, _ := strings.Cut(key, " state ")
 		if n := pl.Started(); n > 0 {
-			out[name] = n
+			out[name] += n
 		}
 	}
 	return out

@@ -120,7 +120,7 @@ func (r *recorder) commit(batch []*recordReq) {
 
 func (r *recorder) append(ctx context.Context, event string, patch schema.Patch) error {
 	res := r.ref.resource
-	_, err := r.e.providers.call(ctx, res.Provider, r.handler, &schema.Request{StateResourceEvent: &schema.StateResourceEvent{
+	_, err := r.e.providers.callHandler(ctx, res.Provider, r.handler, &schema.Request{StateResourceEvent: &schema.StateResourceEvent{
 		Resource:      schema.ExtantResource{Type: res.Type, InputProperties: res.Inputs, OutputProperties: r.ref.outputs},
 		Event:         event,
 		NixopsVersion: r.e.cfg.nixopsVersion(),
