@@ -200,6 +200,18 @@ func (s *session) run(ctx context.Context) error {
 			return err
 		}
 	}
+	// When the script so far gave no process a second request to answer
+	// (requests crashed processes, or there were few of them), repeat the
+	// unknown-field request: it has no side effects on a provider that
+	// follows the guide.
+	for i := 0; i < 2 && s.several == nil; i++ {
+		_, err := s.call(ctx, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+			Type: s.cfg.Type, InputProperties: withUnknown, IsStateful: s.cfg.Stateful,
+		}})
+		if err != nil && ctx.Err() != nil {
+			return err
+		}
+	}
 	switch {
 	case s.several != nil:
 		s.results[CheckSeveral] = *s.several

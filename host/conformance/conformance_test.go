@@ -117,6 +117,10 @@ func TestCheck(t *testing.T) {
 			failing(allThing, CheckUpdate, CheckStdout)},
 		"crashes on unknown type": {"python3", thing("crash-unknown-type"),
 			failing(allThing, CheckUnknownType)},
+		"crashes on unknown type, no update": {"python3", Config{
+			Provider: provider.Config{Executable: faultyProvider, Args: []string{"crash-unknown-type"}},
+			Type:     "thing", Inputs: schema.Properties{"name": "a"}, Stateful: true,
+		}, failing(without(allThing, CheckUpdate, CheckDestroy, CheckRequiresState), CheckUnknownType)},
 		"accepts unknown input field": {"python3", thing("ignore-unknown-field"),
 			failing(allThing, CheckUnknownField)},
 		"pretends to be stateful": {"python3", thing("pretend-stateful"),
