@@ -260,6 +260,11 @@ func (s *Source) rootError(ctx context.Context, known source.Outputs, tr *traces
 // resourceHead is the non-input part of a resource declaration.
 type resourceHead struct {
 	Provider struct {
+		// Builtin names an adapter that ships with pier ("local"), a pier
+		// extension of the NixOps4 shape: the engine runs it as
+		// `pier adapter NAME` with pier's own executable, so a flake needs
+		// no path to pier.
+		Builtin    string   `json:"builtin"`
 		Executable string   `json:"executable"`
 		Args       []string `json:"args"`
 		Type       string   `json:"type"`
@@ -285,9 +290,13 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 	}
 	p := h.Provider
 	switch {
-	case p.Executable == "":
+	case p.Builtin != "" && (p.Executable != "" || p.Args != nil):
+		return nil, declErr("provider has both builtin and executable or args; give one")
+	case p.Builtin == "" && p.Executable == "":
 		return nil, declErr("provider has no executable")
-	case p.Type != "stdio":
+	case p.Builtin == "" && p.Type != "stdio":
+		return nil, declErr("provider type %q is not supported (only \"stdio\")", p.Type)
+	case p.Builtin != "" && p.Type != "" && p.Type != "stdio":
 		return nil, declErr("provider type %q is not supported (only \"stdio\")", p.Type)
 	case h.Type == "":
 		return nil, declErr("no resource type")
@@ -298,10 +307,15 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 		}
 	}
 	r.Type = h.Type
-	r.Provider = providerName(p.Executable, p.Args, p.Operations)
+	if p.Builtin != "" {
+		r.Provider = "builtin-" + p.Builtin
+	} else {
+		r.Provider = providerName(p.Executable, p.Args, p.Operations)
+	}
 	if providers[r.Provider] == nil {
 		providers[r.Provider] = &source.Provider{
 			Name:       r.Provider,
+			Builtin:    p.Builtin,
 			Executable: p.Executable,
 			Args:       p.Args,
 			Operations: p.Operations,
@@ -351,7 +365,13 @@ func providerName(executable string, args, ops []string) string {
 	// Separate args from operations so that moving a word across cannot
 	// collide.
 	fmt.Fprintf(h, "%d", len(args))
-	return filepath.Base(executable) + "-" + hex.EncodeToString(h.Sum(nil))[:12]
+	base := filepath.Base(executable)
+	// A store path's hash says nothing to a reader; the hash below keeps
+	// the name distinct.
+	if len(base) > 33 && base[32] == '-' && strings.Trim(base[:32], "0123456789abcdfghijklmnpqrsvwxyz") == "" {
+		base = base[33:]
+	}
+	return base + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // addressOf turns a member path into an address; nil for the root.

@@ -5,16 +5,20 @@ Types:
   value: inputs {value}            -> outputs {value}
   file:  inputs {name, contents}   -> writes the file, outputs {path}
 It also serves destroyResourceRequest (declare operations = [ "destroy" ]).
-Every request is appended to $PIER_TEST_LOG when set, so tests can see
-which requests a run made.
+With "--log FILE" every request is appended to FILE (relative to the
+working directory pier gives it), so tests can see which requests a run
+made.
 """
 import json
 import os
 import sys
 
 
+LOG = None
+
+
 def log(kind, body):
-    path = os.environ.get("PIER_TEST_LOG")
+    path = LOG
     if path:
         with open(path, "a") as f:
             f.write(json.dumps({"op": kind, "body": body}) + "\n")
@@ -56,6 +60,9 @@ def handle(req):
 
 
 def main():
+    global LOG
+    if sys.argv[1:2] == ["--log"]:
+        LOG = sys.argv[2]
     for line in sys.stdin:
         if not line.strip():
             continue
