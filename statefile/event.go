@@ -53,17 +53,27 @@ func (m *Meta) UnmarshalJSON(b []byte) error {
 	if raw == nil {
 		return fmt.Errorf("meta is null, not an object")
 	}
-	*m = Meta{}
-	for k, dst := range map[string]*string{"time": &m.Time, "event": &m.Event, "nixopsVersion": &m.NixopsVersion} {
+	*m = metaFromMap(raw)
+	return nil
+}
+
+// metaFromMap takes the named keys out of a decoded meta object; raw
+// becomes Extra.
+func metaFromMap(raw map[string]any) Meta {
+	var m Meta
+	take := func(k string, dst *string) {
 		if s, ok := raw[k].(string); ok {
 			*dst = s
 			delete(raw, k)
 		}
 	}
+	take("time", &m.Time)
+	take("event", &m.Event)
+	take("nixopsVersion", &m.NixopsVersion)
 	if len(raw) > 0 {
 		m.Extra = raw
 	}
-	return nil
+	return m
 }
 
 // initialDocument is the value the initialising event adds at "".

@@ -94,11 +94,13 @@ func Replay(r io.Reader) (*Replayed, error) {
 	return rep, nil
 }
 
-// wireEvent is an event as read; pointers tell missing fields apart.
+// wireEvent is an event as read; nil tells a missing field apart. Meta is
+// a map so that the stream decoder's UseNumber applies to it in the same
+// pass.
 type wireEvent struct {
-	Index *json.Number  `json:"index"`
-	Meta  *Meta         `json:"meta"`
-	Patch *schema.Patch `json:"patch"`
+	Index *json.Number   `json:"index"`
+	Meta  map[string]any `json:"meta"`
+	Patch *schema.Patch  `json:"patch"`
 }
 
 // replay resolves data and also returns the live document, for the writer.
@@ -150,7 +152,7 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 	case w.Index == nil:
 		return Record{}, errors.New("missing index")
 	case w.Meta == nil:
-		return Record{}, errors.New("missing meta")
+		return Record{}, errors.New("missing meta (or not an object)")
 	case w.Patch == nil:
 		return Record{}, errors.New("missing patch")
 	}
@@ -174,7 +176,7 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 	}
 	d.commit()
 	rep.LastIndex = max(rep.LastIndex, idx)
-	return Record{Position: pos, Index: idx, Meta: *w.Meta, Paths: touched(patch)}, nil
+	return Record{Position: pos, Index: idx, Meta: metaFromMap(w.Meta), Paths: touched(patch)}, nil
 }
 
 // isInit reports whether a patch starts by adding a nixopsState document

@@ -1,0 +1,119 @@
+package statefile
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// logWithResources is a log of the init event and n create events, one per
+// resource, as pier writes it.
+func logWithResources(tb testing.TB, n int) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	line, err := initEvent("2026-01-01T00:00:00Z").encodeLine()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	buf.Write(line)
+	for i := range n {
+		ev := Event{Index: int64(i + 1), Meta: Meta{Time: "2026-01-01T00:00:00Z", Event: "create", NixopsVersion: "bench"}, Patch: createPatch(fmt.Sprint("resource-", i))}
+		line, err := ev.encodeLine()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		buf.Write(line)
+	}
+	return buf.Bytes()
+}
+
+// benchmarkAppend appends one create event (including its fsync) to a log
+// that already holds n resources. Its cost must not grow with n.
+func benchmarkAppend(b *testing.B, n int) {
+	path := filepath.Join(b.TempDir(), "state.json")
+	if err := os.WriteFile(path, logWithResources(b, n), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	l, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := l.Append(Meta{Event: "create"}, createPatch(fmt.Sprint("new-", i))); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func BenchmarkAppend10(b *testing.B)    { benchmarkAppend(b, 10) }
+func BenchmarkAppend10000(b *testing.B) { benchmarkAppend(b, 10_000) }
+
+// benchmarkReplay replays a log of n create events, one per resource.
+func benchmarkReplay(b *testing.B, n int) {
+	data := logWithResources(b, n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := Replay(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Events) != n+1 {
+			b.Fatalf("%d events, want %d", len(rep.Events), n+1)
+		}
+	}
+}
+
+func BenchmarkReplay1000(b *testing.B)   { benchmarkReplay(b, 1_000) }
+func BenchmarkReplay10000(b *testing.B)  { benchmarkReplay(b, 10_000) }
+func BenchmarkReplay100000(b *testing.B) { benchmarkReplay(b, 100_000) }
+
+// benchmarkApplyUpdate applies an update to one member deep inside a
+// resource of a state holding n resources: the in-memory path.
+func benchmarkApplyUpdate(b *testing.B, n int) {
+	rep, d, err := replay(logWithResources(b, n))
+	if err != nil || rep == nil {
+		b.Fatal(err)
+	}
+	p := mustPatch(b, `[{"op":"replace","path":"/resources/resource-0/outputProperties/id","value":"x"}]`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.applyPatch(p); err != nil {
+			b.Fatal(err)
+		}
+		d.commit()
+	}
+}
+
+func BenchmarkApplyUpdate10(b *testing.B)    { benchmarkApplyUpdate(b, 10) }
+func BenchmarkApplyUpdate10000(b *testing.B) { benchmarkApplyUpdate(b, 10_000) }
+
+// benchmarkApplyArray appends to an array inside one resource, which goes
+// to json-patch on that array only: it must not grow with n either.
+func benchmarkApplyArray(b *testing.B, n int) {
+	_, d, err := replay(logWithResources(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := d.applyPatch(mustPatch(b, `[{"op":"add","path":"/resources/resource-0/outputProperties/list","value":[]}]`)); err != nil {
+		b.Fatal(err)
+	}
+	d.commit()
+	p := mustPatch(b, `[{"op":"add","path":"/resources/resource-0/outputProperties/list/0","value":1},{"op":"remove","path":"/resources/resource-0/outputProperties/list/0"}]`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.applyPatch(p); err != nil {
+			b.Fatal(err)
+		}
+		d.commit()
+	}
+}
+
+func BenchmarkApplyArray10(b *testing.B)    { benchmarkApplyArray(b, 10) }
+func BenchmarkApplyArray10000(b *testing.B) { benchmarkApplyArray(b, 10_000) }
