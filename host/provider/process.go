@@ -177,6 +177,7 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 		return nil, p.failIO(ctx, r, err)
 	}
 	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
+	p.stderr.settle() // log what the provider wrote before answering under this resource
 	if !stopped() {
 		// Cancelled just as the response arrived: the kill is under way.
 		return nil, p.fail(r, KindCanceled, fmt.Errorf("request abandoned: %w", context.Cause(ctx)))

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,11 +31,23 @@ const maxStderrLine = 16 << 10
 // descendant that escaped the process group keeps the pipe open.
 const stderrDrainTimeout = 2 * time.Second
 
+// stderrSettle bounds how long a finished request waits for the stderr
+// lines its provider wrote before answering to be logged, so that they
+// carry that request's resource. It only runs out for a provider that
+// writes to stderr continuously.
+const stderrSettle = 50 * time.Millisecond
+
 // stderrForwarder reads a provider's stderr, logs each line with the
 // resource in flight, and keeps the last lines for error messages.
 type stderrForwarder struct {
+	pipe *os.File
 	log  *slog.Logger
 	done chan struct{} // closed when the reader goroutine has returned
+
+	// read counts bytes taken from the pipe, processed bytes whose lines
+	// have been logged (or are held as an unfinished line); equal counts
+	// and an empty pipe mean every complete line written so far is logged.
+	read, processed atomic.Int64
 
 	mu       sync.Mutex
 	resource string
@@ -42,15 +56,24 @@ type stderrForwarder struct {
 	panicked bool     // a "panic:" line was seen: log the rest at error level
 }
 
-func newStderrForwarder(r io.Reader, log *slog.Logger) *stderrForwarder {
-	f := &stderrForwarder{log: log, done: make(chan struct{})}
-	go f.run(r)
+func newStderrForwarder(pipe *os.File, log *slog.Logger) *stderrForwarder {
+	f := &stderrForwarder{pipe: pipe, log: log, done: make(chan struct{})}
+	go f.run()
 	return f
 }
 
-func (f *stderrForwarder) run(r io.Reader) {
+// Read counts what the forwarder takes from the pipe; see settle.
+func (f *stderrForwarder) Read(p []byte) (int, error) {
+	n, err := f.pipe.Read(p)
+	f.read.Add(int64(n))
+	return n, err
+}
+
+var _ io.Reader = (*stderrForwarder)(nil)
+
+func (f *stderrForwarder) run() {
 	defer close(f.done)
-	br := bufio.NewReaderSize(r, 4096)
+	br := bufio.NewReaderSize(f, 4096)
 	var line []byte
 	truncated := false
 	for {
@@ -61,6 +84,7 @@ func (f *stderrForwarder) run(r io.Reader) {
 			truncated = true
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
+			f.processed.Add(int64(len(chunk)))
 			continue
 		}
 		if len(line) > 0 {
@@ -70,6 +94,7 @@ func (f *stderrForwarder) run(r io.Reader) {
 			}
 			f.emit(text)
 		}
+		f.processed.Add(int64(len(chunk)))
 		line, truncated = line[:0], false
 		if err != nil {
 			return // EOF, or the pipe was closed after the process was reaped
@@ -138,6 +163,26 @@ func (f *stderrForwarder) lines() []string {
 	out := make([]string, 0, len(f.tail))
 	out = append(out, f.tail[f.next:]...)
 	return append(out, f.tail[:f.next]...)
+}
+
+// settle waits, up to stderrSettle, until every line the provider has
+// written so far has been logged.
+func (f *stderrForwarder) settle() {
+	deadline := time.Now().Add(stderrSettle)
+	for {
+		select {
+		case <-f.done:
+			return
+		default:
+		}
+		if f.read.Load() == f.processed.Load() && !readable(f.pipe) {
+			return
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
 }
 
 // wait waits up to d for stderr to reach end of file; it reports whether

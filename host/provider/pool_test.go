@@ -1,0 +1,112 @@
+package provider
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pierhq/pier/host/internal/proc/proctest"
+	"github.com/pierhq/pier/schema"
+)
+
+func TestPoolLazy(t *testing.T) {
+	t.Parallel()
+	pool := NewPool(Config{Name: "never", Executable: "/nonexistent/provider"}, 4)
+	if err := pool.Close(); err != nil {
+		t.Errorf("Close() = %v", err)
+	}
+	if pool.Started() != 0 {
+		t.Errorf("Started() = %d, want 0 for an unused pool", pool.Started())
+	}
+	_, err := pool.Create(t.Context(), "x", &schema.CreateResourceRequest{Type: "t", InputProperties: schema.Properties{}})
+	if !errors.Is(err, ErrClosed) {
+		t.Errorf("Create after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestPoolParallel sends more slow requests than the pool has processes:
+// exactly size processes start, and all requests are answered.
+func TestPoolParallel(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	const size, requests = 3, 9
+	pool := NewPool(Config{Name: "py", Executable: exe}, size)
+	var (
+		mu   sync.Mutex
+		pids = map[float64]int{}
+		wg   sync.WaitGroup
+	)
+	for range requests {
+		wg.Go(func() {
+			out, err := pool.Create(t.Context(), "web.greet", &schema.CreateResourceRequest{
+				Type: "greeting", InputProperties: schema.Properties{"name": "x", "delay": 0.3},
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			pids[out.OutputProperties["pid"].(float64)]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if got := pool.Started(); got != size {
+		t.Errorf("Started() = %d, want %d", got, size)
+	}
+	if len(pids) != size {
+		t.Errorf("requests were served by %d processes (%v), want %d", len(pids), pids, size)
+	}
+	if err := pool.Close(); err != nil {
+		t.Errorf("Close() = %v", err)
+	}
+	for pid := range pids {
+		proctest.AssertGroupGone(t, int(pid))
+	}
+}
+
+// TestPoolReplacesFailedProcess: a process that crashes is dropped and the
+// next request gets a fresh one.
+func TestPoolReplacesFailedProcess(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	pool := NewPool(Config{Name: "py", Executable: exe}, 1)
+	defer pool.Close()
+	greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+	first, err := pool.Create(t.Context(), "a", greet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pool.Create(t.Context(), "b", &schema.CreateResourceRequest{Type: "crash", InputProperties: schema.Properties{}})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Kind != KindExited || pe.ExitStatus != "exit status 4" || !containsLine(pe.Stderr, "python-provider: crashing on purpose") {
+		t.Fatalf("crash: error = %v, want KindExited with exit status 4 and the stderr line", err)
+	}
+	proctest.AssertGroupGone(t, int(first.OutputProperties["pid"].(float64)))
+	second, err := pool.Create(t.Context(), "c", greet)
+	if err != nil {
+		t.Fatalf("request after a crash: %v", err)
+	}
+	if first.OutputProperties["pid"] == second.OutputProperties["pid"] {
+		t.Errorf("request after the crash went to the same pid %v", first.OutputProperties["pid"])
+	}
+	if got := pool.Started(); got != 2 {
+		t.Errorf("Started() = %d, want 2", got)
+	}
+}
+
+func TestPoolStartError(t *testing.T) {
+	t.Parallel()
+	pool := NewPool(Config{Name: "missing", Executable: "/nonexistent/provider"}, 1)
+	defer pool.Close()
+	_, err := pool.Create(t.Context(), "web.db", &schema.CreateResourceRequest{Type: "t", InputProperties: schema.Properties{}})
+	if err == nil {
+		t.Fatal("Create with a missing executable succeeded")
+	}
+	for _, want := range []string{`provider "missing"`, "/nonexistent/provider", "web.db"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
