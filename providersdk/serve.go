@@ -27,10 +27,16 @@ type Options struct {
 }
 
 // Serve runs the provider on the process's stdin and stdout; see [ServeIO].
-// Call it from main, and keep every other write away from stdout: use
-// [Logger] for diagnostics.
-func Serve(ctx context.Context, h Handler, opts Options) error {
-	return ServeIO(ctx, h, os.Stdin, os.Stdout, opts)
+// Call it from main. Stdout must carry only frames, so Serve first takes it
+// with [TakeStdout]: while serving, anything else written to stdout goes to
+// stderr. Use [Logger] for diagnostics.
+func Serve(ctx context.Context, h Handler, opts Options) (err error) {
+	frames, release, err := TakeStdout()
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, release()) }()
+	return ServeIO(ctx, h, os.Stdin, frames, opts)
 }
 
 // ServeIO reads requests from in, one JSON value per line, and writes

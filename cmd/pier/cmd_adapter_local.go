@@ -54,7 +54,13 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 			// The host owns shutdown; a Ctrl-C in its terminal must not
 			// kill the provider under an operation it is recording.
 			signal.Ignore(os.Interrupt)
-			return runAdapterLocal(c.Context, opts, os.Stdin, os.Stdout, os.Stderr)
+			// Frames only on stdout: a stray print goes to stderr.
+			frames, release, err := providersdk.TakeStdout()
+			if err != nil {
+				return err
+			}
+			err = runAdapterLocal(c.Context, opts, os.Stdin, frames, os.Stderr)
+			return errors.Join(err, release())
 		},
 	}
 }

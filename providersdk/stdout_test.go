@@ -1,0 +1,69 @@
+package providersdk_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema"
+)
+
+// helperEnv makes the test binary act as a provider built on Serve instead
+// of running tests, so Serve is tested on a real process's stdin and stdout.
+const helperEnv = "PROVIDERSDK_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "noisy" {
+		if err := providersdk.Serve(context.Background(), noisy{}, providersdk.Options{}); err != nil {
+			fmt.Fprintln(os.Stderr, "serve:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// noisy prints to stdout itself and through a child process, as careless
+// handler code and the libraries it calls do.
+type noisy struct{}
+
+func (noisy) Create(ctx context.Context, _ *schema.CreateResourceRequest) (*schema.CreateResourceResponse, error) {
+	fmt.Println("stray print")
+	cmd := exec.CommandContext(ctx, "echo", "child print")
+	cmd.Stdout = os.Stdout
+	if err := cmd.Run(); err != nil {
+		return nil, err
+	}
+	return &schema.CreateResourceResponse{OutputProperties: schema.Properties{"ok": true}}, nil
+}
+
+func (noisy) Update(context.Context, *schema.UpdateResourceRequest) (*schema.UpdateResourceResponse, error) {
+	return nil, fmt.Errorf("not supported")
+}
+
+func TestServeKeepsStdoutForFrames(t *testing.T) {
+	t.Parallel()
+	cmd := exec.CommandContext(t.Context(), os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=noisy")
+	req := `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":false}}` + "\n"
+	cmd.Stdin = strings.NewReader(req + req)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("provider: %v; stderr:\n%s", err, &stderr)
+	}
+	frame := `{"createResourceResponse":{"outputProperties":{"ok":true}}}` + "\n"
+	if diff := cmp.Diff(frame+frame, stdout.String()); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("stray print\nchild print\nstray print\nchild print\n", stderr.String()); diff != "" {
+		t.Errorf("stderr (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,39 @@
+//go:build unix
+
+package providersdk
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// TakeStdout reserves the process's stdout for protocol frames. It moves
+// file descriptor 1 to a new descriptor, returned as frames, and points
+// descriptor 1 at stderr. From then on os.Stdout, fmt.Print and any child
+// process that inherits descriptor 1 write to stderr, so a stray print in
+// a handler or a library it calls lands in the log instead of corrupting
+// the protocol. release points descriptor 1 back at the real stdout and
+// closes frames. [Serve] calls it; call it yourself only when serving with
+// [ServeIO] on the real stdout.
+func TakeStdout() (frames *os.File, release func() error, err error) {
+	fd, err := unix.Dup(1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reserve stdout for frames: %w", err)
+	}
+	unix.CloseOnExec(fd) // children must not get the protocol channel
+	if err := unix.Dup2(2, 1); err != nil {
+		unix.Close(fd)
+		return nil, nil, fmt.Errorf("point stdout at stderr: %w", err)
+	}
+	frames = os.NewFile(uintptr(fd), "stdout (protocol frames)")
+	release = func() error {
+		if err := unix.Dup2(fd, 1); err != nil {
+			frames.Close()
+			return fmt.Errorf("restore stdout: %w", err)
+		}
+		return frames.Close()
+	}
+	return frames, release, nil
+}
