@@ -154,6 +154,7 @@ func runProviderCheck(ctx context.Context, o providerCheckOptions, stdout, stder
 		RequiresState: o.RequiresState,
 		StateProvider: o.StateProvider,
 		ExitTimeout:   o.ExitTimeout,
+		NixopsVersion: version,
 	})
 	if err != nil {
 		return err

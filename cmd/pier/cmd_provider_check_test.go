@@ -129,3 +129,35 @@ func TestProviderCheckUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderCheckLocalAdapter holds pier's own adapter to the same rules
+// as third-party providers.
+func TestProviderCheckLocalAdapter(t *testing.T) {
+	t.Parallel()
+	pier := testbin.Pier(t)
+	tests := map[string]struct {
+		opts providerCheckOptions
+		want int
+	}{
+		"state_file": {providerCheckOptions{Type: "state_file", Stateful: true, StateProvider: true,
+			InputsJSON: `{"name":"STATE"}`}, 10},
+		"memo": {providerCheckOptions{Type: "memo", Stateful: true, RequiresState: true,
+			InputsJSON: `{"initialize_with":"x"}`, UpdateInputsJSON: `{"initialize_with":"y"}`}, 9},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			o := tc.opts
+			o.Executable, o.Args = pier, []string{"adapter", "local"}
+			o.Operations = []schema.Operation{schema.OperationDestroy}
+			o.InputsJSON = strings.ReplaceAll(o.InputsJSON, "STATE", filepath.Join(t.TempDir(), "state.json"))
+			var stdout bytes.Buffer
+			if err := runProviderCheck(t.Context(), o, &stdout, &bytes.Buffer{}); err != nil {
+				t.Fatalf("runProviderCheck: %v\n%s", err, stdout.String())
+			}
+			if want := fmt.Sprintf("%d passed, 0 failed\n", tc.want); !strings.HasSuffix(stdout.String(), want) {
+				t.Errorf("output does not end in %q:\n%s", want, stdout.String())
+			}
+		})
+	}
+}

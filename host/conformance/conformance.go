@@ -82,6 +82,9 @@ type Config struct {
 	// StateProvider says the type is a state provider: the check reads the
 	// state, records an event and reads again.
 	StateProvider bool
+	// NixopsVersion is sent as nixopsVersion in state events; empty means
+	// "pier-provider-check".
+	NixopsVersion string
 	// ExitTimeout bounds the wait for the provider to exit after its stdin
 	// is closed; 0 means [DefaultExitTimeout]. pier's grace period is of the
 	// same order, after which it kills the provider.
@@ -113,6 +116,9 @@ func Check(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	if cfg.ExitTimeout == 0 {
 		cfg.ExitTimeout = DefaultExitTimeout
+	}
+	if cfg.NixopsVersion == "" {
+		cfg.NixopsVersion = "pier-provider-check"
 	}
 	// Close waits this long after closing stdin before it kills the
 	// provider, and reports that (or a non-zero status) as an error.
@@ -299,7 +305,7 @@ func (s *session) state(ctx context.Context, created extant) error {
 		return err
 	}
 	event := &schema.Request{StateResourceEvent: &schema.StateResourceEvent{
-		Resource: res, Event: "pier-provider-check", NixopsVersion: "pier-provider-check", Patch: patch,
+		Resource: res, Event: "pier-provider-check", NixopsVersion: s.cfg.NixopsVersion, Patch: patch,
 	}}
 	if _, err := s.call(ctx, event); err != nil {
 		if ctx.Err() != nil {
@@ -324,9 +330,23 @@ func (s *session) state(ctx context.Context, created extant) error {
 	}
 	if !reflect.DeepEqual(want, second) {
 		s.fail(CheckStateReflects, "state after the event is %s, want %s", compact(second), compact(want))
-		return nil
+	} else {
+		s.pass(CheckStateReflects)
 	}
-	s.pass(CheckStateReflects)
+
+	// Take the entry out again, so that the state holds nothing of the
+	// check's (a state provider may rightly refuse to be destroyed while
+	// its state records resources).
+	undo := &schema.Request{StateResourceEvent: &schema.StateResourceEvent{
+		Resource: res, Event: "pier-provider-check", NixopsVersion: s.cfg.NixopsVersion,
+		Patch: schema.Patch{{Op: "remove", Path: patch[0].Path}},
+	}}
+	if _, err := s.call(ctx, undo); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		s.fail(CheckStateEvent, "removing the check's entry %s again: %s", patch[0].Path, reason(err))
+	}
 	return nil
 }
 

@@ -46,15 +46,18 @@ def read_store(res):
 
 
 def apply_patch(doc, patch):
-    # Only "add" of an object member: enough for the checker's event.
+    # Only "add" and "remove" of an object member: enough for the checker.
     for op in patch:
-        if op["op"] != "add":
-            raise Refused(f"unsupported patch op {op['op']}")
         parts = [p.replace("~1", "/").replace("~0", "~") for p in op["path"].split("/")[1:]]
         node = doc
         for p in parts[:-1]:
             node = node[p]
-        node[parts[-1]] = op["value"]
+        if op["op"] == "add":
+            node[parts[-1]] = op["value"]
+        elif op["op"] == "remove":
+            del node[parts[-1]]
+        else:
+            raise Refused(f"unsupported patch op {op['op']}")
     return doc
 
 
