@@ -66,8 +66,13 @@ func checkEntry(p string) error {
 	return nil
 }
 
-// parseMode parses an octal permission string such as "0644".
+// parseMode parses a four-digit octal permission string such as "0644".
+// Exactly four digits, because Read reports modes that way and any other
+// spelling would show as a difference on every plan.
 func parseMode(s string) (fs.FileMode, error) {
+	if len(s) != 4 {
+		return 0, fmt.Errorf("mode %q is not four octal digits such as 0644", s)
+	}
 	n, err := strconv.ParseUint(s, 8, 32)
 	if err != nil {
 		return 0, fmt.Errorf("mode %q is not an octal number", s)
