@@ -128,6 +128,9 @@ func Start(opts Options) (*Client, error) {
 	cmd := exec.Command(path)
 	cmd.Dir, _ = os.Getwd()
 	cmd.Env = providerEnv(os.Environ(), opts.ProviderLogs)
+	// go-plugin sets the socket directory only for custom runners; the
+	// provider's plugin server reads it from here.
+	cmd.Env = append(cmd.Env, plugin.EnvUnixSocketDir+"="+c.sockDir)
 	cmd.SysProcAttr = sysProcAttr()
 
 	timeout := opts.StartTimeout

@@ -264,7 +264,7 @@ func FromJSON(raw any, ty cty.Type, path cty.Path) (cty.Value, error) {
 	case ty.IsPrimitiveType():
 		v, err := primitive(raw, path)
 		if err != nil {
-			return cty.NilVal, err
+			return cty.NilVal, pathErr(path, "must be %s, not %s", ty.FriendlyName(), jsonKind(raw))
 		}
 		cv, err := convert.Convert(v, ty)
 		if err != nil {

@@ -1,0 +1,261 @@
+package terraform_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pierhq/pier/schema"
+)
+
+// These tests drive terraform-provider-time v0.14.2 (plugin protocol 5,
+// terraform-plugin-framework) through the real pier binary.
+
+func TestTimeStaticLifecycle(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	in := schema.Properties{"triggers": map[string]any{"k": "1"}}
+
+	created := ok(t, b.create("time_static", in)).CreateResourceResponse.OutputProperties
+	first := str(t, created, "rfc3339")
+	if _, err := time.Parse(time.RFC3339, first); err != nil {
+		t.Fatalf("rfc3339 output %q: %v", first, err)
+	}
+	if got := tfMeta(t, created)["schema_version"]; got != json.Number("0") {
+		t.Errorf("__tf.schema_version = %v, want 0", got)
+	}
+
+	// RFC 3339 has second resolution: let a second pass so that a new
+	// timestamp can be told from the old one.
+	time.Sleep(1100 * time.Millisecond)
+
+	same := ok(t, b.update("time_static", in, created, in)).UpdateResourceResponse.OutputProperties
+	if diff := cmp.Diff(created, same); diff != "" {
+		t.Errorf("update with unchanged inputs changed outputs (-before +after):\n%s", diff)
+	}
+	if strings.Contains(b.stderr.String(), "replacing") {
+		t.Errorf("no-op update replaced the object")
+	}
+
+	in2 := schema.Properties{"triggers": map[string]any{"k": "2"}}
+	replaced := ok(t, b.update("time_static", in, same, in2)).UpdateResourceResponse.OutputProperties
+	if got := str(t, replaced, "rfc3339"); got == first {
+		t.Errorf("replacement kept rfc3339 %s; want a new timestamp", got)
+	}
+	logs := b.stderr.String()
+	if !strings.Contains(logs, "replacing") || !strings.Contains(logs, "triggers") {
+		t.Errorf("stderr does not say that triggers forced a replacement:\n%s", logs)
+	}
+
+	read := ok(t, b.read("time_static", in2, replaced)).ReadResourceResponse
+	if !read.Exists {
+		t.Errorf("read: exists = false")
+	}
+	if diff := cmp.Diff(replaced, read.OutputProperties); diff != "" {
+		t.Errorf("read changed outputs (-want +got):\n%s", diff)
+	}
+
+	ok(t, b.destroy("time_static", in2, replaced))
+	if code := b.exitCode(); code != 0 {
+		t.Errorf("bridge exit code %d, want 0", code)
+	}
+}
+
+func TestTimeStaticRequiresState(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	msg := failure(t, b.send(schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: "time_static", InputProperties: schema.Properties{}, IsStateful: false,
+	}}))
+	for _, want := range []string{"time_static", "state handler", "isStateful"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+}
+
+func TestTimeInputErrors(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	cases := []struct {
+		name string
+		typ  string
+		in   schema.Properties
+		want []string
+	}{
+		{"unknown attribute", "time_static", schema.Properties{"bogus": "x"}, []string{"attribute bogus", "not in the schema"}},
+		{"wrong type", "time_static", schema.Properties{"triggers": "x"}, []string{"attribute triggers", "map of string"}},
+		{"wrong element type", "time_static", schema.Properties{"triggers": map[string]any{"a": []any{}}}, []string{`attribute triggers["a"]`, "string"}},
+		{"computed only", "time_offset", schema.Properties{"offset_days": 1, "unix": 5}, []string{"attribute unix", "computed"}},
+		{"unknown type", "time_nonesuch", schema.Properties{}, []string{"terraform-provider-time", `no resource type "time_nonesuch"`}},
+		{"provider diagnostic", "time_static", schema.Properties{"rfc3339": "yesterday"}, []string{"rfc3339", "error"}},
+	}
+	// One bridge serves every case, as a host would: one process per
+	// provider, many requests. The cases therefore run in order.
+	for _, tc := range cases {
+		msg := failure(t, b.create(tc.typ, tc.in))
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error %q does not mention %q", tc.name, msg, w)
+			}
+		}
+	}
+}
+
+func TestTimeOffsetUpdateInPlace(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	in := schema.Properties{"base_rfc3339": "2024-01-01T00:00:00Z", "offset_days": 1}
+	created := ok(t, b.create("time_offset", in)).CreateResourceResponse.OutputProperties
+	if got := str(t, created, "rfc3339"); got != "2024-01-02T00:00:00Z" {
+		t.Fatalf("rfc3339 = %s, want 2024-01-02T00:00:00Z", got)
+	}
+	in2 := schema.Properties{"base_rfc3339": "2024-01-01T00:00:00Z", "offset_days": 2}
+	updated := ok(t, b.update("time_offset", in, created, in2)).UpdateResourceResponse.OutputProperties
+	if got := str(t, updated, "rfc3339"); got != "2024-01-03T00:00:00Z" {
+		t.Errorf("rfc3339 after update = %s, want 2024-01-03T00:00:00Z", got)
+	}
+	if got := updated["day"]; got != json.Number("3") {
+		t.Errorf("day = %v, want 3", got)
+	}
+	if strings.Contains(b.stderr.String(), "replacing") {
+		t.Errorf("offset change replaced the object instead of updating it in place")
+	}
+}
+
+func TestTimeStaticImport(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	resp := ok(t, b.importResource("time_static", "2020-02-12T06:36:13Z")).ImportResourceResponse
+	if got := str(t, resp.OutputProperties, "rfc3339"); got != "2020-02-12T06:36:13Z" {
+		t.Errorf("rfc3339 = %s", got)
+	}
+	if got := resp.OutputProperties["year"]; got != json.Number("2020") {
+		t.Errorf("year = %v, want 2020", got)
+	}
+	// rfc3339 and triggers (which the provider imports as an empty map) are
+	// configurable: they reproduce the object. year is computed only, so it
+	// is no input.
+	want := schema.Properties{"rfc3339": "2020-02-12T06:36:13Z", "triggers": map[string]any{}}
+	if diff := cmp.Diff(want, resp.InputProperties); diff != "" {
+		t.Errorf("inputs (-want +got):\n%s", diff)
+	}
+
+	// The imported object behaves like a created one.
+	same := ok(t, b.update("time_static", resp.InputProperties, resp.OutputProperties, resp.InputProperties)).UpdateResourceResponse
+	if diff := cmp.Diff(resp.OutputProperties, same.OutputProperties); diff != "" {
+		t.Errorf("update after import changed outputs (-want +got):\n%s", diff)
+	}
+
+	msg := failure(t, b.importResource("time_static", "not a time"))
+	if !strings.Contains(msg, "time_static") || !strings.Contains(msg, "error") {
+		t.Errorf("import of a bad id: %q", msg)
+	}
+}
+
+// TestTimeSleepInterrupted cancels a long create by SIGTERM: the bridge
+// must tell the provider to stop and exit, well before the sleep is over.
+func TestTimeSleepInterrupted(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	in := schema.Properties{"create_duration": "10m"}
+	data, _ := json.Marshal(schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{Type: "time_sleep", InputProperties: in, IsStateful: true}})
+	if _, err := b.stdin.Write(append(data, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	provider := b.providerPID()
+	waitFor(t, b, `"msg":"request"`) // the bridge is inside Create
+	signal(t, b.cmd.Process.Pid, syscall.SIGTERM)
+
+	resp := b.receive()
+	msg := failure(t, resp)
+	if !strings.Contains(msg, "terraform-provider-time") || !strings.Contains(msg, "context canceled") {
+		t.Errorf("error %q does not name the provider and the cancellation", msg)
+	}
+	if code := b.exitCode(); code != 130 {
+		t.Errorf("exit code %d, want 130", code)
+	}
+	if !gone(provider) {
+		t.Errorf("provider %d survives the bridge", provider)
+	}
+}
+
+func TestTimeSleepTimeout(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{args: []string{"--timeout", "2s"}})
+	msg := failure(t, b.create("time_sleep", schema.Properties{"create_duration": "10m"}))
+	if !strings.Contains(msg, "timeout of 2s") {
+		t.Errorf("error %q does not mention the timeout", msg)
+	}
+	// The same provider process keeps serving.
+	ok(t, b.create("time_static", schema.Properties{}))
+}
+
+func TestProviderCrashMidCall(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	data, _ := json.Marshal(schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: "time_sleep", InputProperties: schema.Properties{"create_duration": "10m"}, IsStateful: true,
+	}})
+	if _, err := b.stdin.Write(append(data, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, b, `"msg":"request"`)
+	signal(t, b.providerPID(), syscall.SIGKILL)
+	msg := failure(t, b.receive())
+	for _, want := range []string{"terraform-provider-time", "provider process exited"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %q", msg, want)
+		}
+	}
+}
+
+func TestProtocolVersionMismatch(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{env: []string{"PIER_TF_PROTOCOL_VERSIONS=6"}})
+	if code := b.exitCode(); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	logs := b.stderr.String()
+	if !strings.Contains(logs, "speaks no plugin protocol version pier offered (6)") || !strings.Contains(logs, "terraform-provider-time") {
+		t.Errorf("stderr does not explain the version mismatch:\n%s", logs)
+	}
+}
+
+// TestProviderPanicAtStart uses a stand-in provider, a shell script that
+// dies the way a Go program panics, and checks the trace reaches stderr.
+func TestProviderPanicAtStart(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "terraform-provider-panics")
+	body := "#!/bin/sh\nprintf 'panic: boom in provider\\n\\ngoroutine 1 [running]:\\nmain.main()\\n\\t/src/main.go:12 +0x1d\\n' >&2\nexit 2\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := startBridge(t, script, bridgeOpts{})
+	if code := b.exitCode(); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	logs := b.stderr.String()
+	for _, want := range []string{"panic: boom in provider", "goroutine 1 [running]", "terraform-provider-panics"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, logs)
+		}
+	}
+}
+
+// waitFor waits until the bridge's stderr contains s.
+func waitFor(t *testing.T, b *bridge, s string) {
+	t.Helper()
+	deadline := time.Now().Add(responseBound)
+	for !strings.Contains(b.stderr.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr never showed %q:\n%s", s, b.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
