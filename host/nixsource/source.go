@@ -270,8 +270,10 @@ type resourceHead struct {
 		Type       string   `json:"type"`
 		Operations []string `json:"operations"`
 	} `json:"provider"`
-	Type  string   `json:"type"`
-	State []string `json:"state"`
+	Type string `json:"type"`
+	// State is the state handler's member path, as a list of names or
+	// (a pier convenience) a dotted address; null for a stateless resource.
+	State json.RawMessage `json:"state"`
 }
 
 // resource builds the engine's view of a member's resource and registers
@@ -322,16 +324,11 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 			Range:      r.Range,
 		}
 	}
-	if h.State != nil {
-		if err := checkNames(h.State); err != nil {
-			return nil, declErr("state: %w", err)
-		}
-		st := addressOf(h.State)
-		if st == nil {
-			return nil, declErr("state is an empty member path")
-		}
-		r.State = &st
+	st, err := stateAddress(h.State)
+	if err != nil {
+		return nil, declErr("state: %w", err)
 	}
+	r.State = st
 	for name, js := range m.Inputs {
 		dec := json.NewDecoder(strings.NewReader(js))
 		dec.UseNumber()
@@ -350,6 +347,34 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 		r.DependsOn = addresses(append(slices.Clone(mt.reads), mt.needs...), addr)
 	}
 	return r, nil
+}
+
+// stateAddress decodes a resource's state attribute: null, a list of
+// member names, or a dotted address.
+func stateAddress(raw json.RawMessage) (*source.Address, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var path []string
+	if err := json.Unmarshal(raw, &path); err != nil {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, fmt.Errorf("want null, a list of member names or an address, got %s", raw)
+		}
+		a, err := source.ParseAddress(s)
+		if err != nil {
+			return nil, err
+		}
+		return &a, nil
+	}
+	if err := checkNames(path); err != nil {
+		return nil, err
+	}
+	a := addressOf(path)
+	if a == nil {
+		return nil, fmt.Errorf("empty member path")
+	}
+	return &a, nil
 }
 
 // providerName names a provider declaration after its executable and a

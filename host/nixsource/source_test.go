@@ -165,6 +165,7 @@ func TestResolveErrors(t *testing.T) {
 	cases := map[string]struct {
 		flake      string
 		wantMember string
+		wantDecl   string
 		wantCycle  []string
 		wantText   []string
 	}{
@@ -177,6 +178,11 @@ func TestResolveErrors(t *testing.T) {
 			flake:      "typeerror",
 			wantMember: "web.db",
 			wantText:   []string{"member web.db:", "cannot add a string to an integer", "/typeerror/flake.nix:16:34"},
+		},
+		"provider without executable": {
+			flake:    "baddecl",
+			wantDecl: "web.server",
+			wantText: []string{"/baddecl/flake.nix:8:11: flake path:", "resource web.server: provider has no executable"},
 		},
 		"throw in a nested member": {
 			flake:      "throw",
@@ -202,7 +208,15 @@ func TestResolveErrors(t *testing.T) {
 			}
 			var ee *EvalError
 			var ce *CycleError
+			var de *DeclError
 			switch {
+			case tc.wantDecl != "":
+				if !errors.As(err, &de) {
+					t.Fatalf("error %v is not a *DeclError", err)
+				}
+				if got := de.Resource.String(); got != tc.wantDecl {
+					t.Errorf("resource = %q, want %q", got, tc.wantDecl)
+				}
 			case tc.wantCycle != nil:
 				if !errors.As(err, &ce) {
 					t.Fatalf("error %v is not a *CycleError", err)
