@@ -32,30 +32,33 @@ func Compact(path string, opts Options) (err error) {
 			err = cerr
 		}
 	}()
-	return l.Compact()
+	_, err = l.Compact()
+	return err
 }
 
 // Compact rewrites the open log as the initialising event plus one
-// snapshot event; see the function [Compact]. The replacement is atomic:
-// it is written to a temporary file, fsynced, checked to replay to the
-// same state, then renamed over the log and the directory is fsynced.
-func (l *Log) Compact() error {
+// snapshot event; see the function [Compact]. It returns the path of the
+// backup of the previous file. The replacement is atomic: it is written to
+// a temporary file, fsynced, checked to replay to the same state, then
+// renamed over the log and the directory is fsynced.
+func (l *Log) Compact() (backup string, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
-		return ErrClosed
+		return "", ErrClosed
 	}
-	if err := l.compact(); err != nil {
-		return fmt.Errorf("compact state file %s: %w", l.path, err)
+	backup, err = l.compact()
+	if err != nil {
+		return "", fmt.Errorf("compact state file %s: %w", l.path, err)
 	}
-	return nil
+	return backup, nil
 }
 
-func (l *Log) compact() error {
+func (l *Log) compact() (string, error) {
 	t := time.Now()
 	state, err := checkType(l.doc.root)
 	if err != nil {
-		return err
+		return "", err
 	}
 	snap := Event{
 		Index: max(l.last, 1),
@@ -70,17 +73,17 @@ func (l *Log) compact() error {
 	}) {
 		v, err := json.Marshal(state[k])
 		if err != nil {
-			return fmt.Errorf("encode %s: %w", Pointer(k), err)
+			return "", fmt.Errorf("encode %s: %w", Pointer(k), err)
 		}
 		snap.Patch = append(snap.Patch, schema.PatchOperation{Op: "add", Path: Pointer(k), Value: v})
 	}
 	first, err := initEvent(snap.Meta.Time).encodeLine()
 	if err != nil {
-		return err
+		return "", err
 	}
 	second, err := snap.encodeLine()
 	if err != nil {
-		return err
+		return "", err
 	}
 	content := append(first, second...)
 
@@ -95,7 +98,7 @@ func (l *Log) compact() error {
 	}
 	tmp, err := os.CreateTemp(dir, base+".compact-*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
 	_, werr := tmp.Write(content)
@@ -106,22 +109,22 @@ func (l *Log) compact() error {
 		werr = err
 	}
 	if werr != nil {
-		return werr
+		return "", werr
 	}
 	backup := l.path + "." + stamp(t) + ".bak"
 	if err := keepBackup(l.path, backup); err != nil {
-		return fmt.Errorf("keep backup %s: %w", backup, err)
+		return "", fmt.Errorf("keep backup %s: %w", backup, err)
 	}
 	if err := os.Rename(tmp.Name(), l.path); err != nil {
-		return err
+		return "", err
 	}
 	if err := syncDir(dir); err != nil {
-		return err
+		return "", err
 	}
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
 	if err != nil {
 		l.broken = fmt.Errorf("reopen after compaction: %w", err)
-		return l.broken
+		return "", l.broken
 	}
 	l.f.Close()
 	l.f = f
@@ -130,7 +133,7 @@ func (l *Log) compact() error {
 	l.needNL = false
 	l.last = snap.Index
 	l.events = 2
-	return nil
+	return backup, nil
 }
 
 // keepBackup makes backup a hard link to path's current content (the

@@ -155,6 +155,14 @@ func (l *Log) initialise() error {
 	return nil
 }
 
+// Events is the number of events in the file, the initialising one
+// included.
+func (l *Log) Events() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.events
+}
+
 // Path is the state file's path.
 func (l *Log) Path() string { return l.path }
 

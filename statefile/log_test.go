@@ -473,8 +473,12 @@ func TestCompact(t *testing.T) {
 		t.Errorf("append after compaction: index %d, error %v; want 31", ev.Index, err)
 	}
 	// Compacting the open log in place keeps it usable.
-	if err := l.Compact(); err != nil {
+	backup, err := l.Compact()
+	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(backup); err != nil {
+		t.Errorf("backup of the in-place compaction: %v", err)
 	}
 	if ev, err := l.Append(Meta{Event: "create"}, createPatch("after")); err != nil || ev.Index != 32 {
 		t.Errorf("append after in-place compaction: index %d, error %v; want 32", ev.Index, err)
