@@ -53,8 +53,8 @@ TFPROVIDERS := $(BIN)/tfproviders
 TF_TIME_VERSION := v0.14.2
 tfproviders:
 	GOBIN=$(TFPROVIDERS) $(GO) install github.com/hashicorp/terraform-provider-time@$(TF_TIME_VERSION)
-	cd testdata/tfproviders/fixture && $(GO) build -o $(TFPROVIDERS)/terraform-provider-fixture .
-	cd testdata/tfproviders/fixturesdk && $(GO) build -o $(TFPROVIDERS)/terraform-provider-fixturesdk .
+	cd testdata/tfproviders/fixture && $(GO) build -buildvcs=false -o $(TFPROVIDERS)/terraform-provider-fixture .
+	cd testdata/tfproviders/fixturesdk && $(GO) build -buildvcs=false -o $(TFPROVIDERS)/terraform-provider-fixturesdk .
 
 # tfproviders-test runs the fixture providers' own tests; `go test ./...` in
 # the main module does not reach them, because testdata is ignored.
