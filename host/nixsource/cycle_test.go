@@ -87,6 +87,10 @@ trace: pier:{"read":["c"]}
 				Message: "cannot add\n\n       at f.nix:1:2",
 			},
 		},
+		"the driver's abort unwrapped": {
+			stderr: "error: evaluation aborted with the following error message: 'pier: resource db has no output 'x''\n",
+			want:   want{Needs: map[string][][]string{}, Reads: map[string][][]string{}, Message: "resource db has no output 'x'"},
+		},
 		"garbled event is not ours": {
 			stderr: "trace: pier:{not json\n",
 			want:   want{Needs: map[string][][]string{}, Reads: map[string][][]string{}, Message: "trace: pier:{not json"},

@@ -164,6 +164,8 @@ func TestResolveErrors(t *testing.T) {
 	needNix(t)
 	cases := map[string]struct {
 		flake      string
+		attr       string
+		known      source.Outputs
 		wantMember string
 		wantDecl   string
 		wantCycle  []string
@@ -177,12 +179,28 @@ func TestResolveErrors(t *testing.T) {
 		"type error in a nested member": {
 			flake:      "typeerror",
 			wantMember: "web.db",
-			wantText:   []string{"member web.db:", "cannot add a string to an integer", "/typeerror/flake.nix:16:34"},
+			wantText:   []string{"member web.db:", "cannot add a string to an integer", "/typeerror/flake.nix:18:34"},
 		},
 		"provider without executable": {
 			flake:    "baddecl",
 			wantDecl: "web.server",
 			wantText: []string{"/baddecl/flake.nix:8:11: flake path:", "resource web.server: provider has no executable"},
+		},
+		"known resource lacks a declared output": {
+			flake:      "interp",
+			known:      source.Outputs{"db": {"other": "x"}},
+			wantMember: "web",
+			wantText:   []string{"member web: resource db has no output 'value': its provider returned [ other ]"},
+		},
+		"attribute the flake lacks": {
+			flake:    "single",
+			attr:     "#nope",
+			wantText: []string{"#nope: ", "does not provide attribute"},
+		},
+		"attribute that is no component": {
+			flake:    "typeerror",
+			attr:     "#plain",
+			wantText: []string{"is not a NixOps4 component"},
 		},
 		"throw in a nested member": {
 			flake:      "throw",
@@ -193,11 +211,11 @@ func TestResolveErrors(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			src, err := New("path:"+copyFlake(t, tc.flake, nil), Options{})
+			src, err := New("path:"+copyFlake(t, tc.flake, nil)+tc.attr, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = src.Resolve(t.Context(), nil)
+			_, err = src.Resolve(t.Context(), tc.known)
 			if err == nil {
 				t.Fatal("Resolve succeeded, want an error")
 			}

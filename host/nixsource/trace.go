@@ -84,13 +84,21 @@ func (t *traces) member(path []string) *memberTrace {
 	return &memberTrace{}
 }
 
+// driverAbort is how Nix 2.8 reports the driver's abort calls.
+const driverAbort = "evaluation aborted with the following error message: 'pier: "
+
 // message is Nix's error message: the stderr lines from the first
 // "error:" on (without that word, which pier's own error prefix replaces),
 // or every non-event line when there is none.
 func (t *traces) message() string {
 	for i, l := range t.other {
 		if rest, ok := strings.CutPrefix(l, "error:"); ok {
-			lines := append([]string{strings.TrimSpace(rest)}, t.other[i+1:]...)
+			rest = strings.TrimSpace(rest)
+			// The driver's own aborts need no Nix wrapping around them.
+			if m, ok := strings.CutPrefix(rest, driverAbort); ok {
+				rest = strings.TrimSuffix(m, "'")
+			}
+			lines := append([]string{rest}, t.other[i+1:]...)
 			return strings.TrimSpace(strings.Join(lines, "\n"))
 		}
 	}

@@ -5,6 +5,8 @@
       provider = { executable = "${./provider.py}"; args = [ ]; type = "stdio"; };
     in
     {
+      # Not a component: selecting it is an error.
+      plain.members = { };
       nixops4 = {
         _type = "nixops4Component";
         rootFunction = { outputValues, resourceProviderSystem, ... }: {
