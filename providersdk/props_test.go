@@ -17,7 +17,8 @@ type fileInputs struct {
 	Mode     *int     `json:"mode"`
 	Tags     []string `json:"tags,omitempty"`
 	Extra    any      `json:"extra,omitzero"`
-	hidden   string   //nolint:unused // checks that unexported fields are not inputs
+	//lint:ignore U1000 present to check that unexported fields are not inputs
+	hidden string
 }
 
 type embedded struct {

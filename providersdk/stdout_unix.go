@@ -24,13 +24,13 @@ func TakeStdout() (frames *os.File, release func() error, err error) {
 	}
 	unix.CloseOnExec(fd) // children must not get the protocol channel
 	if err := unix.Dup2(2, 1); err != nil {
-		unix.Close(fd)
+		_ = unix.Close(fd)
 		return nil, nil, fmt.Errorf("point stdout at stderr: %w", err)
 	}
 	frames = os.NewFile(uintptr(fd), "stdout (protocol frames)")
 	release = func() error {
 		if err := unix.Dup2(fd, 1); err != nil {
-			frames.Close()
+			_ = frames.Close() // the Dup2 error is the one to report
 			return fmt.Errorf("restore stdout: %w", err)
 		}
 		return frames.Close()

@@ -16,7 +16,11 @@ import (
 func benchmarkStateEvent(b *testing.B, n int) {
 	dir := b.TempDir()
 	p := local.New(local.Options{Dir: dir})
-	b.Cleanup(func() { p.Close() })
+	b.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			b.Error(err)
+		}
+	})
 	res := schema.ExtantResource{Type: "state_file", InputProperties: schema.Properties{"name": filepath.Join(dir, "state.json")}}
 
 	all := make(map[string]any, n)
