@@ -21,6 +21,20 @@
 // context of a ready resource (a provider built by a derivation, say) are
 // realised with nix-store --realise before the resource is returned.
 //
+// Beyond the NixOps4 shape pier accepts provider = { builtin = "local"; }
+// for its own adapters (run by the engine with pier's executable, so a
+// flake needs no path to pier), provider.env, and state given as a dotted
+// address. A resource's provider is named after its executable and a hash
+// of the whole declaration, so equal declarations share one provider and
+// the name is the same in every round and run.
+//
+// A round's cost is one nix process plus, per member, an evaluation in a
+// shared instance of the deployment. Only members that read outputs and
+// whose reads pier does not know from the previous round are evaluated in
+// an instance of their own (see driver.nix), so that repeated rounds stay
+// linear in the size of the deployment. Store paths are realised once per
+// Source.
+//
 // The package owns the driver expression, the flake reference handling and
 // the nix subprocesses. It imports only host/source and schema from pier and
 // knows nothing about the engine, state or providers' processes. It runs

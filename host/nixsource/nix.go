@@ -115,7 +115,7 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 	tr := parseTraces(stderr.Bytes())
 	for _, l := range tr.other {
 		if l != "" {
-			s.log.Debug("nix", "flake", s.installable, "stderr", l)
+			s.log.Debug("nix", keyFlake, s.installable, keyStderr, l)
 		}
 	}
 	if runErr != nil {
@@ -172,7 +172,7 @@ func (s *Source) realise(ctx context.Context, r *source.Resource, context map[st
 		}
 		return &RealiseError{Resource: r.Address, Provider: r.Provider, Paths: paths, Err: err}
 	}
-	s.log.Info("nix realise", "resource", r.Address.String(), "provider", r.Provider, "paths", len(paths), "duration", time.Since(start))
+	s.log.Info("nix realise", keyResource, r.Address.String(), keyProvider, r.Provider, keyPaths, len(paths), keyDuration, time.Since(start))
 	for _, p := range paths {
 		s.realised[p] = true
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -167,8 +168,8 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	s.knownSums = sums
 	d := time.Since(start)
 	snap.Evaluation = &source.Evaluation{Round: s.round, Duration: d}
-	s.log.Info("nix evaluation round", "flake", s.installable, "round", s.round, "duration", d,
-		"ready", len(snap.Ready), "blocked", len(snap.Blocked))
+	s.log.Info("nix evaluation round", keyFlake, s.installable, keyRound, s.round, keyDuration, d,
+		keyReady, len(snap.Ready), keyBlocked, len(snap.Blocked))
 	return snap, nil
 }
 
@@ -264,11 +265,12 @@ type resourceHead struct {
 		// extension of the NixOps4 shape: the engine runs it as
 		// `pier adapter NAME` with pier's own executable, so a flake needs
 		// no path to pier.
-		Builtin    string   `json:"builtin"`
-		Executable string   `json:"executable"`
-		Args       []string `json:"args"`
-		Type       string   `json:"type"`
-		Operations []string `json:"operations"`
+		Builtin    string            `json:"builtin"`
+		Executable string            `json:"executable"`
+		Args       []string          `json:"args"`
+		Env        map[string]string `json:"env"`
+		Type       string            `json:"type"`
+		Operations []string          `json:"operations"`
 	} `json:"provider"`
 	Type string `json:"type"`
 	// State is the state handler's member path, as a list of names or
@@ -292,8 +294,8 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 	}
 	p := h.Provider
 	switch {
-	case p.Builtin != "" && (p.Executable != "" || p.Args != nil):
-		return nil, declErr("provider has both builtin and executable or args; give one")
+	case p.Builtin != "" && (p.Executable != "" || p.Args != nil || p.Env != nil):
+		return nil, declErr("provider has both builtin and executable, args or env; give one")
 	case p.Builtin == "" && p.Executable == "":
 		return nil, declErr("provider has no executable")
 	case p.Builtin == "" && p.Type != "stdio":
@@ -312,7 +314,7 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 	if p.Builtin != "" {
 		r.Provider = "builtin-" + p.Builtin
 	} else {
-		r.Provider = providerName(p.Executable, p.Args, p.Operations)
+		r.Provider = providerName(p.Executable, p.Args, p.Env, p.Operations)
 	}
 	if providers[r.Provider] == nil {
 		providers[r.Provider] = &source.Provider{
@@ -320,6 +322,7 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 			Builtin:    p.Builtin,
 			Executable: p.Executable,
 			Args:       p.Args,
+			Env:        p.Env,
 			Operations: p.Operations,
 			Range:      r.Range,
 		}
@@ -381,15 +384,21 @@ func stateAddress(raw json.RawMessage) (*source.Address, error) {
 // hash of everything that distinguishes it, so that equal declarations in
 // different resources share one provider and the name is stable across
 // rounds and runs.
-func providerName(executable string, args, ops []string) string {
+func providerName(executable string, args []string, env map[string]string, ops []string) string {
 	h := sha256.New()
-	for _, s := range append(append([]string{executable}, args...), ops...) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+	// Each part is length-prefixed so that no two declarations collide.
+	write := func(tag string, xs ...string) {
+		fmt.Fprintf(h, "%s%d\x00", tag, len(xs))
+		for _, x := range xs {
+			fmt.Fprintf(h, "%d:%s", len(x), x)
+		}
 	}
-	// Separate args from operations so that moving a word across cannot
-	// collide.
-	fmt.Fprintf(h, "%d", len(args))
+	write("e", executable)
+	write("a", args...)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		write("v", k, env[k])
+	}
+	write("o", ops...)
 	base := filepath.Base(executable)
 	// A store path's hash says nothing to a reader; the hash below keeps
 	// the name distinct.
