@@ -394,15 +394,17 @@ func (b *Bridge) apply(ctx context.Context, rt *resourceType, planned cty.Value,
 	return state, resp.Private, nil
 }
 
-// consistent reports broken consistency rules: an error normally, warnings
-// for providers on the legacy type system (SDKv2), as Terraform does.
+// consistent reports broken consistency rules: an error normally, a debug
+// log line for providers on the legacy type system (SDKv2), as Terraform does.
 func (b *Bridge) consistent(step string, rt *resourceType, legacy bool, errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
 	if legacy {
+		// SDKv2 providers do this routinely (defaults, normalised values);
+		// Terraform, too, only notes it in its debug log.
 		for _, e := range errs {
-			b.log.Warn("provider produced an inconsistent result; tolerated for the legacy type system", "type", rt.name, "step", step, "err", e)
+			b.log.Debug("provider produced an inconsistent result; tolerated for the legacy type system", "type", rt.name, "step", step, "err", e)
 		}
 		return nil
 	}
