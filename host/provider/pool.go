@@ -86,7 +86,13 @@ func (pl *Pool) take(ctx context.Context) (*Process, error) {
 	}
 	pl.started++
 	pl.mu.Unlock()
-	return Start(ctx, pl.cfg)
+	p, err := Start(ctx, pl.cfg)
+	if err != nil {
+		pl.mu.Lock()
+		pl.started-- // it never ran
+		pl.mu.Unlock()
+	}
+	return p, err
 }
 
 // give returns a process after a request: a failed one is dropped (it was

@@ -104,6 +104,9 @@ func TestPoolStartError(t *testing.T) {
 	if err == nil {
 		t.Fatal("Create with a missing executable succeeded")
 	}
+	if got := pool.Started(); got != 0 {
+		t.Errorf("Started() = %d after a failed start, want 0", got)
+	}
 	for _, want := range []string{`provider "missing"`, "/nonexistent/provider", "web.db"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)

@@ -9,11 +9,12 @@ import (
 // allowedEnv are the parent's variables a provider inherits. A provider
 // needs to find programs (PATH), a home and user for tools that read
 // dotfiles, locale and time zone for correct text and timestamps, a
-// temporary directory, and TLS roots. Everything else, notably cloud
+// temporary directory, and TLS roots. PIER_LOG carries pier's log level
+// to providers that honour it (pier's own adapters do). Everything else, notably cloud
 // credentials in the parent's environment, must be passed explicitly.
 var allowedEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR",
-	"SSL_CERT_FILE", "SSL_CERT_DIR",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "PIER_LOG",
 }
 
 // allowedEnvPrefixes are inherited by prefix: locale categories and Nix's

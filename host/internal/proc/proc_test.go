@@ -40,18 +40,18 @@ func TestBuildEnv(t *testing.T) {
 	t.Parallel()
 	parent := []string{
 		"PATH=/bin", "HOME=/root", "AWS_SECRET_ACCESS_KEY=hunter2", "LC_ALL=C",
-		"NIX_PATH=nixpkgs=x", "PIER_LOG=debug", "TERM=xterm", "TZ=UTC", "NOEQUALS",
+		"NIX_PATH=nixpkgs=x", "PIER_LOG=debug", "PIER_BIN=/x", "TERM=xterm", "TZ=UTC", "NOEQUALS",
 	}
 	cases := map[string]struct {
 		extra map[string]string
 		want  []string
 	}{
 		"nil extras": {
-			want: []string{"HOME=/root", "LC_ALL=C", "NIX_PATH=nixpkgs=x", "PATH=/bin", "TZ=UTC"},
+			want: []string{"HOME=/root", "LC_ALL=C", "NIX_PATH=nixpkgs=x", "PATH=/bin", "PIER_LOG=debug", "TZ=UTC"},
 		},
 		"extras add and override": {
 			extra: map[string]string{"PATH": "/opt/bin", "TOKEN_FILE": "/run/t"},
-			want:  []string{"HOME=/root", "LC_ALL=C", "NIX_PATH=nixpkgs=x", "PATH=/opt/bin", "TOKEN_FILE=/run/t", "TZ=UTC"},
+			want:  []string{"HOME=/root", "LC_ALL=C", "NIX_PATH=nixpkgs=x", "PATH=/opt/bin", "PIER_LOG=debug", "TOKEN_FILE=/run/t", "TZ=UTC"},
 		},
 	}
 	for name, tc := range cases {
