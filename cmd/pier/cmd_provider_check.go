@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/conformance"
-	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -20,10 +18,7 @@ func init() { registerSub("provider", newProviderCheckCommand) }
 
 // providerCheckOptions are the flags of pier provider check.
 type providerCheckOptions struct {
-	Executable       string
-	Args             []string
-	Operations       []schema.Operation
-	Timeout          time.Duration
+	providerProcessOptions
 	ExitTimeout      time.Duration
 	Type             string
 	InputsJSON       string
@@ -32,7 +27,6 @@ type providerCheckOptions struct {
 	RequiresState    bool
 	StateProvider    bool
 	JSON             bool
-	Verbose          bool
 }
 
 func newProviderCheckCommand() *cli.Command {
@@ -50,11 +44,7 @@ inputs.
 
 Exit codes: 0 every check passed, 1 a check failed or the provider could
 not be started, 2 usage.`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "provider-exe", Usage: "the provider `PATH`", Required: true},
-			&cli.StringSliceFlag{Name: "provider-arg", Usage: "an argument for the provider (repeatable)"},
-			&cli.StringFlag{Name: "operations", Usage: "declared optional operations, comma-separated: `destroy,read,import`"},
-			&cli.DurationFlag{Name: "timeout", Value: conformance.DefaultCheckTimeout, Usage: "bound one provider request"},
+		Flags: append(checkProcessFlags(),
 			&cli.DurationFlag{Name: "exit-timeout", Value: conformance.DefaultExitTimeout, Usage: "how long the provider may take to exit after stdin closes"},
 			&cli.StringFlag{Name: "type", Usage: "the resource `TYPE` to create", Required: true},
 			&cli.StringFlag{Name: "inputs-json", Value: "{}", Usage: "the resource's input properties, a JSON object"},
@@ -63,48 +53,45 @@ not be started, 2 usage.`,
 			&cli.BoolFlag{Name: "requires-state", Usage: "the type requires state: check that a create with isStateful=false is refused"},
 			&cli.BoolFlag{Name: "state-provider", Usage: "the type is a state provider: check state read, event, read"},
 			&cli.BoolFlag{Name: "json", Usage: "print the results as one JSON object"},
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show the provider's stderr"},
-		},
+		),
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("provider check takes no arguments, got %q", c.Args().Slice())
-			}
-			ops, err := parseCheckOperations(c.String("operations"))
+			po, err := providerProcessOptionsFrom(c)
 			if err != nil {
 				return err
 			}
 			return runProviderCheck(c.Context, providerCheckOptions{
-				Executable:       c.String("provider-exe"),
-				Args:             c.StringSlice("provider-arg"),
-				Operations:       ops,
-				Timeout:          c.Duration("timeout"),
-				ExitTimeout:      c.Duration("exit-timeout"),
-				Type:             c.String("type"),
-				InputsJSON:       c.String("inputs-json"),
-				UpdateInputsJSON: c.String("update-inputs-json"),
-				Stateful:         c.Bool("stateful"),
-				RequiresState:    c.Bool("requires-state"),
-				StateProvider:    c.Bool("state-provider"),
-				JSON:             c.Bool("json"),
-				Verbose:          c.Bool("verbose"),
+				providerProcessOptions: po,
+				ExitTimeout:            c.Duration("exit-timeout"),
+				Type:                   c.String("type"),
+				InputsJSON:             c.String("inputs-json"),
+				UpdateInputsJSON:       c.String("update-inputs-json"),
+				Stateful:               c.Bool("stateful"),
+				RequiresState:          c.Bool("requires-state"),
+				StateProvider:          c.Bool("state-provider"),
+				JSON:                   c.Bool("json"),
 			}, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
-func parseCheckOperations(list string) ([]schema.Operation, error) {
-	var ops []schema.Operation
-	for _, name := range strings.Split(list, ",") {
-		if name = strings.TrimSpace(name); name == "" {
-			continue
+// checkProcessFlags are the shared provider flags with the check's own
+// defaults: a deployment's ten-minute timeout is too long to wait on a
+// hung provider in a check of a test resource.
+func checkProcessFlags() []cli.Flag {
+	flags := providerProcessFlags()
+	for _, f := range flags {
+		switch f := f.(type) {
+		case *cli.DurationFlag:
+			if f.Name == "timeout" {
+				f.Value = conformance.DefaultCheckTimeout
+			}
+		case *cli.StringFlag:
+			if f.Name == "resource" {
+				f.Value = conformance.DefaultResource
+			}
 		}
-		op, err := schema.ParseOperation(name)
-		if err != nil {
-			return nil, usagef("--operations: %w", err)
-		}
-		ops = append(ops, op)
 	}
-	return ops, nil
+	return flags
 }
 
 // checkFailedError reports failed checks; the results are already printed.
@@ -125,28 +112,26 @@ type providerCheckReport struct {
 }
 
 func runProviderCheck(ctx context.Context, o providerCheckOptions, stdout, stderr io.Writer) error {
-	inputs, err := parseCheckPropertiesFlag("--inputs-json", o.InputsJSON)
+	inputs, err := parseObjectFlag("inputs-json", o.InputsJSON)
 	if err != nil {
 		return err
 	}
 	var update schema.Properties
 	if o.UpdateInputsJSON != "" {
-		if update, err = parseCheckPropertiesFlag("--update-inputs-json", o.UpdateInputsJSON); err != nil {
+		if update, err = parseObjectFlag("update-inputs-json", o.UpdateInputsJSON); err != nil {
 			return err
 		}
 	}
-	logger := slog.New(slog.DiscardHandler)
-	if o.Verbose {
-		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	if o.Timeout == 0 {
+		o.Timeout = conformance.DefaultCheckTimeout
+	}
+	pcfg, err := o.config(stderr)
+	if err != nil {
+		return err
 	}
 	results, err := conformance.Check(ctx, conformance.Config{
-		Provider: provider.Config{
-			Executable: o.Executable,
-			Args:       o.Args,
-			Operations: o.Operations,
-			Timeout:    o.Timeout,
-			Logger:     logger,
-		},
+		Provider:      pcfg,
+		Resource:      o.Resource,
 		Type:          o.Type,
 		Inputs:        inputs,
 		UpdateInputs:  update,
@@ -194,16 +179,4 @@ func renderCheckResults(w io.Writer, report providerCheckReport) {
 		fmt.Fprintf(w, "✗ %s: %s\n", r.Name, reason)
 	}
 	fmt.Fprintf(w, "%d passed, %d failed\n", report.Passed, report.Failed)
-}
-
-// parseCheckPropertiesFlag decodes a flag holding a JSON object.
-func parseCheckPropertiesFlag(flag, value string) (schema.Properties, error) {
-	var props schema.Properties
-	if err := json.Unmarshal([]byte(value), &props); err != nil || props == nil {
-		if err == nil {
-			err = fmt.Errorf("got %s", value)
-		}
-		return nil, usagef("%s: want a JSON object: %w", flag, err)
-	}
-	return props, nil
 }

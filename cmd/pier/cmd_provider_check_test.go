@@ -31,7 +31,7 @@ func TestProviderCheckPerl(t *testing.T) {
 	}{
 		"note, stateless, with destroy": {func(dir string) providerCheckOptions {
 			return providerCheckOptions{
-				Type: "note", Operations: []schema.Operation{schema.OperationDestroy},
+				Type: "note", providerProcessOptions: providerProcessOptions{Operations: []schema.Operation{schema.OperationDestroy}},
 				InputsJSON:       `{"path":"` + filepath.Join(dir, "note.txt") + `","text":"hi\n"}`,
 				UpdateInputsJSON: `{"path":"` + filepath.Join(dir, "note.txt") + `","text":"bye\n"}`,
 			}
@@ -90,8 +90,9 @@ func TestProviderCheckReportsFailures(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			err := runProviderCheck(t.Context(), providerCheckOptions{
-				Executable: exe, Args: []string{"ignore-unknown-field"}, Type: "thing",
-				InputsJSON: `{"name":"a"}`, Stateful: true, JSON: tc.json,
+				providerProcessOptions: providerProcessOptions{Executable: exe, Args: []string{"ignore-unknown-field"}},
+				Type:                   "thing",
+				InputsJSON:             `{"name":"a"}`, Stateful: true, JSON: tc.json,
 			}, &stdout, &stderr)
 			var failed checkFailedError
 			var ec exitCoder
@@ -113,10 +114,11 @@ func TestProviderCheckReportsFailures(t *testing.T) {
 
 func TestProviderCheckUsage(t *testing.T) {
 	t.Parallel()
+	trueProvider := providerProcessOptions{Executable: "/bin/true"}
 	tests := map[string]providerCheckOptions{
-		"inputs not JSON":       {Executable: "/bin/true", Type: "x", InputsJSON: "{"},
-		"inputs not an object":  {Executable: "/bin/true", Type: "x", InputsJSON: "[1]"},
-		"update inputs is null": {Executable: "/bin/true", Type: "x", InputsJSON: "{}", UpdateInputsJSON: "null"},
+		"inputs not JSON":       {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "{"},
+		"inputs not an object":  {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "[1]"},
+		"update inputs is null": {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "{}", UpdateInputsJSON: "null"},
 	}
 	for name, o := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -49,6 +49,9 @@ const (
 	// than a deployment's because the check's resource is a test one, and a
 	// hung provider should fail the check in reasonable time.
 	DefaultCheckTimeout = time.Minute
+	// DefaultResource is the resource address the check's requests are
+	// made for, as logs and errors show it.
+	DefaultResource = "check"
 )
 
 // What the script sends to provoke errors and to mark its state entry.
@@ -56,7 +59,6 @@ const (
 const (
 	unknownType   = "pier-check-no-such-type"
 	unknownField  = "pierCheckUnknownField"
-	checkResource = "check"
 	stateEntry    = "pier-provider-check"
 )
 
@@ -67,6 +69,9 @@ type Config struct {
 	// [DefaultCheckTimeout], shorter than a deployment's because a check
 	// should not wait ten minutes on a hung provider).
 	Provider provider.Config
+	// Resource is the address named in the provider's logs and in errors;
+	// empty means [DefaultResource].
+	Resource string
 	// Type and Inputs describe a resource the provider can create.
 	Type   string
 	Inputs schema.Properties
@@ -116,6 +121,9 @@ func Check(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	if cfg.ExitTimeout == 0 {
 		cfg.ExitTimeout = DefaultExitTimeout
+	}
+	if cfg.Resource == "" {
+		cfg.Resource = DefaultResource
 	}
 	if cfg.NixopsVersion == "" {
 		cfg.NixopsVersion = "pier-provider-check"
@@ -472,7 +480,7 @@ func (s *session) try(ctx context.Context, req *schema.Request) (resp *schema.Re
 		}
 		s.proc, s.answered = p, 0
 	}
-	resp, err = s.proc.Call(ctx, checkResource, req)
+	resp, err = s.proc.Call(ctx, s.cfg.Resource, req)
 	var re *provider.ResponseError
 	if err == nil || errors.As(err, &re) {
 		s.answered++
