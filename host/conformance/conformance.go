@@ -57,9 +57,9 @@ const (
 // What the script sends to provoke errors and to mark its state entry.
 // They are odd enough not to collide with a real type, field or resource.
 const (
-	unknownType   = "pier-check-no-such-type"
-	unknownField  = "pierCheckUnknownField"
-	stateEntry    = "pier-provider-check"
+	unknownType  = "pier-check-no-such-type"
+	unknownField = "pierCheckUnknownField"
+	stateEntry   = "pier-provider-check"
 )
 
 // Config says which provider to check and with what resource.
