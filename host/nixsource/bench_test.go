@@ -11,13 +11,18 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-// writeChainFlake writes a flake of free independent resources and a
-// chain of chain resources, each reading the previous one's output.
-func writeChainFlake(tb testing.TB, free, chain int) string {
+// writeChainFlake writes a flake of free resources and a chain of chain
+// resources, each reading the previous one's output. With fanOut the free
+// resources all read the first chain member's output.
+func writeChainFlake(tb testing.TB, free, chain int, fanOut bool) string {
 	tb.Helper()
 	dir := copyFlake(tb, "single", nil)
 	var members strings.Builder
-	fmt.Fprintf(&members, "gen %d (i: value \"free-${toString i}\")", free)
+	if fanOut {
+		fmt.Fprintf(&members, "gen %d (i: value \"${outputValues.chain.c0.value}-${toString i}\")", free)
+	} else {
+		fmt.Fprintf(&members, "gen %d (i: value \"free-${toString i}\")", free)
+	}
 	members.WriteString(" // { chain.members = {\n")
 	for i := range chain {
 		if i == 0 {
@@ -69,9 +74,9 @@ func resolveAll(tb testing.TB, src *Source) (rounds int, eval time.Duration) {
 	}
 }
 
-func benchmarkResolveChain(b *testing.B, free, chain int) {
+func benchmarkResolveChain(b *testing.B, free, chain int, fanOut bool) {
 	needNix(b)
-	dir := writeChainFlake(b, free, chain)
+	dir := writeChainFlake(b, free, chain, fanOut)
 	var rounds int
 	var eval time.Duration
 	b.ReportAllocs()
@@ -88,8 +93,13 @@ func benchmarkResolveChain(b *testing.B, free, chain int) {
 
 // BenchmarkResolve20Chain5 resolves 15 independent resources and a chain of
 // 5 to completion; one op is a whole deployment's rounds.
-func BenchmarkResolve20Chain5(b *testing.B) { benchmarkResolveChain(b, 15, 5) }
+func BenchmarkResolve20Chain5(b *testing.B) { benchmarkResolveChain(b, 15, 5, false) }
 
 // BenchmarkResolve1000Chain5 is the same with 995 independent resources,
 // to show how a round's cost grows with the deployment.
-func BenchmarkResolve1000Chain5(b *testing.B) { benchmarkResolveChain(b, 995, 5) }
+func BenchmarkResolve1000Chain5(b *testing.B) { benchmarkResolveChain(b, 995, 5, false) }
+
+// BenchmarkResolve1000FanOut has 995 resources that all read one output:
+// the worst case, where each of them is evaluated in an instance of its own
+// in the round that first sees the output.
+func BenchmarkResolve1000FanOut(b *testing.B) { benchmarkResolveChain(b, 995, 5, true) }
