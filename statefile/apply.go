@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
@@ -117,6 +119,7 @@ func (d *doc) applyPatch(p schema.Patch) error {
 }
 
 func (d *doc) applyOp(op schema.PatchOperation) error {
+	op.Path, op.From = validUTF8(op.Path), validUTF8(op.From)
 	path, err := ParsePointer(op.Path)
 	if err != nil {
 		return fmt.Errorf("path: %w", err)
@@ -387,6 +390,26 @@ func decodeValue(b []byte) (any, error) {
 		return nil, errors.New("trailing data after value")
 	}
 	return v, nil
+}
+
+// validUTF8 replaces each invalid byte with U+FFFD, as encoding/json does
+// when it writes the event, so the member names in memory are the ones a
+// later replay of the file produces.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 func deepCopy(v any) any {
