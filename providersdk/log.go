@@ -37,3 +37,16 @@ func parseLevel(s string) slog.Level {
 	}
 	return l
 }
+
+// Log attribute keys the serving loop uses. Log consumers match on them, so
+// they are API.
+const (
+	// KeyOp is the request kind, e.g. "createResourceRequest".
+	KeyOp = "op"
+	// KeyType is the resource type the request is about.
+	KeyType = "type"
+	// KeySeq numbers the requests of one serving loop from 1.
+	KeySeq = "seq"
+	// KeyErr is an error's text.
+	KeyErr = "err"
+)

@@ -99,7 +99,7 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 			s.log.Info("provider input closed, exiting")
 			return nil
 		case errors.As(f.err, &tooLarge):
-			s.log.Warn("request line too large", "seq", seq, "size", tooLarge.Size, "limit", tooLarge.Limit)
+			s.log.Warn("request line too large", KeySeq, seq, "size", tooLarge.Size, "limit", tooLarge.Limit)
 			resp = s.errorFrame(tooLarge.Error())
 		default:
 			return fmt.Errorf("read request %d: %w", seq, f.err)
@@ -132,7 +132,7 @@ func newServer(h Handler, opts Options) *server {
 // handle answers one request line with one response line, newline included.
 func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 	if err := schema.ValidateRequest(line, s.ops); err != nil {
-		s.log.Warn("invalid request", "seq", seq, "err", err)
+		s.log.Warn("invalid request", KeySeq, seq, KeyErr, err)
 		return s.errorFrame(err.Error())
 	}
 	var req schema.Request
@@ -143,11 +143,11 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 		return s.errorFrame(fmt.Sprintf("decode request: %v", err))
 	}
 	kind, typ := req.Kind(), req.ResourceType()
-	s.log.Debug("request", "seq", seq, "op", kind, "type", typ)
+	s.log.Debug("request", KeySeq, seq, KeyOp, kind, KeyType, typ)
 
 	resp, err := s.dispatch(ctx, &req)
 	if err != nil {
-		s.log.Debug("operation failed", "seq", seq, "op", kind, "type", typ, "err", err)
+		s.log.Debug("operation failed", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
 		return s.errorFrame(fmt.Sprintf("%s %s: %v", opName(kind), typ, err))
 	}
 	data, err := json.Marshal(resp)
@@ -155,7 +155,7 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 		return s.errorFrame(fmt.Sprintf("%s %s: encode response: %v", opName(kind), typ, err))
 	}
 	if err := schema.ValidateResponse(data, s.ops); err != nil {
-		s.log.Error("handler returned an invalid response", "seq", seq, "op", kind, "type", typ, "err", err)
+		s.log.Error("handler returned an invalid response", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
 		return s.errorFrame(fmt.Sprintf("%s %s: the provider produced an %v (this is a bug in the provider)", opName(kind), typ, err))
 	}
 	return append(data, '\n')

@@ -38,6 +38,10 @@ func (t stateFileType) create(_ context.Context, req *schema.CreateResourceReque
 	return schema.Properties{}, nil
 }
 
+// update opens the log the new inputs name. A renamed state_file starts
+// from whatever the new path holds (a new log if none): moving the history
+// is the user's act, not the provider's. The old file stays locked until
+// the process exits.
 func (t stateFileType) update(_ context.Context, req *schema.UpdateResourceRequest) (schema.Properties, error) {
 	if _, err := t.open(req.InputProperties); err != nil {
 		return nil, err
