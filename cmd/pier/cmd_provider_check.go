@@ -112,6 +112,9 @@ type providerCheckReport struct {
 }
 
 func runProviderCheck(ctx context.Context, o providerCheckOptions, stdout, stderr io.Writer) error {
+	if o.RequiresState && !o.Stateful {
+		return usagef("--requires-state needs --stateful: the create of a type that requires state must say isStateful=true")
+	}
 	inputs, err := parseObjectFlag("inputs-json", o.InputsJSON)
 	if err != nil {
 		return err

@@ -116,9 +116,10 @@ func TestProviderCheckUsage(t *testing.T) {
 	t.Parallel()
 	trueProvider := providerProcessOptions{Executable: "/bin/true"}
 	tests := map[string]providerCheckOptions{
-		"inputs not JSON":       {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "{"},
-		"inputs not an object":  {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "[1]"},
-		"update inputs is null": {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "{}", UpdateInputsJSON: "null"},
+		"inputs not JSON":           {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "{"},
+		"inputs not an object":      {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "[1]"},
+		"update inputs is null":     {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "{}", UpdateInputsJSON: "null"},
+		"requires state, stateless": {providerProcessOptions: trueProvider, Type: "x", InputsJSON: "{}", RequiresState: true},
 	}
 	for name, o := range tests {
 		t.Run(name, func(t *testing.T) {

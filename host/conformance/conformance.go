@@ -113,6 +113,9 @@ func Check(ctx context.Context, cfg Config) ([]Result, error) {
 	if cfg.Type == "" {
 		return nil, errors.New("check provider: no resource type given")
 	}
+	if cfg.RequiresState && !cfg.Stateful {
+		return nil, fmt.Errorf("check provider: type %q requires state, so its create must say isStateful=true (set Stateful)", cfg.Type)
+	}
 	if cfg.Inputs == nil {
 		cfg.Inputs = schema.Properties{}
 	}
@@ -133,6 +136,13 @@ func Check(ctx context.Context, cfg Config) ([]Result, error) {
 	cfg.Provider.CloseGrace = cfg.ExitTimeout
 	s := &session{cfg: cfg, results: map[string]Result{}}
 	defer s.close()
+	// A provider that cannot even start is a mistake in the command line
+	// more often than in the provider: report it once, as an error.
+	p, err := provider.Start(ctx, cfg.Provider)
+	if err != nil {
+		return nil, fmt.Errorf("check provider: %w", err)
+	}
+	s.proc = p
 	if err := s.run(ctx); err != nil {
 		return nil, err
 	}

@@ -243,6 +243,8 @@ func TestCheckErrors(t *testing.T) {
 	}{
 		"missing executable": {Config{Provider: provider.Config{Executable: "/nonexistent/provider"}, Type: "x"}, "/nonexistent/provider"},
 		"no type":            {Config{Provider: provider.Config{Executable: "/bin/true"}}, "no resource type"},
+		"requires state but stateless": {Config{Provider: provider.Config{Executable: "/bin/true"}, Type: "x", RequiresState: true},
+			"requires state"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
