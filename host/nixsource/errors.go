@@ -15,15 +15,23 @@ type EvalError struct {
 	// Member is the member path; nil when the error is outside every member
 	// (the flake itself, or rootFunction).
 	Member source.Address
-	// Message is Nix's own message, positions included.
+	// Message is Nix's own message, positions included where Nix gives
+	// them.
 	Message string
+	// Range is where the member's resource is declared, when Nix's message
+	// has no position of its own (a throw); zero otherwise.
+	Range source.Range
 }
 
 func (e *EvalError) Error() string {
-	if len(e.Member) == 0 {
-		return fmt.Sprintf("evaluate flake %s: %s", e.Flake, e.Message)
+	prefix := ""
+	if r := e.Range.String(); r != "" {
+		prefix = r + ": "
 	}
-	return fmt.Sprintf("evaluate flake %s: member %s: %s", e.Flake, e.Member, e.Message)
+	if len(e.Member) == 0 {
+		return fmt.Sprintf("%sevaluate flake %s: %s", prefix, e.Flake, e.Message)
+	}
+	return fmt.Sprintf("%sevaluate flake %s: member %s: %s", prefix, e.Flake, e.Member, e.Message)
 }
 
 // CycleError reports members that wait on each other's outputs, so none

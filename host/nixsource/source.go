@@ -108,6 +108,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		return nil, fmt.Errorf("evaluate flake %s: decode driver result: %w", s.installable, err)
 	}
 	snap := &source.Snapshot{Providers: map[string]*source.Provider{}}
+	positions := map[string]*position{}
 	contexts := map[*source.Resource]map[string]contextEntry{}
 	for _, m := range out.Members {
 		addr := addressOf(m.Path)
@@ -118,6 +119,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 			return nil, &EvalError{Flake: s.installable, Member: addr, Message: err.Error()}
 		}
 		mt := tr.member(m.Path)
+		positions[addr.String()] = m.Pos
 		switch m.Status {
 		case "structural":
 			b := &source.Blocked{Address: addr, Structural: true, WaitsOn: addresses(mt.needs, nil)}
@@ -150,7 +152,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	// own (throw, assert). Evaluate it strictly to let Nix say what it was.
 	for _, b := range snap.Blocked {
 		if len(b.WaitsOn) == 0 {
-			return nil, s.strictError(ctx, known, b.Address)
+			return nil, s.strictError(ctx, known, b.Address, positions[b.Address.String()])
 		}
 	}
 	if c := findCycle(snap.Blocked); c != nil {
@@ -223,7 +225,8 @@ func mergeAddresses(a, b []source.Address) []source.Address {
 }
 
 // strictError evaluates one member without tryEval and returns Nix's error.
-func (s *Source) strictError(ctx context.Context, known source.Outputs, addr source.Address) error {
+// Nix 2.8 gives a throw no position, so the error carries the resource's.
+func (s *Source) strictError(ctx context.Context, known source.Outputs, addr source.Address, pos *position) error {
 	path := make([]string, len(addr))
 	for i, st := range addr {
 		path[i] = st.Name
@@ -232,6 +235,9 @@ func (s *Source) strictError(ctx context.Context, known source.Outputs, addr sou
 	var ee *EvalError
 	if errors.As(err, &ee) {
 		ee.Member = addr
+		if pos != nil && !strings.Contains(ee.Message, " at ") {
+			ee.Range = source.Range{Filename: s.localise(pos.File), Line: pos.Line, Column: pos.Column}
+		}
 		return ee
 	}
 	if err != nil {

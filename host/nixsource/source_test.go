@@ -205,7 +205,7 @@ func TestResolveErrors(t *testing.T) {
 		"throw in a nested member": {
 			flake:      "throw",
 			wantMember: "app.config",
-			wantText:   []string{"member app.config:", "app.config needs a domain name"},
+			wantText:   []string{"/throw/flake.nix:13:13: evaluate flake", "member app.config:", "app.config needs a domain name"},
 		},
 	}
 	for name, tc := range cases {
