@@ -34,7 +34,7 @@ const stderrDrainTimeout = 2 * time.Second
 // stderrSettle bounds how long a finished request waits for the stderr
 // lines its provider wrote before answering to be logged, so that they
 // carry that request's resource. It only runs out for a provider that
-// writes to stderr continuously.
+// writes to stderr continuously or leaves a stderr line unfinished.
 const stderrSettle = 50 * time.Millisecond
 
 // stderrForwarder reads a provider's stderr, logs each line with the
@@ -48,6 +48,7 @@ type stderrForwarder struct {
 	// have been logged (or are held as an unfinished line); equal counts
 	// and an empty pipe mean every complete line written so far is logged.
 	read, processed atomic.Int64
+	progress        chan struct{} // signalled (without blocking) when processed grows
 
 	mu       sync.Mutex
 	resource string
@@ -57,7 +58,7 @@ type stderrForwarder struct {
 }
 
 func newStderrForwarder(pipe *os.File, log *slog.Logger) *stderrForwarder {
-	f := &stderrForwarder{pipe: pipe, log: log, done: make(chan struct{})}
+	f := &stderrForwarder{pipe: pipe, log: log, done: make(chan struct{}), progress: make(chan struct{}, 1)}
 	go f.run()
 	return f
 }
@@ -84,7 +85,7 @@ func (f *stderrForwarder) run() {
 			truncated = true
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			f.processed.Add(int64(len(chunk)))
+			f.advance(len(chunk))
 			continue
 		}
 		if len(line) > 0 {
@@ -94,11 +95,20 @@ func (f *stderrForwarder) run() {
 			}
 			f.emit(text)
 		}
-		f.processed.Add(int64(len(chunk)))
+		f.advance(len(chunk))
 		line, truncated = line[:0], false
 		if err != nil {
 			return // EOF, or the pipe was closed after the process was reaped
 		}
+	}
+}
+
+// advance records n more bytes as processed and wakes a waiting settle.
+func (f *stderrForwarder) advance(n int) {
+	f.processed.Add(int64(n))
+	select {
+	case f.progress <- struct{}{}:
+	default:
 	}
 }
 
@@ -168,20 +178,19 @@ func (f *stderrForwarder) lines() []string {
 // settle waits, up to stderrSettle, until every line the provider has
 // written so far has been logged.
 func (f *stderrForwarder) settle() {
-	deadline := time.Now().Add(stderrSettle)
+	timer := time.NewTimer(stderrSettle)
+	defer timer.Stop()
 	for {
-		select {
-		case <-f.done:
-			return
-		default:
-		}
 		if f.read.Load() == f.processed.Load() && !readable(f.pipe) {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-f.progress:
+		case <-f.done:
+			return
+		case <-timer.C:
 			return
 		}
-		time.Sleep(100 * time.Microsecond)
 	}
 }
 
