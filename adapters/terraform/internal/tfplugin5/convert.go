@@ -54,10 +54,14 @@ func SchemaFromProto(s *Schema) (*tfproto.Schema, error) {
 	return &tfproto.Schema{Version: s.GetVersion(), Block: b}, nil
 }
 
-// BlockFromProto converts a block; nil becomes an empty block.
+// BlockFromProto converts a block; nil becomes an empty block, and nil
+// attributes and block types are skipped.
 func BlockFromProto(b *Schema_Block) (*tfproto.Block, error) {
 	out := &tfproto.Block{Description: b.GetDescription(), Deprecated: b.GetDeprecated()}
 	for _, a := range b.GetAttributes() {
+		if a == nil {
+			continue
+		}
 		ty, err := tfproto.ParseType(a.GetType())
 		if err != nil {
 			return nil, fmt.Errorf("attribute %s: %w", a.GetName(), err)
@@ -75,6 +79,9 @@ func BlockFromProto(b *Schema_Block) (*tfproto.Block, error) {
 		})
 	}
 	for _, nb := range b.GetBlockTypes() {
+		if nb == nil {
+			continue
+		}
 		inner, err := BlockFromProto(nb.GetBlock())
 		if err != nil {
 			return nil, fmt.Errorf("block %s: %w", nb.GetTypeName(), err)

@@ -54,10 +54,14 @@ func SchemaFromProto(s *Schema) (*tfproto.Schema, error) {
 	return &tfproto.Schema{Version: s.GetVersion(), Block: b}, nil
 }
 
-// BlockFromProto converts a block; nil becomes an empty block.
+// BlockFromProto converts a block; nil becomes an empty block, and nil
+// attributes and block types are skipped.
 func BlockFromProto(b *Schema_Block) (*tfproto.Block, error) {
 	out := &tfproto.Block{Description: b.GetDescription(), Deprecated: b.GetDeprecated()}
 	for _, a := range b.GetAttributes() {
+		if a == nil {
+			continue
+		}
 		attr, err := AttributeFromProto(a)
 		if err != nil {
 			return nil, err
@@ -65,6 +69,9 @@ func BlockFromProto(b *Schema_Block) (*tfproto.Block, error) {
 		out.Attributes = append(out.Attributes, attr)
 	}
 	for _, nb := range b.GetBlockTypes() {
+		if nb == nil {
+			continue
+		}
 		inner, err := BlockFromProto(nb.GetBlock())
 		if err != nil {
 			return nil, fmt.Errorf("block %s: %w", nb.GetTypeName(), err)
@@ -143,6 +150,9 @@ func AttributeFromProto(a *Schema_Attribute) (*tfproto.Attribute, error) {
 	if nt := a.GetNestedType(); nt != nil {
 		obj := &tfproto.Object{Nesting: tfproto.Nesting(nt.GetNesting())}
 		for _, na := range nt.GetAttributes() {
+			if na == nil {
+				continue
+			}
 			inner, err := AttributeFromProto(na)
 			if err != nil {
 				return nil, fmt.Errorf("attribute %s: %w", a.GetName(), err)

@@ -268,7 +268,8 @@ func FromJSON(raw any, ty cty.Type, path cty.Path) (cty.Value, error) {
 		}
 		cv, err := convert.Convert(v, ty)
 		if err != nil {
-			return cty.NilVal, pathErr(path, "must be %s: %v", ty.FriendlyName(), err)
+			// Never quote the value: it may be a secret.
+			return cty.NilVal, pathErr(path, "must be %s, not %s", ty.FriendlyName(), jsonKind(raw))
 		}
 		return cv, nil
 	case ty.IsListType() || ty.IsSetType():

@@ -1,0 +1,363 @@
+package tfvalue
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// decode parses JSON the way the v0 protocol delivers properties.
+func decode(t testing.TB, s string) any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+var ctyCmp = cmp.Comparer(func(a, b cty.Value) bool { return a.RawEquals(b) })
+
+// TestRoundTrip converts JSON to cty against a type, through msgpack and
+// back to JSON, which must give the JSON again.
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	obj := cty.Object(map[string]cty.Type{"a": cty.String, "n": cty.Number})
+	cases := map[string]struct {
+		ty   cty.Type
+		json string
+		want cty.Value
+	}{
+		"null string":      {cty.String, `null`, cty.NullVal(cty.String)},
+		"empty string":     {cty.String, `""`, cty.StringVal("")},
+		"zero":             {cty.Number, `0`, cty.Zero},
+		"big integer":      {cty.Number, `12345678901234567890123`, cty.MustParseNumberVal("12345678901234567890123")},
+		"fraction":         {cty.Number, `1.5`, cty.NumberFloatVal(1.5)},
+		"false":            {cty.Bool, `false`, cty.False},
+		"empty list":       {cty.List(cty.String), `[]`, cty.ListValEmpty(cty.String)},
+		"list":             {cty.List(cty.String), `["a","b"]`, cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")})},
+		"list with null":   {cty.List(cty.String), `["a",null]`, cty.ListVal([]cty.Value{cty.StringVal("a"), cty.NullVal(cty.String)})},
+		"empty set":        {cty.Set(cty.Number), `[]`, cty.SetValEmpty(cty.Number)},
+		"set":              {cty.Set(cty.Number), `[1]`, cty.SetVal([]cty.Value{cty.NumberIntVal(1)})},
+		"empty map":        {cty.Map(cty.Bool), `{}`, cty.MapValEmpty(cty.Bool)},
+		"map":              {cty.Map(cty.Bool), `{"x":true}`, cty.MapVal(map[string]cty.Value{"x": cty.True})},
+		"object":           {obj, `{"a":"s","n":2}`, cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("s"), "n": cty.NumberIntVal(2)})},
+		"object null attr": {obj, `{"a":null,"n":null}`, cty.ObjectVal(map[string]cty.Value{"a": cty.NullVal(cty.String), "n": cty.NullVal(cty.Number)})},
+		"null object":      {obj, `null`, cty.NullVal(obj)},
+		"tuple":            {cty.Tuple([]cty.Type{cty.String, cty.Bool}), `["a",true]`, cty.TupleVal([]cty.Value{cty.StringVal("a"), cty.True})},
+		"dynamic string":   {cty.DynamicPseudoType, `"x"`, cty.StringVal("x")},
+		"dynamic array":    {cty.DynamicPseudoType, `[1,"a"]`, cty.TupleVal([]cty.Value{cty.NumberIntVal(1), cty.StringVal("a")})},
+		"dynamic object":   {cty.DynamicPseudoType, `{"k":[true]}`, cty.ObjectVal(map[string]cty.Value{"k": cty.TupleVal([]cty.Value{cty.True})})},
+		"dynamic null":     {cty.DynamicPseudoType, `null`, cty.NullVal(cty.DynamicPseudoType)},
+		"list of dynamic":  {cty.List(cty.DynamicPseudoType), `["a","b"]`, cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")})},
+		"map of dynamic":   {cty.Map(cty.DynamicPseudoType), `{"a":1}`, cty.MapVal(map[string]cty.Value{"a": cty.NumberIntVal(1)})},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			in := decode(t, tc.json)
+			v, err := FromJSON(in, tc.ty, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, v, ctyCmp); diff != "" {
+				t.Fatalf("FromJSON (-want +got):\n%s", diff)
+			}
+			data, err := Marshal(v, tc.ty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Unmarshal(data, tc.ty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !back.RawEquals(v) {
+				t.Fatalf("msgpack round trip: %#v, want %#v", back, v)
+			}
+			out, err := ToJSON(back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(in, out); diff != "" {
+				t.Errorf("ToJSON (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFromJSONConversions(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		ty   cty.Type
+		in   any
+		want cty.Value
+	}{
+		"string to number": {cty.Number, "5", cty.NumberIntVal(5)},
+		"number to string": {cty.String, json.Number("5"), cty.StringVal("5")},
+		"bool to string":   {cty.String, true, cty.StringVal("true")},
+		"float64":          {cty.Number, 2.5, cty.NumberFloatVal(2.5)},
+		"int":              {cty.Number, 7, cty.NumberIntVal(7)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := FromJSON(tc.in, tc.ty, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, ctyCmp); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFromJSONErrors(t *testing.T) {
+	t.Parallel()
+	obj := cty.Object(map[string]cty.Type{"a": cty.List(cty.Number)})
+	cases := map[string]struct {
+		ty   cty.Type
+		json string
+		want string
+	}{
+		"not a number":     {cty.Number, `"x"`, "must be number"},
+		"array for string": {cty.String, `[]`, "must be string, not an array"},
+		"object for list":  {cty.List(cty.String), `{}`, "must be list of string, not an object"},
+		"nested element":   {obj, `{"a":[1,"x"]}`, "attribute a[1]: must be number"},
+		"extra attribute":  {obj, `{"a":[],"b":1}`, "attribute b: is not in the schema"},
+		"map element":      {cty.Map(cty.Number), `{"k":"v"}`, `attribute ["k"]: must be number`},
+		"tuple length":     {cty.Tuple([]cty.Type{cty.String}), `["a","b"]`, "must have 1 elements, not 2"},
+		"mixed dynamic":    {cty.List(cty.DynamicPseudoType), `["a",{"b":1}]`, "different types"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := FromJSON(decode(t, tc.json), tc.ty, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// testBlock has one of each kind of attribute and nested block.
+var testBlock = &tfproto.Block{
+	Attributes: []*tfproto.Attribute{
+		{Name: "name", Type: cty.String, Required: true},
+		{Name: "size", Type: cty.Number, Optional: true},
+		{Name: "id", Type: cty.String, Computed: true},
+		{Name: "mode", Type: cty.String, Optional: true, Computed: true},
+		{Name: "any", Type: cty.DynamicPseudoType, Optional: true},
+		{Name: "secret", Type: cty.String, Optional: true, Sensitive: true},
+		{Name: "rules", Optional: true, NestedType: &tfproto.Object{
+			Nesting:    tfproto.NestingList,
+			Attributes: []*tfproto.Attribute{{Name: "port", Type: cty.Number, Required: true}, {Name: "key", Type: cty.String, Optional: true, Sensitive: true}},
+		}},
+	},
+	BlockTypes: []*tfproto.NestedBlock{
+		{TypeName: "single", Nesting: tfproto.NestingSingle, Block: &tfproto.Block{Attributes: []*tfproto.Attribute{{Name: "x", Type: cty.String, Optional: true}}}},
+		{TypeName: "group", Nesting: tfproto.NestingGroup, Block: &tfproto.Block{Attributes: []*tfproto.Attribute{{Name: "x", Type: cty.String, Optional: true}}}},
+		{TypeName: "list", Nesting: tfproto.NestingList, Block: &tfproto.Block{Attributes: []*tfproto.Attribute{{Name: "x", Type: cty.String, Optional: true}}}},
+		{TypeName: "set", Nesting: tfproto.NestingSet, Block: &tfproto.Block{Attributes: []*tfproto.Attribute{{Name: "x", Type: cty.String, Optional: true}}}},
+		{TypeName: "map", Nesting: tfproto.NestingMap, Block: &tfproto.Block{Attributes: []*tfproto.Attribute{{Name: "x", Type: cty.String, Optional: true}}}},
+	},
+}
+
+func TestConfig(t *testing.T) {
+	t.Parallel()
+	xObj := cty.Object(map[string]cty.Type{"x": cty.String})
+	ruleTy := cty.Object(map[string]cty.Type{"port": cty.Number, "key": cty.String})
+	base := func(over map[string]cty.Value) cty.Value {
+		vals := map[string]cty.Value{
+			"name":   cty.StringVal("n"),
+			"size":   cty.NullVal(cty.Number),
+			"id":     cty.NullVal(cty.String),
+			"mode":   cty.NullVal(cty.String),
+			"any":    cty.NullVal(cty.DynamicPseudoType),
+			"secret": cty.NullVal(cty.String),
+			"rules":  cty.NullVal(cty.List(ruleTy)),
+			"single": cty.NullVal(xObj),
+			"group":  cty.ObjectVal(map[string]cty.Value{"x": cty.NullVal(cty.String)}),
+			"list":   cty.ListValEmpty(xObj),
+			"set":    cty.SetValEmpty(xObj),
+			"map":    cty.MapValEmpty(xObj),
+		}
+		for k, v := range over {
+			vals[k] = v
+		}
+		return cty.ObjectVal(vals)
+	}
+	x := func(s string) cty.Value { return cty.ObjectVal(map[string]cty.Value{"x": cty.StringVal(s)}) }
+	cases := map[string]struct {
+		json string
+		want cty.Value
+	}{
+		"minimal: absent blocks are empty, single is null, group is an object": {`{"name":"n"}`, base(nil)},
+		"null inputs are absent": {`{"name":"n","size":null,"list":null}`, base(nil)},
+		"all set": {
+			`{"name":"n","size":3,"mode":"0600","any":{"k":[1]},"rules":[{"port":80}],"single":{"x":"s"},"group":{"x":"g"},"list":[{"x":"l"}],"set":[{"x":"s1"},{"x":"s2"}],"map":{"k":{"x":"m"}}}`,
+			base(map[string]cty.Value{
+				"size":   cty.NumberIntVal(3),
+				"mode":   cty.StringVal("0600"),
+				"any":    cty.ObjectVal(map[string]cty.Value{"k": cty.TupleVal([]cty.Value{cty.NumberIntVal(1)})}),
+				"rules":  cty.ListVal([]cty.Value{cty.ObjectVal(map[string]cty.Value{"port": cty.NumberIntVal(80), "key": cty.NullVal(cty.String)})}),
+				"single": x("s"),
+				"group":  x("g"),
+				"list":   cty.ListVal([]cty.Value{x("l")}),
+				"set":    cty.SetVal([]cty.Value{x("s1"), x("s2")}),
+				"map":    cty.MapVal(map[string]cty.Value{"k": x("m")}),
+			}),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			in, _ := decode(t, tc.json).(map[string]any)
+			got, err := Config(testBlock, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, ctyCmp); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if errs := got.Type().TestConformance(testBlock.ImpliedType()); errs != nil {
+				t.Errorf("type does not conform to the implied type: %v", errs)
+			}
+			if _, err := Marshal(got, testBlock.ImpliedType()); err != nil {
+				t.Errorf("marshal: %v", err)
+			}
+		})
+	}
+}
+
+func TestConfigNilAndEmpty(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		block *tfproto.Block
+		in    map[string]any
+	}{
+		"nil block nil inputs":   {nil, nil},
+		"empty block nil inputs": {&tfproto.Block{}, nil},
+		"empty block empty map":  {&tfproto.Block{}, map[string]any{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Config(tc.block, tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.RawEquals(cty.EmptyObjectVal) {
+				t.Errorf("got %#v, want the empty object", got)
+			}
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		json string
+		want string
+	}{
+		"missing required":     {`{}`, "attribute name: is required"},
+		"computed only":        {`{"name":"n","id":"x"}`, "attribute id: is computed by the provider and cannot be set"},
+		"unknown":              {`{"name":"n","colour":"red"}`, "attribute colour: is not in the schema"},
+		"wrong type":           {`{"name":"n","size":"big"}`, "attribute size: must be number, not a string"},
+		"nested required":      {`{"name":"n","rules":[{"key":"k"}]}`, "attribute rules[0].port: is required"},
+		"nested unknown":       {`{"name":"n","rules":[{"port":1,"x":1}]}`, "attribute rules[0].x: is not in the schema"},
+		"block not an object":  {`{"name":"n","single":"s"}`, "attribute single: must be an object, not a string"},
+		"block list not array": {`{"name":"n","list":{}}`, "attribute list: must be an array, not an object"},
+		"block map element":    {`{"name":"n","map":{"k":{"y":1}}}`, `attribute map["k"].y: is not in the schema`},
+		"set element":          {`{"name":"n","set":[{"x":[]}]}`, "attribute set[0].x: must be string, not an array"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			in, _ := decode(t, tc.json).(map[string]any)
+			_, err := Config(testBlock, in)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnmarshalEmptyIsNull(t *testing.T) {
+	t.Parallel()
+	ty := testBlock.ImpliedType()
+	for name, data := range map[string][]byte{"nil": nil, "empty": {}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			v, err := Unmarshal(data, ty)
+			if err != nil || !v.IsNull() {
+				t.Errorf("Unmarshal(%v) = %#v, %v; want null", data, v, err)
+			}
+		})
+	}
+}
+
+func TestToJSONNullAndUnknown(t *testing.T) {
+	t.Parallel()
+	if v, err := ToJSON(cty.NullVal(cty.String)); v != nil || err != nil {
+		t.Errorf("ToJSON(null) = %v, %v", v, err)
+	}
+	if _, err := ToJSON(cty.UnknownVal(cty.String)); err == nil {
+		t.Errorf("ToJSON(unknown) succeeded")
+	}
+}
+
+func TestStateJSONKeepsDynamicTypes(t *testing.T) {
+	t.Parallel()
+	ty := cty.Object(map[string]cty.Type{"any": cty.DynamicPseudoType})
+	v := cty.ObjectVal(map[string]cty.Value{"any": cty.ListVal([]cty.Value{cty.StringVal("a")})})
+	data, err := StateJSON(v, ty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"any":{"value":["a"],"type":["list","string"]}}`; string(data) != want {
+		t.Errorf("StateJSON = %s, want %s", data, want)
+	}
+}
+
+func TestFormatPath(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		path cty.Path
+		want string
+	}{
+		"nil":         {nil, ""},
+		"attr":        {cty.GetAttrPath("a"), "a"},
+		"mixed":       {cty.GetAttrPath("a").Index(cty.NumberIntVal(2)).GetAttr("b").Index(cty.StringVal("k")), `a[2].b["k"]`},
+		"unknown key": {cty.GetAttrPath("a").Index(cty.UnknownVal(cty.String)), "a[?]"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := FormatPath(tc.path); got != tc.want {
+				t.Errorf("FormatPath = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func BenchmarkConfigMarshal(b *testing.B) {
+	in, _ := decode(b, `{"name":"n","size":3,"any":{"k":[1,2,3]},"rules":[{"port":80},{"port":443}],"list":[{"x":"a"},{"x":"b"}],"set":[{"x":"s"}],"map":{"k":{"x":"m"}}}`).(map[string]any)
+	ty := testBlock.ImpliedType()
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := Config(testBlock, in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Marshal(v, ty); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
