@@ -113,7 +113,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	for _, m := range out.Members {
 		addr := addressOf(m.Path)
 		if addr == nil {
-			return nil, s.rootError(ctx, known, tr, m)
+			return nil, s.rootError(ctx, known, tr)
 		}
 		if err := checkNames(m.Path); err != nil {
 			return nil, &EvalError{Flake: s.installable, Member: addr, Message: err.Error()}
@@ -248,13 +248,14 @@ func (s *Source) strictError(ctx context.Context, known source.Outputs, addr sou
 }
 
 // rootError explains a top-level member set that cannot be evaluated.
-func (s *Source) rootError(ctx context.Context, known source.Outputs, tr *traces, m memberResult) error {
+func (s *Source) rootError(ctx context.Context, known source.Outputs, tr *traces) error {
 	needs := addresses(tr.member(nil).needs, nil)
 	if len(needs) == 0 {
 		_, _, err := s.runDriver(ctx, known, nil, []string{})
 		if err != nil {
 			return err
 		}
+		return &EvalError{Flake: s.installable, Message: "the deployment's top-level members cannot be listed, yet evaluate when forced"}
 	}
 	names := make([]string, len(needs))
 	for i, a := range needs {

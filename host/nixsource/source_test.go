@@ -192,6 +192,10 @@ func TestResolveErrors(t *testing.T) {
 			wantMember: "web",
 			wantText:   []string{"member web: resource db has no output 'value': its provider returned [ other ]"},
 		},
+		"top-level members depend on an output": {
+			flake:    "rootdep",
+			wantText: []string{"infinite recursion encountered", "/rootdep/flake.nix:7:9"},
+		},
 		"attribute the flake lacks": {
 			flake:    "single",
 			attr:     "#nope",
