@@ -86,11 +86,11 @@ warning: PATH: event 3 (line 58, byte 1168): index 0 does not increase (highest 
 			run: func(path string, stdout, stderr *bytes.Buffer) error {
 				return runStatefileLog(t.Context(), statefileOptions{Path: path}, stdout, stderr)
 			},
-			wantStdout: `INDEX  TIME                                  EVENT   PATHS
-0      2025-04-15T11:48:06.434450914+00:00   -       ""
-0      2025-04-15T11:48:07.000000001+00:00   create  /resources/hello
-0      2025-04-15T11:48:08.000000002+00:00   create  /deployments/web /deployments/web/resources/a~1b
-0      2025-04-15T11:48:09.000000003+00:00   update  /resources/hello/inputProperties/contents /resources/hello/outputProperties/size
+			wantStdout: `INDEX  TIME                                 EVENT   PATHS
+0      2025-04-15T11:48:06.434450914+00:00  -       ""
+0      2025-04-15T11:48:07.000000001+00:00  create  /resources/hello
+0      2025-04-15T11:48:08.000000002+00:00  create  /deployments/web /deployments/web/resources/a~1b
+0      2025-04-15T11:48:09.000000003+00:00  update  /resources/hello/inputProperties/contents /resources/hello/outputProperties/size
 `,
 			wantStderr: `warning: PATH: event 1 (line 18, byte 259): index 0 does not increase (highest so far 0)
 warning: PATH: event 2 (line 38, byte 694): index 0 does not increase (highest so far 0)
@@ -162,7 +162,7 @@ func TestStatefileVerifyInvalid(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Ordinal != 4 {
 		t.Fatalf("error = %v, want an *EventError for event 4", err)
 	}
-	want := "error: event 4 (line 73, byte 1572): index 9: patch operation 0 (remove \"/resources/nope\"): path does not exist\nPATH: INVALID after 4 events\n"
+	want := "error: event 4 (line 70, byte 1505): index 9: patch operation 0 (remove \"/resources/nope\"): path does not exist\nPATH: INVALID after 4 events\n"
 	if got := strings.ReplaceAll(stdout.String(), path, "PATH"); !strings.HasSuffix(got, want) {
 		t.Errorf("stdout ends %q, want %q", got, want)
 	}
