@@ -105,7 +105,8 @@ type Result struct {
 }
 
 // Check runs the provider through the scripted session and returns one
-// result per applicable check, in the order of the Check* constants. A
+// result per applicable check, the resource's lifecycle first, then the
+// rules about behaviour. A
 // failing provider is reported in the results, not as an error; the error
 // is for a session that could not run at all (the executable cannot be
 // started, ctx was cancelled).
@@ -244,12 +245,16 @@ func (s *session) run(ctx context.Context) error {
 		// one and then died: every request crashed or hung it.
 		s.fail(CheckSeveral, "no process answered more than one request")
 	}
+	// Closing stdin comes last: it can reveal output nobody asked for.
+	if err := s.exit(ctx); err != nil {
+		return err
+	}
 	if len(s.stdout) == 0 {
 		s.pass(CheckStdout)
 	} else {
 		s.fail(CheckStdout, "%s", s.stdout[0])
 	}
-	return s.exit(ctx)
+	return nil
 }
 
 func (s *session) create(ctx context.Context) (extant, error) {
@@ -532,6 +537,13 @@ func (s *session) exit(ctx context.Context) error {
 	start := time.Now()
 	err := p.Close()
 	took := time.Since(start)
+	var pe *provider.Error
+	if errors.As(err, &pe) && pe.Kind == provider.KindBadOutput {
+		// Output after the last response breaks the stdout rule; whether
+		// the exit was clean is then a matter of time alone.
+		s.stdout = append(s.stdout, reason(err))
+		err = nil
+	}
 	switch {
 	case err != nil:
 		s.fail(CheckCleanExit, "%s", reason(err))

@@ -135,6 +135,8 @@ func TestCheck(t *testing.T) {
 			failing(allThing, CheckCleanExit)},
 		"exits non-zero after stdin closes": {"python3", thing("exit-nonzero"),
 			failing(allThing, CheckCleanExit)},
+		"writes after stdin closes": {"python3", thing("extra-after-last"),
+			failing(allThing, CheckStdout)},
 		"correct state provider": {"python3", store("none"), allStore},
 		"state provider forgets events": {"python3", store("forget-event"),
 			failing(allStore, CheckStateReflects)},

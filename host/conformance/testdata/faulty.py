@@ -106,6 +106,8 @@ def main():
         answered += 1
         if FAULT == "exit-after-one":
             sys.exit(0)
+    if FAULT == "extra-after-last":
+        out({"errorResponse": {"message": "goodbye"}})  # nobody asked
     if FAULT == "linger":
         time.sleep(60)
     if FAULT == "exit-nonzero":
