@@ -259,3 +259,37 @@ func waitFor(t *testing.T, b *bridge, s string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestProviderDiesWithBridge kills the bridge outright: Pdeathsig must take
+// the provider with it, since the bridge gets no chance to clean up.
+func TestProviderDiesWithBridge(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	ok(t, b.create("time_static", schema.Properties{}))
+	provider := b.providerPID()
+	signal(t, b.cmd.Process.Pid, syscall.SIGKILL)
+	b.wait()
+	if !gone(provider) {
+		t.Errorf("provider %d survives the killed bridge", provider)
+	}
+}
+
+// TestOneProviderProcess checks that the bridge starts its provider once
+// and serves every request with it.
+func TestOneProviderProcess(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	first := b.providerPID()
+	for range 3 {
+		ok(t, b.create("time_static", schema.Properties{}))
+	}
+	if got := b.providerPID(); got != first {
+		t.Errorf("provider pid changed from %d to %d", first, got)
+	}
+	if code := b.exitCode(); code != 0 {
+		t.Errorf("exit code %d", code)
+	}
+	if !gone(first) {
+		t.Errorf("provider %d survives the bridge's exit", first)
+	}
+}
