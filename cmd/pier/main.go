@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -114,11 +115,22 @@ func (in *interrupts) watch(cancel context.CancelFunc) {
 }
 
 func main() {
+	// PIER_CPUPROFILE=FILE writes a CPU profile of the whole run, for
+	// performance bug reports.
+	if path := os.Getenv("PIER_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	interrupt.watch(cancel)
 	err := newApp().RunContext(ctx, os.Args)
 	cancel()
-	os.Exit(exitCode(err))
+	code := exitCode(err)
+	pprof.StopCPUProfile()
+	os.Exit(code)
 }
 
 // Exit codes. They are API: each command's help lists the ones it uses.

@@ -102,6 +102,10 @@ type applier struct {
 	recorders    map[string]*recorder
 	stopped      bool
 	lastSnap     *source.Snapshot
+	// destroyIndex maps an address to the destroy nodes that depend on it;
+	// see dependents.
+	destroyIndex     map[string][]string
+	destroyIndexSize int
 }
 
 // Apply carries out a plan. Closing stop makes it start nothing new and
@@ -205,17 +209,7 @@ func (a *applier) dependencies(n *node) []string {
 	if c.Action == ActionDestroy {
 		// Destroy after the destroys of everything recorded as depending
 		// on this resource.
-		var out []string
-		for addr, other := range a.nodes {
-			if other.change.Action == ActionDestroy && other.change.Prior != nil {
-				for _, d := range other.change.Prior.Entry.Dependencies {
-					if d == c.Addr() {
-						out = append(out, addr)
-					}
-				}
-			}
-		}
-		return out
+		return a.dependents()[c.Addr()]
 	}
 	var out []string
 	if c.Resource != nil {
@@ -225,6 +219,26 @@ func (a *applier) dependencies(n *node) []string {
 	}
 	out = append(out, c.WaitsOn...)
 	return out
+}
+
+// dependents indexes the destroy nodes by the addresses they were
+// recorded as depending on, so that linking destroys costs the number of
+// recorded dependencies rather than the square of the number of destroys.
+// It is rebuilt when destroys are added.
+func (a *applier) dependents() map[string][]string {
+	if a.destroyIndex != nil && a.destroyIndexSize == len(a.nodes) {
+		return a.destroyIndex
+	}
+	idx := map[string][]string{}
+	for addr, other := range a.nodes {
+		if other.change.Action == ActionDestroy && other.change.Prior != nil {
+			for _, d := range other.change.Prior.Entry.Dependencies {
+				idx[d] = append(idx[d], addr)
+			}
+		}
+	}
+	a.destroyIndex, a.destroyIndexSize = idx, len(a.nodes)
+	return idx
 }
 
 // run is the scheduling loop.

@@ -63,9 +63,19 @@ func (p *Plan) Graph() (*Graph, error) {
 			todo = append(todo, c)
 		}
 	}
+	// Destroys follow the destroys of what was recorded as depending on
+	// them; index those once.
+	destroyDependents := map[string][]string{}
+	for _, o := range todo {
+		if o.Action == ActionDestroy && o.Prior != nil {
+			for _, d := range o.Prior.Entry.Dependencies {
+				destroyDependents[d] = append(destroyDependents[d], o.Addr())
+			}
+		}
+	}
 	deps := map[string][]string{}
 	for _, c := range todo {
-		deps[c.Addr()] = planDependencies(c, todo)
+		deps[c.Addr()] = planDependencies(c, destroyDependents)
 	}
 	// Kahn's algorithm, taking addresses in order so the dump is stable.
 	placed := map[string]bool{}
@@ -130,20 +140,11 @@ func (p *Plan) Graph() (*Graph, error) {
 	return g, nil
 }
 
-// planDependencies lists the addresses among todo that c must follow.
-func planDependencies(c *Change, todo []*Change) []string {
+// planDependencies lists the addresses c must follow.
+func planDependencies(c *Change, destroyDependents map[string][]string) []string {
 	var out []string
 	if c.Action == ActionDestroy {
-		for _, o := range todo {
-			if o.Action == ActionDestroy && o.Prior != nil {
-				for _, d := range o.Prior.Entry.Dependencies {
-					if d == c.Addr() {
-						out = append(out, o.Addr())
-					}
-				}
-			}
-		}
-		return out
+		return destroyDependents[c.Addr()]
 	}
 	if c.Resource != nil {
 		for _, d := range c.Resource.DependsOn {
