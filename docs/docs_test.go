@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pierhq/pier/host/conformance"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -148,4 +149,38 @@ var kinds = []string{
 	"stateResourceReadRequest", "stateResourceReadResponse",
 	"stateResourceEvent", "stateResourceEventResponse",
 	"errorResponse",
+}
+
+// TestProvidersGuideCheckNames keeps the guide's sample output of pier
+// provider check in step with the checks the checker really runs.
+func TestProvidersGuideCheckNames(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("providers.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, n := range conformance.Names() {
+		known[n] = true
+	}
+	seen := 0
+	for i, line := range strings.Split(string(data), "\n") {
+		name, ok := strings.CutPrefix(line, "✓ ")
+		if !ok {
+			continue
+		}
+		seen++
+		if !known[name] {
+			t.Errorf("providers.md:%d: %q is not a check of pier provider check (known: %v)", i+1, name, conformance.Names())
+		}
+	}
+	if seen == 0 {
+		t.Error("providers.md shows no sample output of pier provider check")
+	}
+	// Every check is explained in the guide's table of checks.
+	for _, n := range conformance.Names() {
+		if !strings.Contains(string(data), "`"+n+"`") {
+			t.Errorf("providers.md does not explain the check %q", n)
+		}
+	}
 }

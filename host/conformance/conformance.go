@@ -41,6 +41,10 @@ var order = []string{
 	CheckSeveral, CheckUnknownType, CheckUnknownField, CheckRequiresState, CheckStdout, CheckCleanExit,
 }
 
+// Names returns the names of all checks, in the order [Check] reports
+// them.
+func Names() []string { return slices.Clone(order) }
+
 const (
 	// DefaultExitTimeout is how long a provider may take to exit after its
 	// stdin closes: pier's own grace period, after which pier kills it.
