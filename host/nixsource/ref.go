@@ -31,6 +31,9 @@ func parseRef(ref string) (inst, dir string, err error) {
 	if flake == "" {
 		return "", "", fmt.Errorf("parse flake reference %q: no flake before #", ref)
 	}
+	if strings.Contains(attr, "#") {
+		return "", "", fmt.Errorf("parse flake reference %q: more than one #", ref)
+	}
 	flake, dir, err = absFlake(flake)
 	if err != nil {
 		return "", "", fmt.Errorf("parse flake reference %q: %w", ref, err)
