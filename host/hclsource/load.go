@@ -45,6 +45,9 @@ type Deployment struct {
 	retry   []*resourceDecl
 	watched []*resourceDecl
 	started bool
+	// evaluations counts resource block evaluations, so tests can check
+	// that a round costs the size of the change.
+	evaluations int
 }
 
 var _ source.Source = (*Deployment)(nil)

@@ -247,6 +247,7 @@ func (d *Deployment) checkOutputs(refs []*ref) hcl.Diagnostics {
 // evalResource evaluates one resource block into instances and queues its
 // readers if what they see changed.
 func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Diagnostics {
+	d.evaluations++
 	old := r.eval
 	hadValue := old.done && !old.failed && old.valueValid
 	oldValue := old.value
@@ -499,7 +500,7 @@ func waitsFrom(marks cty.ValueMarks) []source.Address {
 }
 
 func onlyWaits(marks cty.ValueMarks) cty.ValueMarks {
-	out := cty.NewValueMarks()
+	out := cty.ValueMarks{}
 	for m := range marks {
 		if _, ok := m.(waitMark); ok {
 			out[m] = struct{}{}
