@@ -78,11 +78,18 @@ func (pl *Pool) Call(ctx context.Context, resource string, req *schema.Request) 
 // so the number of processes never exceeds the pool size.
 func (pl *Pool) take(ctx context.Context) (*Process, error) {
 	pl.mu.Lock()
-	if n := len(pl.idle); n > 0 {
+	for n := len(pl.idle); n > 0; n = len(pl.idle) {
 		p := pl.idle[n-1]
 		pl.idle = pl.idle[:n-1]
-		pl.mu.Unlock()
-		return p, nil
+		if !p.exited() {
+			pl.mu.Unlock()
+			return p, nil
+		}
+		// It died between requests (killed from outside, or it exits
+		// after each request): reap it and try the next.
+		err := p.Close()
+		pl.cfg.Logger.Warn("provider process exited while idle; it is replaced",
+			KeyProvider, pl.cfg.Name, KeyPid, p.Pid(), "exit_status", p.proc.ExitStatus(), "error", err)
 	}
 	pl.started++
 	pl.mu.Unlock()

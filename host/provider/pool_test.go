@@ -4,7 +4,9 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pierhq/pier/host/internal/proc/proctest"
 	"github.com/pierhq/pier/schema"
@@ -93,6 +95,34 @@ func TestPoolReplacesFailedProcess(t *testing.T) {
 	}
 	if got := pool.Started(); got != 2 {
 		t.Errorf("Started() = %d, want 2", got)
+	}
+}
+
+// TestPoolReplacesDeadIdleProcess: a process that died while idle is not
+// given the next request.
+func TestPoolReplacesDeadIdleProcess(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	pool := NewPool(Config{Name: "py", Executable: exe}, 1)
+	defer pool.Close()
+	greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+	first, err := pool.Create(t.Context(), "a", greet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := int(first.OutputProperties["pid"].(float64))
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for len(proctest.LiveInGroup(pid)) > 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	second, err := pool.Create(t.Context(), "b", greet)
+	if err != nil {
+		t.Fatalf("request after the idle process died: %v", err)
+	}
+	if second.OutputProperties["pid"] == first.OutputProperties["pid"] || pool.Started() != 2 {
+		t.Errorf("second request served by pid %v (first %v), Started() = %d; want a new process", second.OutputProperties["pid"], pid, pool.Started())
 	}
 }
 

@@ -128,6 +128,9 @@ func (p *Process) Call(ctx context.Context, resource string, req *schema.Request
 	return p.call(ctx, r)
 }
 
+// exited reports whether the process has exited (a failed one has).
+func (p *Process) exited() bool { return p.proc.HasExited() }
+
 // usable reports whether the process can take another request.
 func (p *Process) usable() bool {
 	p.mu.Lock()

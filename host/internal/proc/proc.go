@@ -194,6 +194,27 @@ func (p *Process) Stderr() *os.File { return p.stderr }
 // Exited is closed once the process has exited (it may not be reaped yet).
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
+// HasExited reports, without blocking, whether the process has exited. It
+// asks the kernel directly, so it is accurate even before the goroutine
+// behind Exited has noticed.
+func (p *Process) HasExited() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.reaped {
+		return true
+	}
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, p.pgid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	// Linux sets si_signo to SIGCHLD only when it found an exited child;
+	// with WNOHANG and a running child it is 0.
+	return err != nil || info.Signo != 0
+}
+
 // CloseStdin closes the child's standard input: the v0 protocol's only
 // stop signal.
 func (p *Process) CloseStdin() error {

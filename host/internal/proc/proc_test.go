@@ -217,14 +217,23 @@ func TestKillIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if p.HasExited() {
+		t.Error("HasExited() = true for a running process")
+	}
 	for i := range 3 {
 		if err := p.Kill(); err != nil {
 			t.Fatalf("Kill #%d = %v", i, err)
 		}
 	}
 	<-p.Exited()
+	if !p.HasExited() {
+		t.Error("HasExited() = false after Exited was closed")
+	}
 	io.Copy(io.Discard, p.Stdout())
 	p.Wait(0)
+	if !p.HasExited() {
+		t.Error("HasExited() = false after Wait")
+	}
 	proctest.AssertGroupGone(t, p.Pid())
 }
 
