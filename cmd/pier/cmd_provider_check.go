@@ -34,7 +34,7 @@ func newProviderCheckCommand() *cli.Command {
 		Name:  "check",
 		Usage: "conformance-test a provider: run it through a scripted session and report each rule",
 		Description: `Runs the provider through a scripted session, as docs/providers.md
-describes the protocol: create (and update, destroy, state read and event
+describes the protocol: create (and update, read, destroy, state read and event
 when asked), an unknown type and an unknown input field (both must get an
 errorResponse), a create without state for a type that requires it (with
 --requires-state), several requests on one process, nothing but JSON on

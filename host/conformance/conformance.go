@@ -25,6 +25,7 @@ const (
 	CheckStateRead     = "state read"
 	CheckStateEvent    = "state event"
 	CheckStateReflects = "state read reflects event"
+	CheckRead          = "read"
 	CheckDestroy       = "destroy"
 	CheckSeveral       = "several requests on one process"
 	CheckUnknownType   = "error on unknown type"
@@ -37,7 +38,7 @@ const (
 // order is the order in which [Check] reports results: the lifecycle of
 // the resource first, then the rules about behaviour.
 var order = []string{
-	CheckCreate, CheckUpdate, CheckStateRead, CheckStateEvent, CheckStateReflects, CheckDestroy,
+	CheckCreate, CheckUpdate, CheckRead, CheckStateRead, CheckStateEvent, CheckStateReflects, CheckDestroy,
 	CheckSeveral, CheckUnknownType, CheckUnknownField, CheckRequiresState, CheckStdout, CheckCleanExit,
 }
 
@@ -197,6 +198,11 @@ func (s *session) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if slices.Contains(s.cfg.Provider.Operations, schema.OperationRead) {
+		if err := s.read(ctx, created); err != nil {
+			return err
+		}
+	}
 	if s.cfg.StateProvider {
 		if err := s.state(ctx, created); err != nil {
 			return err
@@ -294,6 +300,24 @@ func (s *session) update(ctx context.Context, created extant) (extant, error) {
 	}
 	s.pass(CheckUpdate)
 	return extant{inputs: s.cfg.UpdateInputs, outputs: resp.UpdateResourceResponse.OutputProperties}, nil
+}
+
+// read checks that the resource just created (or updated) is reported as
+// existing.
+func (s *session) read(ctx context.Context, created extant) error {
+	req := &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{Resource: s.resource(created)}}
+	resp, err := s.call(ctx, req)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return err
+	case err != nil:
+		s.fail(CheckRead, "%s", reason(err))
+	case !resp.ReadResourceResponse.Exists:
+		s.fail(CheckRead, "provider says the resource it has just created does not exist (exists: false)")
+	default:
+		s.pass(CheckRead)
+	}
+	return nil
 }
 
 func (s *session) destroy(ctx context.Context, created extant) error {

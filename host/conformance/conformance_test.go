@@ -103,6 +103,14 @@ func TestCheck(t *testing.T) {
 		"ok several requests on one process", "ok error on unknown type", "ok error on unknown input field",
 		"ok stdout carries only JSON lines", "ok clean exit when stdin closes",
 	}
+	withRead := func(c Config) Config {
+		c.Provider.Operations = append(c.Provider.Operations, schema.OperationRead)
+		return c
+	}
+	// withReadResult inserts the read check's result after update.
+	withReadResult := func(all []string, read string) []string {
+		return append(append(append([]string(nil), all[:2]...), read), all[2:]...)
+	}
 	withExitTimeout := func(c Config, d time.Duration) Config { c.ExitTimeout = d; return c }
 
 	tests := map[string]struct {
@@ -138,6 +146,10 @@ func TestCheck(t *testing.T) {
 		"writes after stdin closes": {"python3", thing("extra-after-last"),
 			failing(allThing, CheckStdout)},
 		"correct state provider": {"python3", store("none"), allStore},
+		"declares read": {"python3", withRead(thing("none")),
+			withReadResult(allThing, "ok read")},
+		"read says gone": {"python3", withRead(thing("read-gone")),
+			withReadResult(allThing, "FAIL read")},
 		"state provider forgets events": {"python3", store("forget-event"),
 			failing(allStore, CheckStateReflects)},
 		"without optional checks": {"python3", Config{

@@ -1,6 +1,6 @@
 // Package conformance checks that a resource provider follows the v0
 // protocol as docs/providers.md describes it, by running it through a
-// scripted session: create, update, destroy, state read and event, error
+// scripted session: create, update, read, destroy, state read and event, error
 // handling for an unknown type and an unknown input field, the refusal of
 // stateless use for types that require state, stdout hygiene, several
 // requests per process and a clean exit when stdin closes.

@@ -79,6 +79,8 @@ def handle(kind, body):
         if FAULT == "no-destroy":
             raise Refused("destroy is not implemented")
         return {"destroyResourceResponse": {}}
+    if kind == "readResourceRequest":
+        return {"readResourceResponse": {"exists": FAULT != "read-gone", "outputProperties": {}}}
     if kind == "stateResourceReadRequest":
         return {"stateResourceReadResponse": {"state": read_store(body["resource"])}}
     if kind == "stateResourceEvent":
