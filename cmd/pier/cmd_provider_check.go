@@ -34,13 +34,14 @@ func newProviderCheckCommand() *cli.Command {
 		Name:  "check",
 		Usage: "conformance-test a provider: run it through a scripted session and report each rule",
 		Description: `Runs the provider through a scripted session, as docs/providers.md
-describes the protocol: create (and update, read, destroy, state read and event
-when asked), an unknown type and an unknown input field (both must get an
-errorResponse), a create without state for a type that requires it (with
---requires-state), several requests on one process, nothing but JSON on
-stdout, and a clean exit once stdin closes. It prints one line per check
-and a summary. The check really performs the operations: give it scratch
-inputs.
+describes the protocol: create; update (with --update-inputs-json); read
+and destroy (when declared with --operations); state read, event and read
+again (with --state-provider); an unknown type and an unknown input field,
+both of which must get an errorResponse; a create without state for a type
+that requires it (with --requires-state); several requests on one process;
+nothing but JSON on stdout; and a clean exit once stdin closes. It prints
+one line per check and a summary. The check really performs the
+operations: give it scratch inputs.
 
 Exit codes: 0 every check passed, 1 a check failed or the provider could
 not be started, 2 usage.`,
