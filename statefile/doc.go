@@ -25,6 +25,17 @@
 // destination is an array element below such a member still sees the
 // library's reading.
 //
+// Files beside the log, all mode 0600 like the log itself:
+//   - FILE.lock carries the exclusive flock a writer holds from Open to
+//     Close, and the holder's {"pid","since"} for [LockedError]. It is
+//     never removed.
+//   - FILE.torn-TIME keeps the bytes of a torn last event that Open cut off.
+//   - FILE.TIME.bak is the log as it was before [Compact].
+//
+// Compaction writes the initialising event plus one snapshot event (meta
+// event "compact") whose patch adds each top-level member of the state,
+// with the highest index so far, so numbering continues.
+//
 // This package imports only [github.com/pierhq/pier/schema] from pier. It
 // knows nothing about providers or the engine.
 package statefile

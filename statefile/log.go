@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/pierhq/pier/schema"
 )
 
@@ -239,7 +237,7 @@ func (l *Log) append(ev Event) error {
 	}
 	n, err := l.f.Write(line)
 	if err == nil {
-		err = unix.Fdatasync(int(l.f.Fd()))
+		err = datasync(l.f)
 	}
 	if err != nil {
 		l.doc.rollback(0)
