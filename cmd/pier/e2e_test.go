@@ -469,6 +469,7 @@ resource "c" {
 		`{"action":"create","address":"c","diagnostics":[{"severity":"warning","summary":"depends on b, which failed"}],"message_type":"status","provider":"journal","status":"SKIPPED"}`,
 		`{"created":1,"destroyed":0,"errors":["b (provider journal): create: X"],"interrupted":false,"message_type":"summary","skipped":["c"],"updated":0}`,
 		`{"message_type":"outputs","outputs":{}}`,
+		`{"message_type":"providers","started":{"journal":1,"local":1}}`,
 	}
 	// Error texts name the executable's path; compare them by prefix.
 	for i := range got {

@@ -54,7 +54,7 @@ func (p *Plan) Graph() (*Graph, error) {
 			op.Provider, op.Type, op.Inputs = c.Resource.Provider, c.Resource.Type, c.Resource.Inputs
 		}
 		index[h] = len(g.Operations)
-		g.States = append(g.States, StatePosition{Handler: h, Hash: p.States[h].Hash, Resources: len(p.States[h].Entries), Operation: len(g.Operations)})
+		g.States = append(g.States, StatePosition{Handler: h, Hash: p.States[h].ContentHash(), Resources: len(p.States[h].Entries), Operation: len(g.Operations)})
 		g.Operations = append(g.Operations, op)
 	}
 	var todo []*Change

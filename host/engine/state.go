@@ -36,17 +36,13 @@ type Recorded struct {
 type StateView struct {
 	// Handler is the address of the state handler resource.
 	Handler string
-	// Hash identifies the state document's content: a saved plan records it
-	// and refuses to apply once the state has moved. It is the protocol's
-	// only notion of position, since a state read returns a document, not a
-	// log offset.
-	Hash string
 	// Entries by address string.
 	Entries map[string]*Recorded
 	// Outputs are the deployment outputs recorded in this state.
 	Outputs map[string]RecordedOutput
 	// Document is the state document as read, unredacted.
 	Document map[string]any
+	hash     string
 	// paths are the JSON Pointers of the objects that exist under
 	// deployments, so that a patch can create missing parents.
 	paths map[string]bool
@@ -64,18 +60,15 @@ type RecordedOutput struct {
 const outputsKey = "pierOutputs"
 
 // decodeState reads a state document as returned by stateResourceRead.
+// It decodes the entries straight from the document: the read response was
+// validated against the protocol schema already, and this runs on every
+// plan, so it must cost one pass over the state and no re-encoding.
 func decodeState(handler string, doc map[string]any) (*StateView, error) {
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
+	if t, _ := doc["_type"].(string); t != "nixopsState" {
+		return nil, fmt.Errorf("state held by %s: _type is %v, want nixopsState", handler, doc["_type"])
 	}
-	if err := schema.ValidateState(raw); err != nil {
-		return nil, fmt.Errorf("state held by %s: %w", handler, err)
-	}
-	sum := sha256.Sum256(raw)
 	v := &StateView{
 		Handler:  handler,
-		Hash:     hex.EncodeToString(sum[:]),
 		Entries:  map[string]*Recorded{},
 		Outputs:  map[string]RecordedOutput{},
 		Document: doc,
@@ -85,15 +78,31 @@ func decodeState(handler string, doc map[string]any) (*StateView, error) {
 		return nil, fmt.Errorf("state held by %s: %w", handler, err)
 	}
 	if outs, ok := doc[outputsKey].(map[string]any); ok {
+		v.paths["/"+outputsKey] = true
 		for name, o := range outs {
-			var ro RecordedOutput
-			if err := remarshal(o, &ro); err != nil {
-				return nil, fmt.Errorf("state held by %s: output %s: %w", handler, name, err)
-			}
-			v.Outputs[name] = ro
+			m, _ := o.(map[string]any)
+			sensitive, _ := m["sensitive"].(bool)
+			v.Outputs[name] = RecordedOutput{Value: m["value"], Sensitive: sensitive}
 		}
 	}
 	return v, nil
+}
+
+// ContentHash identifies the state document's content: a saved plan
+// records it and refuses to apply once the state has moved. It is the
+// protocol's only notion of position, since a state read returns a
+// document, not a log offset. It is computed on demand because only saved
+// plans need it.
+func (v *StateView) ContentHash() string {
+	if v.hash == "" {
+		raw, err := json.Marshal(v.Document)
+		if err != nil {
+			return "unencodable: " + err.Error()
+		}
+		sum := sha256.Sum256(raw)
+		v.hash = hex.EncodeToString(sum[:])
+	}
+	return v.hash
 }
 
 // walk collects the entries of one level (root or a deployment) and
@@ -107,8 +116,8 @@ func (v *StateView) walk(level map[string]any, prefix source.Address, ptr string
 			if err != nil {
 				return err
 			}
-			var e Entry
-			if err := remarshal(raw, &e); err != nil {
+			e, err := decodeEntry(raw)
+			if err != nil {
 				return fmt.Errorf("resource %s: %w", key, err)
 			}
 			addr := append(append(source.Address{}, prefix...), step)
@@ -135,6 +144,30 @@ func (v *StateView) walk(level map[string]any, prefix source.Address, ptr string
 	return nil
 }
 
+// decodeEntry reads one recorded resource from the decoded document.
+func decodeEntry(raw any) (Entry, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return Entry{}, fmt.Errorf("entry is %T, want an object", raw)
+	}
+	var e Entry
+	if e.Type, ok = m["type"].(string); !ok {
+		return Entry{}, fmt.Errorf("type is missing or not a string")
+	}
+	if e.InputProperties, ok = m["inputProperties"].(map[string]any); !ok {
+		return Entry{}, fmt.Errorf("inputProperties is missing or not an object")
+	}
+	e.OutputProperties, _ = m["outputProperties"].(map[string]any)
+	e.Provider, _ = m["provider"].(string)
+	deps, _ := m["dependencies"].([]any)
+	for _, d := range deps {
+		if s, ok := d.(string); ok {
+			e.Dependencies = append(e.Dependencies, s)
+		}
+	}
+	return e, nil
+}
+
 func parseStep(key string) (source.Step, error) {
 	a, err := source.ParseAddress(key)
 	if err != nil || len(a) != 1 {
@@ -143,14 +176,6 @@ func parseStep(key string) (source.Step, error) {
 		return source.Step{Name: key}, nil
 	}
 	return a[0], nil
-}
-
-func remarshal(in any, out any) error {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, out)
 }
 
 // pointerSegment escapes one RFC 6901 reference token.
