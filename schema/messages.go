@@ -212,6 +212,8 @@ func (r *Response) Kind() string {
 		"stateResourceEventResponse": r.StateResourceEventResponse != nil,
 		"stateResourceReadResponse":  r.StateResourceReadResponse != nil,
 		"destroyResourceResponse":    r.DestroyResourceResponse != nil,
+		"readResourceResponse":       r.ReadResourceResponse != nil,
+		"importResourceResponse":     r.ImportResourceResponse != nil,
 		"errorResponse":              r.ErrorResponse != nil,
 	})
 }

@@ -134,3 +134,27 @@ func TestValidateState(t *testing.T) {
 		t.Fatal("want error for wrong _type")
 	}
 }
+
+func TestKinds(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		got, want string
+	}{
+		"create request":  {(&Request{CreateResourceRequest: &CreateResourceRequest{}}).Kind(), "createResourceRequest"},
+		"import request":  {(&Request{ImportResourceRequest: &ImportResourceRequest{}}).Kind(), "importResourceRequest"},
+		"two requests":    {(&Request{CreateResourceRequest: &CreateResourceRequest{}, UpdateResourceRequest: &UpdateResourceRequest{}}).Kind(), ""},
+		"empty request":   {(&Request{}).Kind(), ""},
+		"read response":   {(&Response{ReadResourceResponse: &ReadResourceResponse{}}).Kind(), "readResourceResponse"},
+		"import response": {(&Response{ImportResourceResponse: &ImportResourceResponse{}}).Kind(), "importResourceResponse"},
+		"error response":  {(&Response{ErrorResponse: &ErrorResponse{}}).Kind(), "errorResponse"},
+		"response kind":   {ResponseKind("readResourceRequest"), "readResourceResponse"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if tc.got != tc.want {
+				t.Errorf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}
