@@ -122,6 +122,11 @@ func (l *Log) compact() (string, error) {
 		return "", err
 	}
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0)
+	if err == nil {
+		if err = lockFile(f, l.path, true); err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
 		l.broken = fmt.Errorf("reopen after compaction: %w", err)
 		return "", l.broken

@@ -106,6 +106,39 @@ func releaseLock(f *os.File) error {
 	return terr
 }
 
+// nixops4Wait bounds how long Open waits for a flock on the state file
+// itself. NixOps4's writer takes that lock only while it appends, so a
+// holder that keeps it longer is something else, reported as locked.
+const (
+	nixops4Wait  = 2 * time.Second
+	nixops4Retry = 10 * time.Millisecond
+)
+
+// lockFile also takes the flock on the state file itself, which is the
+// lock NixOps4's writer uses, so pier and NixOps4 never append at once.
+// The sidecar stays the lock that pier processes report each other by:
+// this one moves with the inode when compaction renames the file.
+func lockFile(f *os.File, path string, wait bool) error {
+	fd := int(f.Fd())
+	deadline := time.Now().Add(nixops4Wait)
+	for {
+		err := flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return fmt.Errorf("lock %s: %w", path, err)
+		}
+		if wait {
+			return flock(fd, unix.LOCK_EX)
+		}
+		if time.Now().After(deadline) {
+			return &LockedError{Path: path}
+		}
+		time.Sleep(nixops4Retry)
+	}
+}
+
 func readHolder(f *os.File) (holder, error) {
 	buf := make([]byte, 256)
 	n, err := f.ReadAt(buf, 0)

@@ -56,19 +56,27 @@ func Open(path string, opts Options) (*Log, error) {
 		return nil, err
 	}
 	l := &Log{path: path, lock: lk, log: logger}
-	if err := l.load(); err != nil {
+	if err := l.load(opts.Wait); err != nil {
+		var le *LockedError
+		if errors.As(err, &le) {
+			l.Close()
+			return nil, err
+		}
 		l.Close()
 		return nil, fmt.Errorf("open state file %s: %w", path, err)
 	}
 	return l, nil
 }
 
-func (l *Log) load() error {
+func (l *Log) load(wait bool) error {
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
 	l.f = f
+	if err := lockFile(f, l.path, wait); err != nil {
+		return err
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/pierhq/pier/schema"
 )
@@ -581,5 +582,47 @@ func TestConcurrentWriterProcesses(t *testing.T) {
 	}
 	if r.Events != 1+procs*each || r.Resources != procs*each || len(r.Warnings) != 0 || r.LastIndex != procs*each {
 		t.Errorf("report %+v, want %d events, %d resources, no warnings", r, 1+procs*each, procs*each)
+	}
+}
+
+// TestNixOps4WriterLock holds the flock NixOps4's writer takes on the state
+// file itself while it appends: Open waits for it, or reports the file as
+// locked if it is held too long.
+func TestNixOps4WriterLock(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, readTestdata(t, "nixops4-style.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := flock(int(other.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = Open(path, Options{})
+	var le *LockedError
+	if !errors.As(err, &le) || le.PID != 0 {
+		t.Fatalf("Open while the file is flocked: %v, want a *LockedError without a pid", err)
+	}
+
+	unlocked := make(chan error)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		unlocked <- flock(int(other.Fd()), unix.LOCK_UN)
+	}()
+	l, err := Open(path, Options{Wait: true})
+	if uerr := <-unlocked; uerr != nil {
+		t.Fatal(uerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := flock(int(other.Fd()), unix.LOCK_EX|unix.LOCK_NB); !errors.Is(err, unix.EWOULDBLOCK) {
+		t.Errorf("the open log does not hold the state file's own flock (flock: %v)", err)
 	}
 }
