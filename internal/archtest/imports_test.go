@@ -1,0 +1,85 @@
+// Package archtest enforces the import arrows between pier's packages, so
+// that the folders keep telling the truth about the architecture.
+package archtest
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/pierhq/pier/internal/testbin"
+)
+
+const module = "github.com/pierhq/pier"
+
+// rules say, for packages under a prefix, which pier packages they must
+// not import. The first matching prefix wins.
+var rules = []struct {
+	prefix    string
+	forbidden []string
+	why       string
+}{
+	{"schema", []string{""}, "schema is the protocol vocabulary: it imports nothing from pier"},
+	{"statefile", []string{"host", "adapters", "providersdk", "cmd"}, "statefile is the event-log format: it may import only schema"},
+	{"providersdk", []string{"host", "adapters", "statefile", "cmd"}, "providersdk is for outside provider authors: it may import only schema"},
+	{"adapters", []string{"host", "cmd"}, "shipped adapters must use only what a third-party provider can"},
+	{"host/source", []string{"host/engine", "host/hclsource", "host/nixsource", "host/provider", "adapters", "cmd"}, "host/source is the vocabulary sources and the engine share"},
+	{"host/hclsource", []string{"host/engine", "host/provider", "host/nixsource", "adapters", "cmd"}, "a deployment source knows nothing of providers or planning"},
+	{"host/nixsource", []string{"host/engine", "host/provider", "host/hclsource", "adapters", "cmd"}, "a deployment source knows nothing of providers or planning"},
+	{"host", []string{"adapters", "cmd"}, "the engine talks to adapters only as subprocesses"},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+func TestImportArrows(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	cmd.Dir = testbin.ModuleRoot()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	checked := 0
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for _, r := range rules {
+			if rel != r.prefix && !strings.HasPrefix(rel, r.prefix+"/") {
+				continue
+			}
+			checked++
+			for _, imp := range p.Imports {
+				if !strings.HasPrefix(imp, module) {
+					continue
+				}
+				target := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+				if strings.HasPrefix(target, "internal/testbin") {
+					continue
+				}
+				for _, f := range r.forbidden {
+					if f == "" || target == f || strings.HasPrefix(target, f+"/") {
+						if f == "" && strings.HasPrefix(target, r.prefix) {
+							continue
+						}
+						t.Errorf("%s imports %s: %s", rel, target, r.why)
+					}
+				}
+			}
+			break
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no package matched a rule: the test checks nothing")
+	}
+}
