@@ -111,6 +111,7 @@ func TestCheck(t *testing.T) {
 	withReadResult := func(all []string, read string) []string {
 		return append(append(append([]string(nil), all[:2]...), read), all[2:]...)
 	}
+	withTimeout := func(c Config, d time.Duration) Config { c.Provider.Timeout = d; return c }
 	withExitTimeout := func(c Config, d time.Duration) Config { c.ExitTimeout = d; return c }
 
 	tests := map[string]struct {
@@ -145,6 +146,8 @@ func TestCheck(t *testing.T) {
 			failing(allThing, CheckCleanExit)},
 		"writes after stdin closes": {"python3", thing("extra-after-last"),
 			failing(allThing, CheckStdout)},
+		"hangs on create": {"python3", withTimeout(thing("hang-create"), 2*time.Second),
+			failing(allThing, CheckCreate)},
 		"correct state provider": {"python3", store("none"), allStore},
 		"declares read": {"python3", withRead(thing("none")),
 			withReadResult(allThing, "ok read")},

@@ -66,6 +66,8 @@ def handle(kind, body):
         check(body["type"], body["inputProperties"])
         if body["type"] == "thing" and not body["isStateful"] and FAULT != "pretend-stateful":
             raise Refused('type "thing" requires state')
+        if FAULT == "hang-create" and body["inputProperties"] == {"name": "a"}:
+            time.sleep(60)  # never answers in time
         if FAULT == "invalid-create":
             return {"createResourceResponse": {"outputProperties": {"id": "1"}, "extra": True}}
         outputs = {"id": "thing-1"} if body["type"] == "thing" else {}
