@@ -55,7 +55,7 @@ func Serve(ctx context.Context, h Handler, opts Options) (err error) {
 // goroutine doing that read ends when in returns.
 func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(h, opts)
-	s.log.Info("provider serving", "operations", s.ops)
+	s.log.Debug("provider serving", "operations", s.ops)
 
 	type frame struct {
 		line []byte

@@ -212,7 +212,7 @@ func (p *Provider) openState(name string) (*statefile.Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state file %q: %w", name, err)
 	}
-	p.log.Info("state file opened", "path", abs)
+	p.log.Debug("state file opened", "path", abs)
 	p.logs[abs] = l
 	return l, nil
 }
