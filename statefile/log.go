@@ -123,6 +123,9 @@ func (l *Log) cutTorn(data []byte, t *Torn) error {
 	if err := writeFileSync(copyPath, data[t.Offset:]); err != nil {
 		return fmt.Errorf("keep torn tail at %s: %w", t.Position, err)
 	}
+	if err := syncDir(filepath.Dir(l.path)); err != nil {
+		return fmt.Errorf("keep torn tail at %s: %w", t.Position, err)
+	}
 	if err := l.f.Truncate(t.Offset); err != nil {
 		return fmt.Errorf("cut torn tail at %s: %w", t.Position, err)
 	}

@@ -304,17 +304,23 @@ func TestTornTail(t *testing.T) {
 	lastStart := bytes.LastIndexByte(full[:len(full)-1], '\n') + 1
 	lastLen := len(full) - lastStart
 
-	tests := map[string]int{ // bytes of the last line that reached the disk
-		"one byte":         1,
-		"inside a key":     5,
-		"inside the patch": lastLen / 2,
-		"all but the }":    lastLen - 2,
+	tests := map[string]struct {
+		keep  int // bytes of the last line that reached the disk
+		zeros int // NUL bytes after them (blocks allocated, data lost)
+	}{
+		"one byte":                {keep: 1},
+		"inside a key":            {keep: 5},
+		"inside the patch":        {keep: lastLen / 2},
+		"all but the }":           {keep: lastLen - 2},
+		"zero-filled":             {keep: 0, zeros: lastLen},
+		"half written, then NULs": {keep: lastLen / 2, zeros: 100},
 	}
-	for name, keep := range tests {
+	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "state.json")
-			data := full[:lastStart+keep]
+			data := append(bytes.Clone(full[:lastStart+tc.keep]), make([]byte, tc.zeros)...)
+			keep := tc.keep + tc.zeros
 			if err := os.WriteFile(path, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -355,8 +361,8 @@ func TestTornTail(t *testing.T) {
 				t.Fatalf("torn copies: %v, want one", copies)
 			}
 			kept, _ := os.ReadFile(copies[0])
-			if !bytes.Equal(kept, full[lastStart:lastStart+keep]) {
-				t.Errorf("torn copy holds %q, want the torn bytes %q", kept, full[lastStart:lastStart+keep])
+			if !bytes.Equal(kept, data[lastStart:]) {
+				t.Errorf("torn copy holds %q, want the torn bytes %q", kept, data[lastStart:])
 			}
 			if m := fileMode(t, copies[0]); m != 0o600 {
 				t.Errorf("torn copy has mode %v, want 0600", m)

@@ -108,14 +108,23 @@ type wireEvent struct {
 // error, for reports.
 func replay(data []byte) (*Replayed, *doc, error) {
 	rep := &Replayed{}
-	d := &doc{}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	d := &doc{root: map[string]any{}}
+	// A crash can also leave zero-filled blocks at the end of a file (the
+	// size reached the disk, the data did not). NUL is never part of JSON,
+	// so such a tail belongs to the torn tail.
+	end := len(bytes.TrimRight(data, "\x00"))
+	dec := json.NewDecoder(bytes.NewReader(data[:end]))
 	dec.UseNumber()
 	line, counted := 1, 0
 	for ordinal := 0; ; ordinal++ {
-		start := skipSpace(data, int(dec.InputOffset()))
-		if start == len(data) {
-			rep.End = int64(len(data))
+		start := skipSpace(data[:end], int(dec.InputOffset()))
+		if start == end {
+			rep.End = int64(end)
+			if end < len(data) {
+				line += bytes.Count(data[counted:start], []byte{'\n'})
+				rep.Torn = &Torn{Position: Position{Ordinal: ordinal, Offset: int64(start), Line: line}, Size: int64(len(data) - start)}
+				rep.End = int64(start)
+			}
 			break
 		}
 		line += bytes.Count(data[counted:start], []byte{'\n'})
@@ -124,7 +133,7 @@ func replay(data []byte) (*Replayed, *doc, error) {
 		var w wireEvent
 		if err := dec.Decode(&w); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				rep.Torn = &Torn{Position: pos, Size: int64(len(data) - start)}
+				rep.Torn = &Torn{Position: pos, Size: int64(len(data) - start)} // NULs included
 				rep.End = int64(start)
 				break
 			}
