@@ -30,7 +30,7 @@ func (b *Bridge) Create(ctx context.Context, req *schema.CreateResourceRequest) 
 		return &schema.CreateResourceResponse{OutputProperties: out}, nil
 	}
 	if !req.IsStateful {
-		return nil, errNotStateful
+		return nil, fmt.Errorf("provider %s: %w", b.client.Name(), errNotStateful)
 	}
 	out, err := b.create(ctx, rt, req.InputProperties)
 	if err != nil {
@@ -190,11 +190,11 @@ func (b *Bridge) ready(ctx context.Context, typ string) (*resourceType, error) {
 func (b *Bridge) resourceConfig(ctx context.Context, rt *resourceType, inputs schema.Properties) (cty.Value, []byte, error) {
 	cfg, err := tfvalue.Config(rt.schema.Block, inputs)
 	if err != nil {
-		return cty.NilVal, nil, fmt.Errorf("inputs: %w", err)
+		return cty.NilVal, nil, fmt.Errorf("provider %s: inputs: %w", b.client.Name(), err)
 	}
 	data, err := tfvalue.Marshal(cfg, rt.ty())
 	if err != nil {
-		return cty.NilVal, nil, fmt.Errorf("inputs: encode: %w", err)
+		return cty.NilVal, nil, fmt.Errorf("provider %s: inputs: encode: %w", b.client.Name(), err)
 	}
 	var diags tfproto.Diagnostics
 	if rt.dataSource {

@@ -177,6 +177,9 @@ func TestTimeSleepInterrupted(t *testing.T) {
 	if !strings.Contains(msg, "terraform-provider-time") || !strings.Contains(msg, "context canceled") {
 		t.Errorf("error %q does not name the provider and the cancellation", msg)
 	}
+	if !strings.Contains(b.stderr.String(), "asking the provider to stop") {
+		t.Errorf("the bridge did not call StopProvider")
+	}
 	if code := b.exitCode(); code != 130 {
 		t.Errorf("exit code %d, want 130", code)
 	}
@@ -291,5 +294,29 @@ func TestOneProviderProcess(t *testing.T) {
 	}
 	if !gone(first) {
 		t.Errorf("provider %d survives the bridge's exit", first)
+	}
+}
+
+func TestProviderLogs(t *testing.T) {
+	t.Parallel()
+	bin := providerBin(t, "terraform-provider-time")
+	fromProvider := `"module":"provider.terraform-provider-time"`
+	cases := map[string]struct {
+		args []string
+		want bool
+	}{
+		"off by default": {nil, false},
+		"on by flag":     {[]string{"--provider-logs"}, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := startBridge(t, bin, bridgeOpts{args: tc.args, env: []string{"PIER_LOG=info"}})
+			ok(t, b.create("time_static", schema.Properties{}))
+			b.exitCode()
+			if got := strings.Contains(b.stderr.String(), fromProvider); got != tc.want {
+				t.Errorf("provider log lines on stderr: %v, want %v:\n%s", got, tc.want, b.stderr)
+			}
+		})
 	}
 }

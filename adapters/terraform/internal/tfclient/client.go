@@ -282,6 +282,7 @@ func (c *Client) call(ctx context.Context, method string, f func(context.Context
 	stopped := make(chan struct{})
 	done := context.AfterFunc(ctx, func() {
 		defer close(stopped)
+		c.log.Debug("asking the provider to stop", "provider", c.name, "call", method)
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 		defer cancel()
 		if err := c.Stop(sctx); err != nil {
