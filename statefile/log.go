@@ -101,8 +101,11 @@ func (l *Log) load(wait bool) error {
 	case err != nil:
 		return err
 	}
-	for _, w := range rep.Warnings {
-		l.log.Warn("state file event", "path", l.path, "event", w.Ordinal, "line", w.Line, "offset", w.Offset, "problem", w.Message)
+	// One line, not one per event: a NixOps4-written file warns on every
+	// event after the first. `pier statefile verify` lists them all.
+	if n := len(rep.Warnings); n > 0 {
+		w := rep.Warnings[0]
+		l.log.Warn("state file has events pier would not write", "path", l.path, "count", n, "first", w.String())
 	}
 	if rep.Torn != nil {
 		if err := l.cutTorn(data, rep.Torn); err != nil {
