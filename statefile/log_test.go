@@ -632,3 +632,40 @@ func TestNixOps4WriterLock(t *testing.T) {
 		t.Errorf("the open log does not hold the state file's own flock (flock: %v)", err)
 	}
 }
+
+// TestAppendConcurrentGoroutines appends from many goroutines of one
+// process (the engine's workers): every event lands whole and in order.
+func TestAppendConcurrentGoroutines(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	l, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 8, 10
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for i := range each {
+				if _, err := l.Append(Meta{Event: "create"}, createPatch(fmt.Sprintf("w%d-%d", w, i))); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := l.LastIndex(); got != workers*each {
+		t.Errorf("LastIndex = %d, want %d", got, workers*each)
+	}
+	l.Close()
+	r, err := Verify(path)
+	if err != nil || r.Events != 1+workers*each || r.Resources != workers*each || len(r.Warnings) != 0 {
+		t.Errorf("report %+v, error %v", r, err)
+	}
+}

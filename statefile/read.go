@@ -81,7 +81,9 @@ var ErrNoEvents = errors.New("no complete event (the initialising event is missi
 // Replay reads a whole log and resolves its state. It only reads: a torn
 // tail is reported in [Replayed.Torn], not repaired. The error is an
 // [*EventError] naming the event's position when an event is malformed or
-// its patch does not apply.
+// its patch does not apply, [ErrNoEvents] for a file without events, or a
+// wrong resolved _type; the Replayed returned with it then holds the
+// events, warnings and torn tail read before the problem, and no State.
 func Replay(r io.Reader) (*Replayed, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
