@@ -209,7 +209,7 @@ func (b *Bridge) lookup(ctx context.Context, typ string) (*resourceType, error) 
 }
 
 // errNotStateful explains why a Terraform resource must be stateful.
-var errNotStateful = errors.New("Terraform resources are real objects that must be recorded to be updated or destroyed: give the resource a state handler (isStateful is false)")
+var errNotStateful = errors.New("a Terraform resource is a real object that must be recorded to be updated or destroyed: give the resource a state handler (isStateful is false)")
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
 

@@ -279,7 +279,7 @@ func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs 
 	}
 	if planned.RawEquals(prior) {
 		// Nothing to change; Terraform skips the apply too.
-		return outputs(rt, prior, plan.PlannedPrivate)
+		return outputs(rt, prior, priorPrivate)
 	}
 	state, private, err := b.apply(ctx, rt, planned, &tfclient.ApplyRequest{
 		TypeName: rt.name, Prior: priorData, Planned: plan.Planned, Config: cfgData, PlannedPrivate: plan.PlannedPrivate,
