@@ -608,3 +608,78 @@ func waitForJournalOrStart(t *testing.T, d *deployment, min time.Duration) {
 	}
 	t.Fatal("apply never started")
 }
+
+func TestUndeclaredDestroyPointsToForget(t *testing.T) {
+	t.Parallel()
+	noDestroy := strings.Replace(header, `operations = ["destroy"]`, "", 1)
+	d := newDeployment(t, map[string]string{"main.pier.hcl": noDestroy + `
+resource "kept" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "kept" }
+}
+`})
+	d.mustRun("apply")
+	d.write(map[string]string{"main.pier.hcl": noDestroy})
+	out := d.mustRun("plan")
+	if !strings.Contains(out, `provider "journal" does not declare the destroy operation`) || !strings.Contains(out, "pier state forget kept") {
+		t.Fatalf("plan does not warn:\n%s", out)
+	}
+	out, _, code := d.run("apply")
+	if code != exitError || !strings.Contains(out, "pier state forget kept") {
+		t.Fatalf("apply: exit %d\n%s", code, out)
+	}
+	if d.count("destroy", "kept") != 0 {
+		t.Fatal("a destroy request reached a provider that did not declare it")
+	}
+	out = d.mustRun("state", "forget", "kept")
+	if !strings.Contains(out, "Forgot kept") {
+		t.Errorf("forget: %s", out)
+	}
+	if got := resources(d.state("state.json")); len(got) != 0 {
+		t.Errorf("after forget the state holds %v", got)
+	}
+	out = d.mustRun("apply")
+	if !strings.Contains(out, "0 created, 0 updated, 0 destroyed") {
+		t.Errorf("apply after forget:\n%s", out)
+	}
+}
+
+// TestGroupCommit checks that changes completing while an append is in
+// flight are recorded together: fewer state events than resources, and
+// every resource recorded.
+func TestGroupCommit(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": `
+provider "local" {
+  builtin = "local"
+  parallelism = 8
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "m" {
+  count    = 200
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = count.index }
+}
+`})
+	d.mustRun("apply", "--parallelism", "16")
+	if got := len(resources(d.state("state.json"))); got != 200 {
+		t.Fatalf("recorded %d resources, want 200", got)
+	}
+	data, err := os.ReadFile(filepath.Join(d.dir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := strings.Count(string(data), `"event":"`)
+	if events >= 200 {
+		t.Errorf("%d state events for 200 resources: changes were not committed in groups", events)
+	}
+	t.Logf("200 resources recorded in %d events", events)
+}

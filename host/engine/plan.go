@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -209,13 +210,18 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 	return pl.plan, nil
 }
 
-// stateHandlers returns the addresses of the state handlers that the
-// resources in snap refer to.
-func stateHandlers(snap *source.Snapshot) map[string]bool {
+// stateHandlers returns the addresses of the state handlers in snap: those
+// the resources refer to, and resources of the built-in state types. The
+// latter matter when nothing refers to a state any more (its last
+// resource was removed): its entries must still be read to be destroyed.
+func (e *Engine) stateHandlers(snap *source.Snapshot) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range snap.Ready {
 		if r.State != nil {
 			out[r.State.String()] = true
+		}
+		if d := snap.Providers[r.Provider]; d != nil && d.Builtin != "" && slices.Contains(builtinStateTypes[d.Builtin], r.Type) && !r.Stateful() {
+			out[r.Address.String()] = true
 		}
 	}
 	for _, b := range snap.Blocked {
@@ -233,7 +239,7 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 	for _, r := range snap.Ready {
 		ready[r.Address.String()] = r
 	}
-	for _, h := range sortedAddresses(stateHandlers(snap)) {
+	for _, h := range sortedAddresses(pl.e.stateHandlers(snap)) {
 		r := ready[h]
 		if r == nil {
 			return pl.e.handlerNotReady(h, snap)
@@ -322,7 +328,9 @@ func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.S
 				added = true
 			}
 		}
-		if !added || len(snap.Blocked) == 0 {
+		// Resolve again even when nothing is blocked: the deployment's
+		// outputs may refer to the resources just found unchanged.
+		if !added {
 			return snap, nil
 		}
 		next, err := pl.e.resolve(ctx, pl.plan.Known)

@@ -21,6 +21,11 @@ var builtinOperations = map[string][]schema.Operation{
 	"local": {schema.OperationDestroy},
 }
 
+// builtinStateTypes are the built-in adapters' state provider types.
+var builtinStateTypes = map[string][]string{
+	"local": {"state_file"},
+}
+
 // terraformOperations are what the Terraform bridge implements.
 var terraformOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport}
 
