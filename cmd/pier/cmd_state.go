@@ -62,6 +62,7 @@ func newStateShowCommand() *cli.Command {
 				for _, v := range states {
 					if rec := v.Entries[addr]; rec != nil {
 						e := rec.Entry
+						e.InputProperties = engine.RedactInputs(e.InputProperties, e.OutputProperties)
 						e.OutputProperties = engine.Redact(e.OutputProperties)
 						b, err := json.MarshalIndent(e, "", "  ")
 						if err != nil {

@@ -1,5 +1,7 @@
 package engine
 
+import "strings"
+
 // tfKey is the output key in which the Terraform bridge keeps what Terraform
 // needs beside the state object: private bytes, the schema version, and
 // the paths of sensitive attributes.
@@ -10,8 +12,12 @@ const redacted = "(sensitive)"
 
 // Redact returns a copy of output properties fit to show: attributes that
 // the provider's schema marks sensitive (listed by the Terraform bridge in
-// __tf.sensitive_paths, each path a list of keys and indexes) and the
-// opaque private bytes are replaced.
+// __tf.sensitive_paths) and the opaque private bytes are replaced.
+//
+// A sensitive path is what the bridge writes, a dotted attribute path with
+// "*" for any element of a collection ("metadata.api_key",
+// "rules.*.secret"), or a list of keys and indexes (["list", 1]).
+// Terraform attribute names hold no dots, so the dotted form is exact.
 func Redact(outputs map[string]any) map[string]any {
 	if outputs == nil {
 		return nil
@@ -24,13 +30,49 @@ func Redact(outputs map[string]any) map[string]any {
 	if _, ok := tf["private"]; ok {
 		tf["private"] = redacted
 	}
-	paths, _ := tf["sensitive_paths"].([]any)
-	for _, p := range paths {
-		steps, _ := p.([]any)
+	for _, steps := range sensitivePaths(tf) {
 		redactPath(out, steps)
 	}
 	return out
 }
+
+// RedactInputs returns a copy of a Terraform resource's input properties
+// with the attributes its recorded outputs list as sensitive replaced:
+// inputs and outputs share the schema's attribute names.
+func RedactInputs(inputs, outputs map[string]any) map[string]any {
+	if inputs == nil {
+		return nil
+	}
+	out := deepCopy(inputs).(map[string]any)
+	tf, _ := outputs[tfKey].(map[string]any)
+	for _, steps := range sensitivePaths(tf) {
+		redactPath(out, steps)
+	}
+	return out
+}
+
+// sensitivePaths decodes __tf.sensitive_paths into lists of steps.
+func sensitivePaths(tf map[string]any) [][]any {
+	paths, _ := tf["sensitive_paths"].([]any)
+	out := make([][]any, 0, len(paths))
+	for _, p := range paths {
+		switch x := p.(type) {
+		case []any:
+			out = append(out, x)
+		case string:
+			var steps []any
+			for _, k := range strings.Split(x, ".") {
+				steps = append(steps, k)
+			}
+			out = append(out, steps)
+		}
+	}
+	return out
+}
+
+// anyStep is the dotted form's wildcard: any key of an object or any
+// element of a list.
+const anyStep = "*"
 
 func redactPath(v any, steps []any) {
 	if len(steps) == 0 {
@@ -43,26 +85,49 @@ func redactPath(v any, steps []any) {
 		if !ok {
 			return
 		}
-		if _, present := x[k]; !present {
+		if k == anyStep {
+			for key := range x {
+				redactAt(x, key, x[key], steps, last)
+			}
 			return
 		}
-		if last {
-			x[k] = redacted
-			return
+		if e, present := x[k]; present {
+			redactAt(x, k, e, steps, last)
 		}
-		redactPath(x[k], steps[1:])
 	case []any:
+		if steps[0] == anyStep {
+			for i := range x {
+				redactElem(x, i, steps, last)
+			}
+			return
+		}
 		f, ok := steps[0].(float64)
 		i := int(f)
 		if !ok || i < 0 || i >= len(x) {
 			return
 		}
-		if last {
-			x[i] = redacted
-			return
-		}
-		redactPath(x[i], steps[1:])
+		redactElem(x, i, steps, last)
 	}
+}
+
+func redactAt(m map[string]any, k string, e any, steps []any, last bool) {
+	if last {
+		if e != nil { // a null attribute holds nothing to hide
+			m[k] = redacted
+		}
+		return
+	}
+	redactPath(e, steps[1:])
+}
+
+func redactElem(s []any, i int, steps []any, last bool) {
+	if last {
+		if s[i] != nil {
+			s[i] = redacted
+		}
+		return
+	}
+	redactPath(s[i], steps[1:])
 }
 
 func deepCopy(v any) any {

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRedactBridgePaths covers the form the Terraform bridge writes:
+// dotted attribute paths with "*" for any element.
+func TestRedactBridgePaths(t *testing.T) {
+	t.Parallel()
+	tf := map[string]any{"sensitive_paths": []any{"metadata.api_key", "rules.*.secret", "ports.*.key", "sensitive_content", "absent.x"}}
+	tests := map[string]struct {
+		in, want map[string]any
+	}{
+		"outputs": {
+			map[string]any{
+				"sensitive_content": "s3cret", "content": nil,
+				"metadata": map[string]any{"api_key": "k", "owner": "o"},
+				"rules":    []any{map[string]any{"secret": "a", "name": "n"}, map[string]any{"secret": nil}},
+				"ports":    map[string]any{"http": map[string]any{"key": "p"}},
+				"__tf":     tf,
+			},
+			map[string]any{
+				"sensitive_content": redacted, "content": nil,
+				"metadata": map[string]any{"api_key": redacted, "owner": "o"},
+				"rules":    []any{map[string]any{"secret": redacted, "name": "n"}, map[string]any{"secret": nil}},
+				"ports":    map[string]any{"http": map[string]any{"key": redacted}},
+				"__tf":     tf,
+			},
+		},
+		"null metadata": {
+			map[string]any{"metadata": nil, "__tf": tf},
+			map[string]any{"metadata": nil, "__tf": tf},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, Redact(tc.in)); diff != "" {
+				t.Errorf("Redact (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRedactInputs(t *testing.T) {
+	t.Parallel()
+	outputs := map[string]any{"__tf": map[string]any{"sensitive_paths": []any{"sensitive_content", "metadata.api_key"}}}
+	tests := map[string]struct {
+		in, outputs, want map[string]any
+	}{
+		"nil": {nil, outputs, nil},
+		"not terraform": {
+			map[string]any{"sensitive_content": "x"}, map[string]any{"v": 1.0},
+			map[string]any{"sensitive_content": "x"},
+		},
+		"redacted": {
+			map[string]any{"path": "a", "sensitive_content": "s3cret", "metadata": map[string]any{"api_key": "k"}}, outputs,
+			map[string]any{"path": "a", "sensitive_content": redacted, "metadata": map[string]any{"api_key": redacted}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, RedactInputs(tc.in, tc.outputs)); diff != "" {
+				t.Errorf("RedactInputs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
