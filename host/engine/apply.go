@@ -85,13 +85,18 @@ type resolveResult struct {
 // applier runs one plan. Its fields are owned by the scheduling goroutine
 // (Apply's); workers communicate only through channels.
 type applier struct {
-	e       *Engine
-	plan    *Plan
-	nodes   map[string]*node
-	known   source.Outputs
-	result  *Result
-	ready   []*node
-	running int
+	e      *Engine
+	plan   *Plan
+	nodes  map[string]*node
+	known  source.Outputs
+	result *Result
+	// ready holds runnable nodes per provider, so that a provider at its
+	// parallelism limit does not hold up the others (or global slots).
+	ready      map[string][]*node
+	providers  []string // providers with a ready queue, in first-use order
+	queued     int
+	running    int
+	perRunning map[string]int
 	// pending nodes wait for the source to resolve their inputs.
 	pending   map[string]*node
 	resolving bool
@@ -115,14 +120,16 @@ type applier struct {
 func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*Result, error) {
 	a := &applier{
 		e: e, plan: plan,
-		nodes:     map[string]*node{},
-		known:     maps.Clone(plan.Known),
-		result:    &Result{},
-		pending:   map[string]*node{},
-		done:      make(chan nodeResult),
-		resolved:  make(chan resolveResult, 1),
-		recorders: map[string]*recorder{},
-		lastSnap:  plan.Snapshot,
+		nodes:      map[string]*node{},
+		known:      maps.Clone(plan.Known),
+		result:     &Result{},
+		pending:    map[string]*node{},
+		ready:      map[string][]*node{},
+		perRunning: map[string]int{},
+		done:       make(chan nodeResult),
+		resolved:   make(chan resolveResult, 1),
+		recorders:  map[string]*recorder{},
+		lastSnap:   plan.Snapshot,
 	}
 	for h, ref := range e.handlers {
 		a.recorders[h] = newRecorder(e, h, ref)
@@ -194,7 +201,7 @@ func (a *applier) link() {
 		if n.change.Pending {
 			a.pending[n.change.Addr()] = n
 		} else if n.waiting == 0 {
-			a.ready = append(a.ready, n)
+			a.enqueue(n)
 		}
 	}
 }
@@ -253,9 +260,11 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 			default:
 			}
 		}
-		for !a.stopped && a.running < sem && len(a.ready) > 0 {
-			n := a.ready[0]
-			a.ready = a.ready[1:]
+		for !a.stopped && a.running < sem {
+			n := a.dequeue()
+			if n == nil {
+				break
+			}
 			a.start(ctx, n)
 		}
 		if a.running == 0 && !a.resolving {
@@ -263,7 +272,7 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 				a.skipAll(ErrInterrupted)
 				return
 			}
-			if len(a.ready) == 0 {
+			if a.queued == 0 {
 				if a.needResolve() {
 					a.startResolve(ctx)
 				} else {
@@ -276,6 +285,7 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 		select {
 		case r := <-a.done:
 			a.running--
+			a.perRunning[r.n.change.Provider()]--
 			a.finish(r)
 			if len(a.pending) > 0 {
 				a.resolveAgain = true
@@ -347,7 +357,7 @@ func (a *applier) absorb(r resolveResult) {
 				continue
 			}
 			if n.waiting == 0 {
-				a.ready = append(a.ready, n)
+				a.enqueue(n)
 			}
 			continue
 		}
@@ -437,8 +447,36 @@ func (a *applier) planDeferredDestroys(snap *source.Snapshot) {
 	}
 }
 
+// enqueue makes a node runnable.
+func (a *applier) enqueue(n *node) {
+	p := n.change.Provider()
+	if _, ok := a.ready[p]; !ok {
+		a.providers = append(a.providers, p)
+	}
+	a.ready[p] = append(a.ready[p], n)
+	a.queued++
+}
+
+// dequeue takes the next runnable node whose provider has a free process,
+// or returns nil.
+func (a *applier) dequeue() *node {
+	for _, p := range a.providers {
+		q := a.ready[p]
+		if len(q) == 0 || a.perRunning[p] >= a.e.providers.parallelism(p) {
+			continue
+		}
+		n := q[0]
+		q[0] = nil
+		a.ready[p] = q[1:]
+		a.queued--
+		return n
+	}
+	return nil
+}
+
 func (a *applier) start(ctx context.Context, n *node) {
 	a.running++
+	a.perRunning[n.change.Provider()]++
 	n.status = StatusApplying
 	n.started = time.Now()
 	c := n.change
@@ -570,7 +608,7 @@ func (a *applier) wake(n *node) {
 	for _, d := range n.dependents {
 		d.waiting--
 		if d.waiting == 0 && d.status == StatusPending && a.pending[d.change.Addr()] == nil {
-			a.ready = append(a.ready, d)
+			a.enqueue(d)
 		}
 	}
 }

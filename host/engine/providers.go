@@ -72,6 +72,18 @@ func (p *providers) supports(name string, op schema.Operation) bool {
 	return slices.Contains(p.operations(name), op)
 }
 
+// parallelism is how many requests may run at once against a provider:
+// its declaration's parallelism, or the engine's default.
+func (p *providers) parallelism(name string) int {
+	p.mu.Lock()
+	d := p.decls[name]
+	p.mu.Unlock()
+	if d != nil && d.Parallelism > 0 {
+		return d.Parallelism
+	}
+	return p.cfg.providerParallelism()
+}
+
 // declaredOperations returns the operations a declaration implies: the
 // built-ins' own, or the ones it lists.
 func declaredOperations(d *source.Provider) ([]schema.Operation, error) {
