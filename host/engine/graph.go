@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -77,65 +78,74 @@ func (p *Plan) Graph() (*Graph, error) {
 	for _, c := range todo {
 		deps[c.Addr()] = planDependencies(c, destroyDependents)
 	}
-	// Kahn's algorithm, taking addresses in order so the dump is stable.
-	placed := map[string]bool{}
-	for len(placed) < len(todo) {
-		progress := false
-		for _, c := range todo {
-			addr := c.Addr()
-			if placed[addr] {
-				continue
+	// Kahn's algorithm. Among the operations whose dependencies are
+	// placed, the one earliest in the plan's (address) order goes next, so
+	// the dump is stable.
+	pos := map[string]int{}
+	for i, c := range todo {
+		pos[c.Addr()] = i
+	}
+	waiting := make([]int, len(todo))
+	followers := make([][]int, len(todo))
+	for i, c := range todo {
+		for _, d := range deps[c.Addr()] {
+			if j, ok := pos[d]; ok && j != i {
+				waiting[i]++
+				followers[j] = append(followers[j], i)
 			}
-			var operands []int
-			ok := true
-			for _, d := range deps[addr] {
-				i, done := index[d]
-				if !done {
-					if _, inPlan := deps[d]; inPlan {
-						ok = false
-						break
-					}
-					continue
-				}
-				operands = append(operands, i)
-			}
-			if !ok {
-				continue
-			}
-			if c.Resource != nil && c.Resource.State != nil {
-				if i, ok := index[c.Resource.State.String()]; ok {
-					operands = append(operands, i)
-				}
-			} else if c.Prior != nil {
-				if i, ok := index[c.Prior.Handler]; ok {
-					operands = append(operands, i)
-				}
-			}
-			sort.Ints(operands)
-			operands = uniqueInts(operands)
-			op := Operation{Op: c.Action.String(), Address: addr, Provider: c.Provider(), Operands: operands}
-			if c.Resource != nil {
-				op.Type, op.Inputs = c.Resource.Type, c.Resource.Inputs
-			} else if c.Prior != nil {
-				op.Type = c.Prior.Entry.Type
-			}
-			if c.Structural {
-				op.Op = "expand"
-			}
-			index[addr] = len(g.Operations)
-			g.Operations = append(g.Operations, op)
-			placed[addr] = true
-			progress = true
 		}
-		if !progress {
-			var stuck []string
-			for _, c := range todo {
-				if !placed[c.Addr()] {
-					stuck = append(stuck, c.Addr())
-				}
-			}
-			return nil, fmt.Errorf("plan has a dependency cycle among %s", strings.Join(stuck, ", "))
+	}
+	ready := &intHeap{}
+	for i := range todo {
+		if waiting[i] == 0 {
+			heap.Push(ready, i)
 		}
+	}
+	for ready.Len() > 0 {
+		i := heap.Pop(ready).(int)
+		c := todo[i]
+		addr := c.Addr()
+		var operands []int
+		for _, d := range deps[addr] {
+			if j, ok := index[d]; ok {
+				operands = append(operands, j)
+			}
+		}
+		if c.Resource != nil && c.Resource.State != nil {
+			if j, ok := index[c.Resource.State.String()]; ok {
+				operands = append(operands, j)
+			}
+		} else if c.Prior != nil {
+			if j, ok := index[c.Prior.Handler]; ok {
+				operands = append(operands, j)
+			}
+		}
+		sort.Ints(operands)
+		op := Operation{Op: c.Action.String(), Address: addr, Provider: c.Provider(), Operands: uniqueInts(operands)}
+		if c.Resource != nil {
+			op.Type, op.Inputs = c.Resource.Type, c.Resource.Inputs
+		} else if c.Prior != nil {
+			op.Type = c.Prior.Entry.Type
+		}
+		if c.Structural {
+			op.Op = "expand"
+		}
+		index[addr] = len(g.Operations)
+		g.Operations = append(g.Operations, op)
+		for _, f := range followers[i] {
+			if waiting[f]--; waiting[f] == 0 {
+				heap.Push(ready, f)
+			}
+		}
+	}
+	if placed := len(g.Operations) - len(g.States); placed < len(todo) {
+		var stuck []string
+		for i, c := range todo {
+			if waiting[i] > 0 {
+				stuck = append(stuck, c.Addr())
+			}
+		}
+		return nil, fmt.Errorf("plan has a dependency cycle among %s", strings.Join(stuck, ", "))
 	}
 	return g, nil
 }
@@ -211,4 +221,18 @@ func MovedStates(saved, now *Graph) []string {
 		}
 	}
 	return moved
+}
+
+// intHeap is a min-heap of ints for container/heap.
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
