@@ -16,6 +16,8 @@ type Engine struct {
 	// handlers are the state handlers read while planning, by address.
 	handlers map[string]*handlerRef
 	rounds   int
+	// tf checks inputs against Terraform schemas; see tfcheck.go.
+	tf *tfCheck
 }
 
 // handlerRef is a state handler as run during planning.

@@ -206,6 +206,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 	if err := pl.classify(snap); err != nil {
 		return nil, err
 	}
+	if err := e.checkTerraformInputs(ctx, pl.plan); err != nil {
+		return nil, err
+	}
 	pl.plan.sort()
 	return pl.plan, nil
 }

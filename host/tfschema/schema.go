@@ -1,0 +1,224 @@
+package tfschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Schema is the part of a Terraform provider's schema the check needs:
+// its resource types and data sources by v0 type name (data sources carry
+// the bridge's "data-source-" prefix, as `pier tf schema` lists them).
+type Schema struct {
+	Plugin string
+	Types  map[string]*Type
+}
+
+// Type is one resource type or data source.
+type Type struct {
+	Name string
+	// attrs are the attributes and nested blocks by dotted path, "*"
+	// standing for any element of a nested collection, as `pier tf schema`
+	// writes them.
+	attrs map[string]*attribute
+	// children lists the names valid below a path prefix ("" for the top,
+	// "rules.*." below a nested list), for suggestions.
+	children map[string][]string
+}
+
+type attribute struct {
+	// nesting is set for nested blocks and nested attributes: "single",
+	// "group", "list", "set" or "map". Their elements are checked too.
+	nesting string
+}
+
+// schemaJSON is the shape of `pier tf schema --json`.
+type schemaJSON struct {
+	MessageType   string     `json:"message_type"`
+	Plugin        string     `json:"plugin"`
+	ResourceTypes []typeJSON `json:"resource_types"`
+	DataSources   []typeJSON `json:"data_sources"`
+}
+
+type typeJSON struct {
+	Name       string `json:"name"`
+	Attributes []struct {
+		Path    string `json:"path"`
+		Nesting string `json:"nesting"`
+	} `json:"attributes"`
+}
+
+// Parse decodes the output of `pier tf schema --json`.
+func Parse(data []byte) (*Schema, error) {
+	var doc schemaJSON
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("decode schema: %w", err)
+	}
+	if doc.MessageType != "tf_schema" {
+		return nil, fmt.Errorf("decode schema: message_type is %q, want tf_schema", doc.MessageType)
+	}
+	s := &Schema{Plugin: doc.Plugin, Types: make(map[string]*Type, len(doc.ResourceTypes)+len(doc.DataSources))}
+	for _, list := range [][]typeJSON{doc.ResourceTypes, doc.DataSources} {
+		for _, tj := range list {
+			t := &Type{Name: tj.Name, attrs: make(map[string]*attribute, len(tj.Attributes)), children: map[string][]string{}}
+			for _, a := range tj.Attributes {
+				t.attrs[a.Path] = &attribute{nesting: a.Nesting}
+				prefix, name := splitPath(a.Path)
+				t.children[prefix] = append(t.children[prefix], name)
+			}
+			s.Types[tj.Name] = t
+		}
+	}
+	return s, nil
+}
+
+// splitPath splits "rules.*.name" into the prefix "rules.*." and "name".
+func splitPath(p string) (prefix, name string) {
+	i := strings.LastIndexByte(p, '.')
+	return p[:i+1], p[i+1:]
+}
+
+// TypeNames returns the schema's type names, sorted.
+func (s *Schema) TypeNames() []string {
+	names := make([]string, 0, len(s.Types))
+	for n := range s.Types {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Unknown is an input key the schema lacks.
+type Unknown struct {
+	// Path leads from the inputs' top to the key: object keys as strings,
+	// list elements as ints.
+	Path []any
+	// Suggestion is the closest valid name at that place, or "".
+	Suggestion string
+}
+
+// Attribute renders the path the way Terraform does: metadata.api_key,
+// rules[0].name; a key that is no identifier (of a nested map) is quoted:
+// ports["8080"].number.
+func (u Unknown) Attribute() string {
+	var b strings.Builder
+	for i, s := range u.Path {
+		switch x := s.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", x)
+		case string:
+			if !identifier(x) {
+				fmt.Fprintf(&b, "[%q]", x)
+				continue
+			}
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(x)
+		}
+	}
+	return b.String()
+}
+
+func identifier(s string) bool {
+	for i, r := range s {
+		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r == '-' || r >= '0' && r <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Check returns the input keys that t has no attribute or block for, in
+// a stable order. It descends into nested blocks and nested attributes;
+// values that are not yet known, and attributes of plain object, map or
+// dynamic type, are not looked into.
+func (t *Type) Check(inputs map[string]any) []Unknown {
+	var out []Unknown
+	t.check("", nil, inputs, &out)
+	return out
+}
+
+func (t *Type) check(prefix string, path []any, obj map[string]any, out *[]Unknown) {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p := prefix + k
+		at := append(slices.Clip(path), k)
+		a, ok := t.attrs[p]
+		if !ok {
+			*out = append(*out, Unknown{Path: at, Suggestion: Suggest(k, t.children[prefix])})
+			continue
+		}
+		elem := p + ".*."
+		switch a.nesting {
+		case "single", "group":
+			if m, ok := obj[k].(map[string]any); ok {
+				t.check(p+".", at, m, out)
+			}
+		case "list", "set":
+			list, _ := obj[k].([]any)
+			for i, e := range list {
+				if m, ok := e.(map[string]any); ok {
+					t.check(elem, append(slices.Clip(at), i), m, out)
+				}
+			}
+		case "map":
+			m, _ := obj[k].(map[string]any)
+			for _, mk := range sortedKeys(m) {
+				if em, ok := m[mk].(map[string]any); ok {
+					t.check(elem, append(slices.Clip(at), mk), em, out)
+				}
+			}
+		}
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Suggest returns the name in names closest to name, or "" when none is
+// within an edit distance of 2: far-off suggestions mislead more than
+// they help.
+func Suggest(name string, names []string) string {
+	best, bestDist := "", 3
+	for _, n := range names {
+		if d := distance(name, n); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
