@@ -59,12 +59,18 @@ func (e *CycleError) Error() string {
 type RealiseError struct {
 	Resource source.Address
 	Provider string
-	Paths    []string
-	Err      error
+	// Executable is the provider's executable; empty for a builtin.
+	Executable string
+	Paths      []string
+	Err        error
 }
 
 func (e *RealiseError) Error() string {
-	return fmt.Sprintf("resource %s (provider %s): realise %s: %v", e.Resource, e.Provider, strings.Join(e.Paths, " "), e.Err)
+	prov := e.Provider
+	if e.Executable != "" {
+		prov += ", executable " + e.Executable
+	}
+	return fmt.Sprintf("resource %s (provider %s): realise %s: %v", e.Resource, prov, strings.Join(e.Paths, " "), e.Err)
 }
 
 func (e *RealiseError) Unwrap() error { return e.Err }

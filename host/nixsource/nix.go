@@ -135,8 +135,8 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 }
 
 // realise builds or checks the store paths in a ready resource's string
-// context and returns those that needed nix-store --realise.
-func (s *Source) realise(ctx context.Context, r *source.Resource, context map[string]contextEntry) error {
+// context, running nix-store --realise only for those not known to exist.
+func (s *Source) realise(ctx context.Context, r *source.Resource, executable string, context map[string]contextEntry) error {
 	var paths []string
 	for p, c := range context {
 		if s.realised[p] {
@@ -170,7 +170,7 @@ func (s *Source) realise(ctx context.Context, r *source.Resource, context map[st
 		if msg != "" {
 			err = fmt.Errorf("%w: %s", err, msg)
 		}
-		return &RealiseError{Resource: r.Address, Provider: r.Provider, Paths: paths, Err: err}
+		return &RealiseError{Resource: r.Address, Provider: r.Provider, Executable: executable, Paths: paths, Err: err}
 	}
 	s.log.Info("nix realise", keyResource, r.Address.String(), keyProvider, r.Provider, keyPaths, len(paths), keyDuration, time.Since(start))
 	for _, p := range paths {

@@ -159,7 +159,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		return nil, &CycleError{Flake: s.installable, Cycle: c}
 	}
 	for _, r := range snap.Ready {
-		if err := s.realise(ctx, r, contexts[r]); err != nil {
+		if err := s.realise(ctx, r, snap.Providers[r.Provider].Executable, contexts[r]); err != nil {
 			return nil, err
 		}
 	}

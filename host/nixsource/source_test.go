@@ -168,6 +168,7 @@ func TestResolveErrors(t *testing.T) {
 		known      source.Outputs
 		wantMember string
 		wantDecl   string
+		wantBuild  string
 		wantCycle  []string
 		wantText   []string
 	}{
@@ -195,6 +196,11 @@ func TestResolveErrors(t *testing.T) {
 		"top-level members depend on an output": {
 			flake:    "rootdep",
 			wantText: []string{"infinite recursion encountered", "/rootdep/flake.nix:7:9"},
+		},
+		"provider derivation fails to build": {
+			flake:     "badbuild",
+			wantBuild: "svc",
+			wantText:  []string{"resource svc (provider provider-", "-broken-provider/bin/provider): realise /nix/store/", "broken-provider.drv", "fails on purpose"},
 		},
 		"attribute the flake lacks": {
 			flake:    "single",
@@ -231,7 +237,15 @@ func TestResolveErrors(t *testing.T) {
 			var ee *EvalError
 			var ce *CycleError
 			var de *DeclError
+			var re *RealiseError
 			switch {
+			case tc.wantBuild != "":
+				if !errors.As(err, &re) {
+					t.Fatalf("error %v is not a *RealiseError", err)
+				}
+				if got := re.Resource.String(); got != tc.wantBuild {
+					t.Errorf("resource = %q, want %q", got, tc.wantBuild)
+				}
 			case tc.wantDecl != "":
 				if !errors.As(err, &de) {
 					t.Fatalf("error %v is not a *DeclError", err)
