@@ -103,22 +103,68 @@ func (e *OpError) Error() string {
 
 func (e *OpError) Unwrap() error { return e.Err }
 
+// operation is one patch operation as it is applied. Append builds it from
+// a schema.PatchOperation (raw value, decoded when needed); replay builds
+// it from the event's own decoding pass (value already decoded), so a
+// replayed value is parsed once.
+type operation struct {
+	Op, Path, From string
+	hasValue       bool
+	raw            json.RawMessage // the value as written; nil until needed, for replayed values
+	val            any
+	decoded        bool
+}
+
+func operations(p schema.Patch) []operation {
+	ops := make([]operation, len(p))
+	for i, op := range p {
+		ops[i] = operation{Op: op.Op, Path: op.Path, From: op.From, hasValue: op.Value != nil, raw: op.Value}
+	}
+	return ops
+}
+
+// value is the decoded value. The caller owns it: it is decoded afresh
+// from raw, or (replay) used only once.
+func (o *operation) value() (any, error) {
+	if !o.decoded {
+		v, err := decodeValue(o.raw)
+		if err != nil {
+			return nil, err
+		}
+		o.val, o.decoded = v, true
+	}
+	return o.val, nil
+}
+
+func (o *operation) rawValue() (json.RawMessage, error) {
+	if o.raw == nil {
+		b, err := json.Marshal(o.val)
+		if err != nil {
+			return nil, err
+		}
+		o.raw = b
+	}
+	return o.raw, nil
+}
+
 // applyPatch applies every operation or, on the first failure, none: the
 // document is rolled back and the error names the operation. On success
 // the journal is kept so the caller can still roll back (e.g. when the
 // result is not a nixopsState) or commit.
-func (d *doc) applyPatch(p schema.Patch) error {
+func (d *doc) applyPatch(p schema.Patch) error { return d.applyOps(operations(p)) }
+
+func (d *doc) applyOps(ops []operation) error {
 	mark := len(d.undo)
-	for i, op := range p {
-		if err := d.applyOp(op); err != nil {
+	for i := range ops {
+		if err := d.applyOp(&ops[i]); err != nil {
 			d.rollback(mark)
-			return &OpError{Op: i, Kind: op.Op, Path: op.Path, Err: err}
+			return &OpError{Op: i, Kind: ops[i].Op, Path: ops[i].Path, Err: err}
 		}
 	}
 	return nil
 }
 
-func (d *doc) applyOp(op schema.PatchOperation) error {
+func (d *doc) applyOp(op *operation) error {
 	op.Path, op.From = validUTF8(op.Path), validUTF8(op.From)
 	path, err := ParsePointer(op.Path)
 	if err != nil {
@@ -127,7 +173,7 @@ func (d *doc) applyOp(op schema.PatchOperation) error {
 	var from []string
 	switch op.Op {
 	case "add", "replace", "test":
-		if op.Value == nil {
+		if !op.hasValue {
 			return errors.New("missing value")
 		}
 	case "remove":
@@ -147,7 +193,7 @@ func (d *doc) applyOp(op schema.PatchOperation) error {
 // fast applies, in memory, the operations that touch members of objects:
 // what the engine writes for every resource. It reports done=false, having
 // changed nothing, for every other case.
-func (d *doc) fast(op schema.PatchOperation, path, from []string) (done bool, err error) {
+func (d *doc) fast(op *operation, path, from []string) (done bool, err error) {
 	if len(path) == 0 {
 		return false, nil
 	}
@@ -165,7 +211,7 @@ func (d *doc) fast(op schema.PatchOperation, path, from []string) (done bool, er
 		if _, exists := m[key]; !exists && op.Op == "replace" {
 			return true, errors.New("path does not exist")
 		}
-		v, err := decodeValue(op.Value)
+		v, err := op.value()
 		if err != nil {
 			return true, fmt.Errorf("value: %w", err)
 		}
@@ -240,14 +286,17 @@ func anchor(kind string, path, from []string) []string {
 // the library gets the whole document: that only happens for operations
 // that fail anyway or use unusual indexes, so it costs nothing in
 // practice and keeps the library's semantics exact.
-func (d *doc) fallback(op schema.PatchOperation, at, path, from []string) error {
+func (d *doc) fallback(op *operation, at, path, from []string) error {
 	sub, ok := d.lookup(at)
 	if !ok {
 		at = nil
 	}
 	jop := jsonpatch.Operation{"op": rawString(op.Op)}
-	if op.Value != nil {
-		v := json.RawMessage(op.Value)
+	if op.hasValue {
+		v, err := op.rawValue()
+		if err != nil {
+			return fmt.Errorf("encode value: %w", err)
+		}
 		jop["value"] = &v
 	}
 	var in []byte

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/pierhq/pier/schema"
 )
 
 // Position locates an event in the file.
@@ -96,13 +94,40 @@ func Replay(r io.Reader) (*Replayed, error) {
 	return rep, nil
 }
 
-// wireEvent is an event as read; nil tells a missing field apart. Meta is
-// a map so that the stream decoder's UseNumber applies to it in the same
-// pass.
+// wireEvent is an event as read; nil tells a missing field apart. Meta and
+// the operations are maps so that the stream decoder's UseNumber applies
+// to them in the same pass: every value is parsed once.
 type wireEvent struct {
-	Index *json.Number   `json:"index"`
-	Meta  map[string]any `json:"meta"`
-	Patch *schema.Patch  `json:"patch"`
+	Index *json.Number      `json:"index"`
+	Meta  map[string]any    `json:"meta"`
+	Patch *[]map[string]any `json:"patch"`
+}
+
+// wireOperations turns decoded operation objects into operations. A
+// missing or null string member reads as "", as it would into a
+// schema.PatchOperation.
+func wireOperations(list []map[string]any) ([]operation, error) {
+	ops := make([]operation, len(list))
+	for i, m := range list {
+		if m == nil {
+			return nil, fmt.Errorf("patch operation %d is not an object", i)
+		}
+		for _, f := range []struct {
+			key string
+			dst *string
+		}{{"op", &ops[i].Op}, {"path", &ops[i].Path}, {"from", &ops[i].From}} {
+			switch v := m[f.key].(type) {
+			case nil:
+			case string:
+				*f.dst = v
+			default:
+				return nil, fmt.Errorf("patch operation %d: %s is not a string", i, f.key)
+			}
+		}
+		ops[i].val, ops[i].hasValue = m["value"]
+		ops[i].decoded = true
+	}
+	return ops, nil
 }
 
 // replay resolves data and also returns the live document, for the writer.
@@ -171,7 +196,10 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 	if err != nil || idx < 0 {
 		return Record{}, fmt.Errorf("index %s is not a non-negative integer", w.Index)
 	}
-	patch := *w.Patch
+	patch, err := wireOperations(*w.Patch)
+	if err != nil {
+		return Record{}, err
+	}
 	if pos.Ordinal == 0 {
 		if !isInit(patch) {
 			return Record{}, fmt.Errorf("first event does not initialise the state: its first operation must add {\"_type\":%q,…} at path \"\"", stateType)
@@ -182,7 +210,7 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 	} else if idx <= rep.LastIndex {
 		rep.Warnings = append(rep.Warnings, Warning{Position: pos, Message: fmt.Sprintf("index %d does not increase (highest so far %d)", idx, rep.LastIndex)})
 	}
-	if err := d.applyPatch(patch); err != nil {
+	if err := d.applyOps(patch); err != nil {
 		return Record{}, fmt.Errorf("index %d: %w", idx, err)
 	}
 	d.commit()
@@ -192,14 +220,16 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 
 // isInit reports whether a patch starts by adding a nixopsState document
 // at the root, as the initialising event does.
-func isInit(p schema.Patch) bool {
-	if len(p) == 0 || p[0].Op != "add" || p[0].Path != "" {
+func isInit(p []operation) bool {
+	if len(p) == 0 || p[0].Op != "add" || p[0].Path != "" || !p[0].hasValue {
 		return false
 	}
-	var v struct {
-		Type string `json:"_type"`
+	v, err := p[0].value()
+	if err != nil {
+		return false
 	}
-	return json.Unmarshal(p[0].Value, &v) == nil && v.Type == stateType
+	m, ok := v.(map[string]any)
+	return ok && m["_type"] == stateType
 }
 
 func checkType(root any) (map[string]any, error) {
@@ -213,7 +243,7 @@ func checkType(root any) (map[string]any, error) {
 	return m, nil
 }
 
-func touched(p schema.Patch) []string {
+func touched(p []operation) []string {
 	paths := make([]string, 0, len(p))
 	for _, op := range p {
 		if op.Op == "move" || op.Op == "copy" {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/schema"
 )
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -120,6 +122,36 @@ func TestReplayErrors(t *testing.T) {
 	}
 }
 
+// refEvent is an event decoded the plain way. Operations keep their raw
+// members, matched case-sensitively as json-patch matches them.
+type refEvent struct {
+	Index *json.Number                  `json:"index"`
+	Meta  map[string]any                `json:"meta"`
+	Patch *[]map[string]json.RawMessage `json:"patch"`
+}
+
+func (e refEvent) patch() (schema.Patch, error) {
+	var p schema.Patch
+	for _, m := range *e.Patch {
+		if m == nil {
+			return nil, errors.New("operation is not an object")
+		}
+		var op schema.PatchOperation
+		for k, dst := range map[string]*string{"op": &op.Op, "path": &op.Path, "from": &op.From} {
+			if raw, ok := m[k]; ok {
+				if err := json.Unmarshal(raw, dst); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if raw, ok := m["value"]; ok {
+			op.Value = raw
+		}
+		p = append(p, op)
+	}
+	return p, nil
+}
+
 // referenceReplay resolves a log the slow, obvious way: json-patch on the
 // whole document, event after event. FuzzReplay compares Replay with it.
 func referenceReplay(data []byte) (any, error) {
@@ -129,7 +161,7 @@ func referenceReplay(data []byte) (any, error) {
 	state := []byte(`{}`)
 	n := 0
 	for ; ; n++ {
-		var w wireEvent
+		var w refEvent
 		err := dec.Decode(&w)
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			break
@@ -140,13 +172,17 @@ func referenceReplay(data []byte) (any, error) {
 		if w.Index == nil || w.Meta == nil || w.Patch == nil {
 			return nil, errors.New("incomplete event")
 		}
-		if n == 0 && !isInit(*w.Patch) {
+		patch, err := w.patch()
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 && !isInit(operations(patch)) {
 			return nil, errors.New("not init")
 		}
 		if _, err := w.Index.Int64(); err != nil || strings.HasPrefix(w.Index.String(), "-") {
 			return nil, errors.New("bad index")
 		}
-		if state, err = referenceApply(state, *w.Patch); err != nil {
+		if state, err = referenceApply(state, patch); err != nil {
 			return nil, err
 		}
 	}
@@ -165,14 +201,18 @@ func referenceReplay(data []byte) (any, error) {
 func hasEmptyToken(data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
-		var w wireEvent
+		var w refEvent
 		if dec.Decode(&w) != nil {
 			return false
 		}
 		if w.Patch == nil {
 			continue
 		}
-		for _, op := range *w.Patch {
+		patch, err := w.patch()
+		if err != nil {
+			continue
+		}
+		for _, op := range patch {
 			for _, p := range []string{op.Path, op.From} {
 				if strings.HasSuffix(p, "/") || strings.Contains(p, "//") {
 					return true
