@@ -1,0 +1,474 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/internal/testbin"
+)
+
+// These tests drive real Terraform providers (bin/tfproviders, built by
+// `make tfproviders`) through pier's engine with the real pier binary: the
+// engine starts `pier adapter terraform`, which starts the provider.
+
+// countingPlugin writes a wrapper around a Terraform provider binary that
+// appends a line to a file each time it starts, then becomes the provider
+// (exec, so go-plugin and Pdeathsig see the provider itself). It returns
+// the wrapper's path and a function counting the starts so far. The count
+// covers every start: the bridge's and the schema check's.
+func countingPlugin(t *testing.T, name string) (string, func() int) {
+	t.Helper()
+	real := tfProviderForTest(t, name)
+	dir := t.TempDir()
+	count := filepath.Join(dir, "starts")
+	wrapper := filepath.Join(dir, name)
+	script := fmt.Sprintf("#!/bin/sh\necho start >> '%s'\nexec '%s' \"$@\"\n", count, real)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return wrapper, func() int {
+		data, err := os.ReadFile(count)
+		if errors.Is(err, os.ErrNotExist) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(string(data), "start\n")
+	}
+}
+
+// exampleDeployment copies an example's deployment files into a fresh
+// directory, as a user would copy it.
+func exampleDeployment(t *testing.T, example string) *deployment {
+	t.Helper()
+	src := filepath.Join(testbin.ModuleRoot(), "examples", example)
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".pier.hcl") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d.dir, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// jsonLines returns the --json messages of one message_type.
+func jsonLines(t *testing.T, out, messageType string) []map[string]any {
+	t.Helper()
+	var msgs []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("--json line %q: %v", sc.Text(), err)
+		}
+		if m["message_type"] == messageType {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
+// outputValue reads one deployment output with pier output.
+func (d *deployment) outputValue(name string, args ...string) string {
+	d.t.Helper()
+	out := d.mustRun(append(append([]string{"output"}, args...), name)...)
+	var s string
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &s); err != nil {
+		d.t.Fatalf("pier output %s = %q: %v", name, out, err)
+	}
+	return s
+}
+
+func TestTerraformTimeExample(t *testing.T) {
+	t.Parallel()
+	plugin, starts := countingPlugin(t, "terraform-provider-time")
+	d := exampleDeployment(t, "terraform-time")
+	tp := "time_provider=" + plugin
+
+	out := d.mustRun("apply", "--var", tp)
+	if !strings.Contains(out, "Apply complete! Resources: 2 created, 0 updated, 0 destroyed.") {
+		t.Fatalf("first apply:\n%s", out)
+	}
+	if !strings.Contains(out, "Provider processes started: local×1, time×1.") {
+		t.Errorf("first apply should start one bridge:\n%s", out)
+	}
+	// One start reads the schema for the input check, one serves the
+	// bridge for its whole life.
+	if n := starts(); n != 2 {
+		t.Errorf("first apply started terraform-provider-time %d times, want 2", n)
+	}
+	released := d.outputValue("released_at", "--var", tp)
+	graceEnds := d.outputValue("grace_ends_at", "--var", tp)
+	r1, err := time.Parse(time.RFC3339, released)
+	if err != nil {
+		t.Fatalf("released_at: %v", err)
+	}
+	if g, err := time.Parse(time.RFC3339, graceEnds); err != nil || !g.Equal(r1.AddDate(0, 0, 30)) {
+		t.Errorf("grace_ends_at = %s (%v), want released_at + 30 days = %s", graceEnds, err, r1.AddDate(0, 0, 30).Format(time.RFC3339))
+	}
+
+	// Unchanged: the Terraform provider is not started at all, neither
+	// for the bridge nor for the schema check, and the outputs stay.
+	out = d.mustRun("apply", "--json", "--var", tp)
+	provs := jsonLines(t, out, "providers")
+	if len(provs) != 1 {
+		t.Fatalf("no-op apply: %d providers messages:\n%s", len(provs), out)
+	}
+	if diff := cmp.Diff(map[string]any{"local": 1.0}, provs[0]["started"]); diff != "" {
+		t.Errorf("no-op apply started providers (-want +got):\n%s", diff)
+	}
+	if n := starts(); n != 2 {
+		t.Errorf("no-op apply started terraform-provider-time: %d starts in all, want still 2", n)
+	}
+	outs := jsonLines(t, out, "outputs")
+	wantOuts := map[string]any{"released_at": map[string]any{"value": released}, "grace_ends_at": map[string]any{"value": graceEnds}}
+	if len(outs) != 1 || cmp.Diff(wantOuts, outs[0]["outputs"]) != "" {
+		t.Errorf("no-op apply outputs = %v, want %v", outs, wantOuts)
+	}
+
+	// A new trigger forces a replacement: time_static records a new
+	// timestamp (wait for the next second, its resolution), and the apply
+	// says which attributes forced it.
+	time.Sleep(time.Until(r1.Add(time.Second + 50*time.Millisecond)))
+	plan := d.mustRun("plan", "--var", tp, "--var", "release=v2")
+	if !strings.Contains(plan, `~ release = "v1" -> "v2"`) || !strings.Contains(plan, "Plan: 0 to create, 2 to update") {
+		t.Errorf("plan for release=v2:\n%s", plan)
+	}
+	cmd := d.command("apply", "--var", tp, "--var", "release=v2")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("apply release=v2: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "0 created, 2 updated, 0 destroyed") {
+		t.Errorf("apply release=v2:\n%s", stdout.String())
+	}
+	why := stderr.String()
+	if !strings.Contains(why, "released:") || !strings.Contains(why, "replacing: the provider cannot update these attributes in place") || !strings.Contains(why, "triggers") {
+		t.Errorf("apply release=v2 does not say why released is replaced (requires_replace):\n%s", why)
+	}
+	// plan read the schema (1); apply read it and ran the bridge (2).
+	if n := starts(); n != 5 {
+		t.Errorf("after plan and apply of the replace: %d starts of terraform-provider-time in all, want 5", n)
+	}
+	released2 := d.outputValue("released_at", "--var", tp, "--var", "release=v2")
+	if released2 == released {
+		t.Errorf("released_at did not change on replace: %s", released2)
+	}
+	r2, err := time.Parse(time.RFC3339, released2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.outputValue("grace_ends_at", "--var", tp, "--var", "release=v2"), r2.AddDate(0, 0, 30).Format(time.RFC3339); got != want {
+		t.Errorf("grace_ends_at after replace = %s, want %s", got, want)
+	}
+
+	out = d.mustRun("destroy", "--yes", "--var", tp, "--var", "release=v2")
+	if !strings.Contains(out, "Destroy complete! Resources: 0 created, 0 updated, 2 destroyed.") {
+		t.Fatalf("destroy:\n%s", out)
+	}
+	if got := resources(d.state("time.state.json")); len(got) != 0 {
+		t.Errorf("state after destroy still holds %v", got)
+	}
+}
+
+// TestTerraformUnknownInput: a misspelt input of a Terraform type is a
+// configuration error at plan time, at the key's own position, and
+// nothing is applied.
+func TestTerraformUnknownInput(t *testing.T) {
+	t.Parallel()
+	plugin, starts := countingPlugin(t, "terraform-provider-time")
+	d := exampleDeployment(t, "terraform-time")
+	file := filepath.Join(d.dir, "time.pier.hcl")
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.Replace(string(src), "triggers = { release", "trigers = { release", 1)
+	if typo == string(src) {
+		t.Fatal("the example no longer sets triggers on its time_static")
+	}
+	typo = strings.Replace(typo, "offset_days  =", "offset_dayz  =", 1)
+	if err := os.WriteFile(file, []byte(typo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pos := func(word string) string {
+		for i, line := range strings.Split(typo, "\n") {
+			if c := strings.Index(line, word+" "); c >= 0 {
+				return fmt.Sprintf("%s:%d:%d", file, i+1, c+1)
+			}
+		}
+		t.Fatalf("%s not in the deployment", word)
+		return ""
+	}
+	want := []string{
+		pos("trigers") + `: resource released (provider time, Terraform provider ` + plugin + `): unknown input "trigers" (did you mean "triggers"?): the schema of time_static has no such attribute or block`,
+		pos("offset_dayz") + `: resource grace_ends (provider time, Terraform provider ` + plugin + `): unknown input "offset_dayz" (did you mean "offset_days"?): the schema of time_offset has no such attribute or block`,
+	}
+	for _, cmd := range []string{"plan", "apply"} {
+		out, errs, code := d.run(cmd, "--var", "time_provider="+plugin)
+		if code != exitError {
+			t.Fatalf("%s with typos: exit %d, want %d\n%s\n%s", cmd, code, exitError, out, errs)
+		}
+		for _, w := range want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: stderr lacks\n  %s\ngot:\n%s", cmd, w, errs)
+			}
+		}
+	}
+	if got := resources(d.state("time.state.json")); len(got) != 0 {
+		t.Errorf("a deployment with unknown inputs applied %v", got)
+	}
+	// The schema is read once per plugin per run; the bridge never starts.
+	if n := starts(); n != 2 {
+		t.Errorf("terraform-provider-time started %d times for two runs, want 2 (one schema read each)", n)
+	}
+}
+
+// fixtureDeployment uses the fixture provider (plugin protocol 6), whose
+// configuration holds a sensitive token, beside a time_sleep that keeps
+// the run going long enough to look at every process while it runs.
+const fixtureDeployment = `
+variable "token" {
+  type      = string
+  sensitive = true
+}
+provider "local" { builtin = "local" }
+provider "fixture" {
+  terraform = "FIXTURE_PROVIDER"
+  config    = { token = var.token, root = "${path.root}/files" }
+}
+provider "time" { terraform = "TIME_PROVIDER" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "secret_file" {
+  provider = provider.fixture
+  type     = "fixture_file"
+  state    = resource.state
+  inputs = {
+    path              = "secret.txt"
+    sensitive_content = "file-secret-content"
+    metadata          = { owner = "ops", api_key = "meta-api-key" }
+  }
+}
+resource "pause" {
+  provider = provider.time
+  type     = "time_sleep"
+  state    = resource.state
+  inputs   = { create_duration = "2s", triggers = { after = resource.secret_file.outputs.id } }
+}
+output "file_id" { value = resource.secret_file.outputs.id }
+`
+
+// fixtureToken is the fixture provider's default accepted token.
+const fixtureToken = "fixture-secret-token"
+
+func TestTerraformProviderConfigStaysSecret(t *testing.T) {
+	t.Parallel()
+	fixture := tfProviderForTest(t, "terraform-provider-fixture")
+	timeProv := tfProviderForTest(t, "terraform-provider-time")
+	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
+	hcl := strings.NewReplacer("FIXTURE_PROVIDER", fixture, "TIME_PROVIDER", timeProv).Replace(fixtureDeployment)
+	// The token comes from a variable file: on pier's command line it
+	// would be visible to every user of the machine.
+	files := map[string]string{"main.pier.hcl": hcl, "secret.vars.hcl": fmt.Sprintf("token = %q\n", fixtureToken)}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(d.dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(d.dir, "files"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars := []string{"--var-file", "secret.vars.hcl"}
+
+	plan := d.mustRun(append([]string{"plan"}, vars...)...)
+	if !strings.Contains(plan, "secret_file will be created") {
+		t.Fatalf("plan:\n%s", plan)
+	}
+
+	// Apply while watching every process's argv and environment.
+	cmd := d.command(append([]string{"apply", "--verbose"}, vars...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	seen := map[string]bool{} // command lines seen while pier ran
+	var leaks []string
+	var runErr error
+watch:
+	for {
+		leaks = append(leaks, scanProcs(t, cmd.Process.Pid, fixtureToken, seen)...)
+		select {
+		case runErr = <-waited:
+			break watch
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if runErr != nil {
+		t.Fatalf("apply: %v\n%s\n%s", runErr, stdout.String(), stderr.String())
+	}
+	if len(leaks) > 0 {
+		t.Errorf("the provider token is on a command line or in an environment:\n%s", strings.Join(leaks, "\n"))
+	}
+	var sawBridge, sawProvider bool
+	for c := range seen {
+		sawBridge = sawBridge || strings.Contains(c, "adapter terraform --plugin "+fixture)
+		sawProvider = sawProvider || strings.HasPrefix(c, fixture)
+	}
+	if !sawBridge || !sawProvider {
+		t.Errorf("the watch missed the fixture bridge (%v) or provider (%v); saw:\n%s", sawBridge, sawProvider, strings.Join(sortedKeys(seen), "\n"))
+	}
+	got, err := os.ReadFile(filepath.Join(d.dir, "files", "secret.txt"))
+	if err != nil || string(got) != "file-secret-content" {
+		t.Errorf("the fixture provider wrote %q, %v", got, err)
+	}
+
+	state, err := os.ReadFile(filepath.Join(d.dir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(d.dir, "state.json")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("state file mode = %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	show := d.mustRun(append([]string{"state", "show"}, append(vars, "secret_file")...)...)
+	dump := d.mustRun(append([]string{"state", "dump"}, vars...)...)
+	for what, text := range map[string]string{
+		"plan output": plan, "apply stdout": stdout.String(), "apply stderr (--verbose)": stderr.String(),
+		"state file": string(state), "pier state show": show, "pier state dump": dump,
+	} {
+		if strings.Contains(text, fixtureToken) {
+			t.Errorf("%s holds the provider token", what)
+		}
+	}
+	// The schema marks sensitive_content and metadata.api_key sensitive:
+	// state show hides them, in inputs and outputs alike.
+	for _, secret := range []string{"file-secret-content", "meta-api-key"} {
+		if strings.Contains(show, secret) {
+			t.Errorf("pier state show reveals %q:\n%s", secret, show)
+		}
+	}
+	var shown struct {
+		InputProperties  map[string]any `json:"inputProperties"`
+		OutputProperties map[string]any `json:"outputProperties"`
+	}
+	if err := json.Unmarshal([]byte(show), &shown); err != nil {
+		t.Fatalf("state show: %v\n%s", err, show)
+	}
+	for name, props := range map[string]map[string]any{"inputs": shown.InputProperties, "outputs": shown.OutputProperties} {
+		meta, _ := props["metadata"].(map[string]any)
+		if props["sensitive_content"] != "(sensitive)" || meta["api_key"] != "(sensitive)" || meta["owner"] != "ops" {
+			t.Errorf("state show %s: sensitive_content = %v, metadata = %v", name, props["sensitive_content"], props["metadata"])
+		}
+	}
+	if shown.OutputProperties["content_sha256"] == "(sensitive)" || shown.OutputProperties["path"] != "secret.txt" {
+		t.Errorf("state show hides more than the sensitive attributes: %v", shown.OutputProperties)
+	}
+
+	out := d.mustRun(append([]string{"destroy", "--yes"}, vars...)...)
+	if !strings.Contains(out, "2 destroyed") {
+		t.Errorf("destroy:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(d.dir, "files", "secret.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("destroy left the fixture file: %v", err)
+	}
+}
+
+// scanProcs reads the command line and environment of root and all its
+// descendants, records the command lines in seen, and returns those that
+// hold secret. Other processes on the machine are none of this test's
+// business (and could mention the secret for their own reasons).
+func scanProcs(t *testing.T, root int, secret string, seen map[string]bool) []string {
+	t.Helper()
+	pids, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[int]int{}
+	for _, p := range pids {
+		stat, err := os.ReadFile(filepath.Join(p, "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		i := bytes.LastIndexByte(stat, ')')
+		fields := strings.Fields(string(stat[i+1:]))
+		pid, err1 := strconv.Atoi(filepath.Base(p))
+		if i < 0 || len(fields) < 2 || err1 != nil {
+			continue
+		}
+		ppid, err := strconv.Atoi(fields[1])
+		if err == nil {
+			parent[pid] = ppid
+		}
+	}
+	under := func(pid int) bool {
+		for n := 0; pid > 1 && n < 64; n++ {
+			if pid == root {
+				return true
+			}
+			pid = parent[pid]
+		}
+		return false
+	}
+	var leaks []string
+	for pid := range parent {
+		if !under(pid) {
+			continue
+		}
+		p := "/proc/" + strconv.Itoa(pid)
+		argv, err := os.ReadFile(filepath.Join(p, "cmdline"))
+		if err != nil || len(argv) == 0 {
+			continue // gone, or a zombie
+		}
+		line := strings.TrimSpace(strings.ReplaceAll(string(argv), "\x00", " "))
+		seen[line] = true
+		if strings.Contains(line, secret) {
+			leaks = append(leaks, "argv of "+p+": "+line)
+		}
+		if env, err := os.ReadFile(filepath.Join(p, "environ")); err == nil && bytes.Contains(env, []byte(secret)) {
+			leaks = append(leaks, "environment of "+p+" ("+line+")")
+		}
+	}
+	return leaks
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
