@@ -21,14 +21,20 @@
 // the reference (a differential test and FuzzReplay check this). One
 // deliberate difference: a member named "" (pointer "/a//b") is a member,
 // as RFC 6901 says and NixOps4 does, where json-patch resolves the empty
-// token to the container itself. Only a move or copy whose source or
-// destination is an array element below such a member still sees the
-// library's reading.
+// token to the container itself. Only a move or copy into or out of an
+// array, with an empty token in its pointers, still gets the library's
+// reading. Operation members are matched case-sensitively, as json-patch
+// and NixOps4 match them.
+//
+// A torn tail is a last value cut short mid-JSON, or NUL bytes at the end
+// (a crash that extended the file without writing its data). Readers report
+// it; Open keeps a copy and cuts it off, so no whole event is lost.
 //
 // Files beside the log, all mode 0600 like the log itself:
 //   - FILE.lock carries the exclusive flock a writer holds from Open to
 //     Close, and the holder's {"pid","since"} for [LockedError]. It is
-//     never removed.
+//     never removed. The writer also flocks FILE itself, the lock
+//     NixOps4's writer takes while it appends.
 //   - FILE.torn-TIME keeps the bytes of a torn last event that Open cut off.
 //   - FILE.TIME.bak is the log as it was before [Compact].
 //
