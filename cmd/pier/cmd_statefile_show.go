@@ -27,8 +27,10 @@ func newStatefileShowCommand() *cli.Command {
 		Usage:     "print the state a state_file resolves to, as indented JSON",
 		ArgsUsage: "FILE",
 		Description: `Replays the event log without locking or changing it and prints the
-resolved document. Warnings (e.g. non-increasing indexes) and a torn last
-event go to stderr; a torn event is not applied.
+resolved document, unredacted: provider outputs in it may be secrets
+(pier state show redacts what it knows to be sensitive). Warnings (e.g.
+non-increasing indexes) and a torn last event go to stderr; a torn event is
+not applied.
 
 Exit codes: 0 printed, 1 the file cannot be read or replayed, 2 usage.`,
 		Action: func(c *cli.Context) error {
