@@ -125,10 +125,7 @@ func (f *Fetcher) run(ctx context.Context, plugin string) (*Schema, error) {
 	case readErr != nil:
 		return nil, fmt.Errorf("read the schema of Terraform provider %s: %w", plugin, readErr)
 	case waitErr != nil:
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = "no error output"
-		}
+		msg := lastError(stderr.String())
 		return nil, fmt.Errorf("read the schema of Terraform provider %s: pier tf schema: %s: %s", plugin, p.ExitStatus(), msg)
 	}
 	s, err := Parse(stdout.Bytes())
@@ -150,4 +147,18 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 		w.buf.Next(extra)
 	}
 	return len(p), nil
+}
+
+// lastError picks pier's own error message out of the schema command's
+// stderr (the lines from its last "pier: " line on), dropping the
+// provider's log lines before it; without one, the whole tail.
+func lastError(stderr string) string {
+	stderr = strings.TrimSpace(stderr)
+	if stderr == "" {
+		return "no error output"
+	}
+	if i := strings.LastIndex("\n"+stderr, "\npier: "); i >= 0 {
+		return strings.TrimPrefix(stderr[i:], "pier: ")
+	}
+	return stderr
 }
