@@ -32,8 +32,9 @@
 // shared instance of the deployment. Only members that read outputs and
 // whose reads pier does not know from the previous round are evaluated in
 // an instance of their own (see driver.nix), so that repeated rounds stay
-// linear in the size of the deployment. Store paths are realised once per
-// Source.
+// linear in the size of the deployment. A round whose new outputs no member
+// waited on is answered from the last evaluation without running nix at
+// all. Store paths are realised once per Source.
 //
 // The package owns the driver expression, the flake reference handling and
 // the nix subprocesses. It imports only host/source and schema from pier and

@@ -40,6 +40,9 @@ type CycleError struct {
 	Flake string
 	// Cycle lists the members in order; the first one follows the last.
 	Cycle []source.Address
+	// Needs lists, for each member of Cycle, the outputs it was found
+	// waiting on (RESOURCE.OUTPUT), where known.
+	Needs [][]string
 }
 
 func (e *CycleError) Error() string {
@@ -50,7 +53,17 @@ func (e *CycleError) Error() string {
 	if len(e.Cycle) > 0 {
 		parts = append(parts, e.Cycle[0].String())
 	}
-	return fmt.Sprintf("evaluate flake %s: dependency cycle: %s", e.Flake, strings.Join(parts, " → "))
+	var why []string
+	for i, n := range e.Needs {
+		if i < len(e.Cycle) && len(n) > 0 {
+			why = append(why, fmt.Sprintf("%s needs %s", e.Cycle[i], strings.Join(n, ", ")))
+		}
+	}
+	msg := fmt.Sprintf("evaluate flake %s: dependency cycle: %s", e.Flake, strings.Join(parts, " → "))
+	if len(why) > 0 {
+		msg += " (" + strings.Join(why, "; ") + ")"
+	}
+	return msg
 }
 
 // RealiseError reports store paths that a ready resource needs (its

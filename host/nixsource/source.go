@@ -55,6 +55,19 @@ type Source struct {
 	// trace its reads again (see driver.nix, cached).
 	reads     map[string][]source.Address
 	knownSums map[string][sha256.Size]byte
+	// last is the driver's answer in the last round. A round that knows
+	// nothing the last round's evaluation could use decodes it again
+	// instead of running nix (see [Source.unchanged]): the engine asks
+	// again after each apply, and such a round should cost nothing.
+	last *driverAnswer
+}
+
+// driverAnswer is what one run of the driver printed.
+type driverAnswer struct {
+	stdout []byte
+	traces *traces
+	// needed holds every resource whose output some member waited on.
+	needed map[string]bool
 }
 
 var _ source.Source = (*Source)(nil)
@@ -89,19 +102,35 @@ func (s *Source) Installable() string { return s.installable }
 
 // Resolve evaluates the flake once with the known outputs and returns the
 // ready and blocked members. Store paths that ready resources need are
-// realised before Resolve returns. A Nix error is an [*EvalError] naming
+// realised before Resolve returns. When the known outputs differ from the
+// last call's only by outputs no member waited on, Resolve answers from
+// that evaluation without running nix, and the snapshot's Evaluation is
+// nil. A Nix error is an [*EvalError] naming
 // the member; members that wait on each other are a [*CycleError].
 func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
-	s.round++
 	start := time.Now()
 	sums, err := digestOutputs(known)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
 	}
-	cached := s.cachedReads(sums)
-	stdout, tr, err := s.runDriver(ctx, known, cached, nil)
-	if err != nil {
-		return nil, err
+	var stdout []byte
+	var tr *traces
+	var cached map[string]bool
+	reuse := s.unchanged(sums)
+	if reuse {
+		// Every resource ready last round keeps the reads it had.
+		cached = make(map[string]bool, len(s.reads))
+		for a := range s.reads {
+			cached[a] = true
+		}
+		stdout, tr = s.last.stdout, s.last.traces
+	} else {
+		s.round++
+		cached = s.cachedReads(sums)
+		stdout, tr, err = s.runDriver(ctx, known, cached, nil)
+		if err != nil {
+			return nil, err
+		}
 	}
 	var out evalOutput
 	if err := json.Unmarshal(stdout, &out); err != nil {
@@ -109,6 +138,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	}
 	snap := &source.Snapshot{Providers: map[string]*source.Provider{}}
 	positions := map[string]*position{}
+	outputs := map[string][]string{}
 	contexts := map[*source.Resource]map[string]contextEntry{}
 	for _, m := range out.Members {
 		addr := addressOf(m.Path)
@@ -120,6 +150,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		}
 		mt := tr.member(m.Path)
 		positions[addr.String()] = m.Pos
+		outputs[addr.String()] = slices.Compact(slices.Sorted(slices.Values(mt.outputs)))
 		switch m.Status {
 		case "structural":
 			b := &source.Blocked{Address: addr, Structural: true, WaitsOn: addresses(mt.needs, nil)}
@@ -156,7 +187,11 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		}
 	}
 	if c := findCycle(snap.Blocked); c != nil {
-		return nil, &CycleError{Flake: s.installable, Cycle: c}
+		ce := &CycleError{Flake: s.installable, Cycle: c}
+		for _, a := range c {
+			ce.Needs = append(ce.Needs, outputs[a.String()])
+		}
+		return nil, ce
 	}
 	for _, r := range snap.Ready {
 		if err := s.realise(ctx, r, snap.Providers[r.Provider].Executable, contexts[r]); err != nil {
@@ -168,11 +203,46 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		s.reads[r.Address.String()] = r.DependsOn
 	}
 	s.knownSums = sums
+	if !reuse {
+		s.last = &driverAnswer{stdout: stdout, traces: tr, needed: map[string]bool{}}
+		for _, mt := range tr.byMember {
+			for _, n := range mt.needs {
+				s.last.needed[strings.Join(n, ".")] = true
+			}
+		}
+	}
 	d := time.Since(start)
+	if reuse {
+		s.log.Debug("nix evaluation reused: known outputs unchanged", keyFlake, s.installable, keyRound, s.round, keyDuration, d)
+		return snap, nil
+	}
 	snap.Evaluation = &source.Evaluation{Round: s.round, Duration: d}
 	s.log.Info("nix evaluation round", keyFlake, s.installable, keyRound, s.round, keyDuration, d,
 		keyReady, len(snap.Ready), keyBlocked, len(snap.Blocked))
 	return snap, nil
+}
+
+// unchanged reports whether the last round's evaluation answers a round
+// with these known outputs. That holds when no output known then has
+// changed or gone, and no output known now for the first time is one that
+// a member was waiting on: evaluation is deterministic, a ready member read
+// only outputs known then, and a blocked member stops at the same unknown
+// output as before.
+func (s *Source) unchanged(sums map[string][sha256.Size]byte) bool {
+	if s.last == nil {
+		return false
+	}
+	for k, old := range s.knownSums {
+		if cur, ok := sums[k]; !ok || cur != old {
+			return false
+		}
+	}
+	for k := range sums {
+		if _, had := s.knownSums[k]; !had && s.last.needed[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // cachedReads lists the resources that were ready in the last round and

@@ -23,6 +23,8 @@ func TestResolveRounds(t *testing.T) {
 	type round struct {
 		known source.Outputs
 		want  snapView
+		// reused means the round must be answered without running nix.
+		reused bool
 	}
 	provider := func(typ string, inputs map[string]any) readyView { return readyView{Type: typ, Inputs: inputs} }
 	cases := map[string]struct {
@@ -58,9 +60,10 @@ func TestResolveRounds(t *testing.T) {
 						Blocked: map[string]blockedView{},
 					},
 				},
-				// The same outputs again: web's reads come from the cache.
+				// Only outputs nobody waits on are new: nix need not run.
 				{
-					known: source.Outputs{"db": {"value": "db-7"}, "web": {"path": "/x"}},
+					reused: true,
+					known:  source.Outputs{"db": {"value": "db-7"}, "web": {"path": "/x"}},
 					want: snapView{
 						Ready: map[string]readyView{
 							"db": provider("value", map[string]any{"value": "main-db"}),
@@ -133,6 +136,7 @@ func TestResolveRounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			evaluated := 0
 			for i, r := range tc.rounds {
 				snap, err := src.Resolve(t.Context(), r.known)
 				if err != nil {
@@ -150,8 +154,15 @@ func TestResolveRounds(t *testing.T) {
 				if d := cmp.Diff(r.want, got); d != "" {
 					t.Errorf("round %d (-want +got):\n%s", i+1, d)
 				}
-				if snap.Evaluation == nil || snap.Evaluation.Round != i+1 || snap.Evaluation.Duration <= 0 {
-					t.Errorf("round %d: evaluation = %+v", i+1, snap.Evaluation)
+				if r.reused {
+					if snap.Evaluation != nil {
+						t.Errorf("round %d: evaluated (%+v), want the last round's answer", i+1, snap.Evaluation)
+					}
+					continue
+				}
+				evaluated++
+				if snap.Evaluation == nil || snap.Evaluation.Round != evaluated || snap.Evaluation.Duration <= 0 {
+					t.Errorf("round %d: evaluation = %+v, want round %d", i+1, snap.Evaluation, evaluated)
 				}
 			}
 		})
@@ -175,7 +186,8 @@ func TestResolveErrors(t *testing.T) {
 		"cycle through a composite": {
 			flake:     "cycle",
 			wantCycle: []string{"a", "group.b", "c"},
-			wantText:  []string{"dependency cycle: a → group.b → c → a"},
+			wantText: []string{"dependency cycle: a → group.b → c → a " +
+				"(a needs group.b.value; group.b needs c.value; c needs a.value)"},
 		},
 		"type error in a nested member": {
 			flake:      "typeerror",
@@ -420,5 +432,78 @@ func TestResolveRelativeRef(t *testing.T) {
 	}
 	if len(snap.Ready) != 1 || snap.Ready[0].Address.String() != "hello" {
 		t.Errorf("ready = %v, want hello", view(snap))
+	}
+}
+
+// TestResolveReusesUnchangedRound checks that a round with the same known
+// outputs as the last one runs no nix and gives the same answer.
+func TestResolveReusesUnchangedRound(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	dir := copyFlake(t, "interp", nil)
+	src, err := New("path:"+dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := source.Outputs{"db": {"value": "db-1"}}
+	first, err := src.Resolve(t.Context(), known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without nix the flake cannot be evaluated: proof that the second
+	// round does not run it.
+	src.opts.NixBin = filepath.Join(t.TempDir(), "no-nix-here")
+	second, err := src.Resolve(t.Context(), source.Outputs{"db": {"value": "db-1"}})
+	if err != nil {
+		t.Fatalf("unchanged round: %v", err)
+	}
+	if second.Evaluation != nil {
+		t.Errorf("unchanged round reported an evaluation: %+v", second.Evaluation)
+	}
+	if d := cmp.Diff(view(first), view(second)); d != "" {
+		t.Errorf("unchanged round (-first +second):\n%s", d)
+	}
+	if first.Ready[0] == second.Ready[0] {
+		t.Error("unchanged round shares resources with the last snapshot")
+	}
+	// web's outputs are new, but no member waits on them.
+	third, err := src.Resolve(t.Context(), source.Outputs{"db": {"value": "db-1"}, "web": {"path": "/x"}})
+	if err != nil {
+		t.Fatalf("round with outputs nobody waits on: %v", err)
+	}
+	if d := cmp.Diff(view(first), view(third)); d != "" || third.Evaluation != nil {
+		t.Errorf("round with outputs nobody waits on: evaluation %+v (-first +third):\n%s", third.Evaluation, d)
+	}
+	for name, k := range map[string]source.Outputs{
+		"changed output": {"db": {"value": "db-2"}, "web": {"path": "/x"}},
+		"removed output": {"db": {"value": "db-1"}},
+	} {
+		if _, err := src.Resolve(t.Context(), k); err == nil {
+			t.Errorf("%s: Resolve did not run nix", name)
+		}
+	}
+}
+
+// TestResolveRunsNixForAWaitedOutput checks that a new output a member
+// waits on is evaluated, not answered from the last round.
+func TestResolveRunsNixForAWaitedOutput(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	src, err := New("path:"+copyFlake(t, "interp", nil), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Resolve(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := src.Resolve(t.Context(), source.Outputs{"db": {"value": "db-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Evaluation == nil || snap.Evaluation.Round != 2 {
+		t.Errorf("evaluation = %+v, want round 2", snap.Evaluation)
+	}
+	if got := view(snap).Ready["web"].Inputs["contents"]; got != "database = db-1\n" {
+		t.Errorf("web contents = %v", got)
 	}
 }

@@ -3,6 +3,7 @@ package nixsource
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +28,9 @@ type event struct {
 // memberTrace is what the trace says about one member.
 type memberTrace struct {
 	needs [][]string
-	reads [][]string
+	// outputs are the needed outputs as RESOURCE.OUTPUT, for messages.
+	outputs []string
+	reads   [][]string
 }
 
 // traces is the parsed stderr of one driver run.
@@ -69,6 +72,7 @@ func parseTraces(stderr []byte) *traces {
 			t.last = ev.Begin
 		case ev.Need != nil && cur != nil:
 			cur.needs = append(cur.needs, ev.Need)
+			cur.outputs = append(cur.outputs, strings.Join(append(slices.Clone(ev.Need), ev.Output), "."))
 		case ev.Read != nil && cur != nil:
 			cur.reads = append(cur.reads, ev.Read)
 		}
