@@ -114,6 +114,30 @@ func (b *Bridge) op(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeoutCause(ctx, b.timeout, fmt.Errorf("operation took longer than the bridge's timeout of %s", b.timeout))
 }
 
+// timedOut puts the bridge's timeout first in an operation's error when the
+// timeout is what ended it. The provider sees the deadline too (gRPC passes
+// it on) and may answer with its own error a moment before ctx's timer
+// fires; wait that moment out.
+func (b *Bridge) timedOut(ctx context.Context, err error) error {
+	deadline, ok := ctx.Deadline()
+	if err == nil || !ok || time.Until(deadline) > deadlineSkew {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(deadlineSkew):
+	}
+	cause := context.Cause(ctx)
+	if cause == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, cause) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cause, err)
+}
+
+// deadlineSkew bounds how long timedOut waits for ctx to catch up with a
+// deadline the provider already hit: clocks on one machine differ by less.
+const deadlineSkew = time.Second
+
 // configure validates and sends the provider configuration, once.
 func (b *Bridge) configure(ctx context.Context) error {
 	if b.configured {

@@ -169,7 +169,7 @@ func TestFixtureFileLifecycle(t *testing.T) {
 	if repl["id"] != "b.txt" {
 		t.Errorf("id after replace = %v", repl["id"])
 	}
-	if logs := b.stderr.String(); !strings.Contains(logs, "replacing") || !strings.Contains(logs, `"attributes":"path"`) {
+	if !b.logged("replacing", `"attributes":"path"`) {
 		t.Errorf("stderr does not say that path forced the replacement")
 	}
 

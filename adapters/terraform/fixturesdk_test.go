@@ -97,7 +97,7 @@ func TestFixtureSDKDirLifecycle(t *testing.T) {
 	if repl["id"] != "e" {
 		t.Errorf("id after replacement = %v", repl["id"])
 	}
-	if logs := b.stderr.String(); !strings.Contains(logs, `"attributes":"name`) {
+	if !b.logged(`"attributes":"name`) {
 		t.Errorf("stderr does not say that name forced the replacement")
 	}
 

@@ -324,3 +324,24 @@ func tfMeta(t *testing.T, out schema.Properties) map[string]any {
 	}
 	return m
 }
+
+// logged waits, within a bound, for the bridge's stderr to contain every
+// one of subs: stderr is copied asynchronously, so a line written before a
+// response may land in the buffer just after it.
+func (b *bridge) logged(subs ...string) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		logs := b.stderr.String()
+		all := true
+		for _, s := range subs {
+			all = all && strings.Contains(logs, s)
+		}
+		if all {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

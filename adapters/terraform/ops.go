@@ -15,9 +15,10 @@ import (
 
 // Create implements [providersdk.Handler]: plan from a null prior, then
 // apply. Data sources are read instead.
-func (b *Bridge) Create(ctx context.Context, req *schema.CreateResourceRequest) (*schema.CreateResourceResponse, error) {
+func (b *Bridge) Create(ctx context.Context, req *schema.CreateResourceRequest) (_ *schema.CreateResourceResponse, err error) {
 	ctx, cancel := b.op(ctx)
 	defer cancel()
+	defer func() { err = b.timedOut(ctx, err) }()
 	rt, err := b.ready(ctx, req.Type)
 	if err != nil {
 		return nil, err
@@ -41,9 +42,10 @@ func (b *Bridge) Create(ctx context.Context, req *schema.CreateResourceRequest) 
 
 // Update implements [providersdk.Handler]: upgrade the recorded state, plan,
 // then apply, or destroy and create when the plan requires replacement.
-func (b *Bridge) Update(ctx context.Context, req *schema.UpdateResourceRequest) (*schema.UpdateResourceResponse, error) {
+func (b *Bridge) Update(ctx context.Context, req *schema.UpdateResourceRequest) (_ *schema.UpdateResourceResponse, err error) {
 	ctx, cancel := b.op(ctx)
 	defer cancel()
+	defer func() { err = b.timedOut(ctx, err) }()
 	rt, err := b.ready(ctx, req.Resource.Type)
 	if err != nil {
 		return nil, err
@@ -62,9 +64,10 @@ func (b *Bridge) Update(ctx context.Context, req *schema.UpdateResourceRequest) 
 
 // Destroy implements [providersdk.Destroyer]: plan and apply to null.
 // Destroying a data source does nothing.
-func (b *Bridge) Destroy(ctx context.Context, req *schema.DestroyResourceRequest) (*schema.DestroyResourceResponse, error) {
+func (b *Bridge) Destroy(ctx context.Context, req *schema.DestroyResourceRequest) (_ *schema.DestroyResourceResponse, err error) {
 	ctx, cancel := b.op(ctx)
 	defer cancel()
+	defer func() { err = b.timedOut(ctx, err) }()
 	rt, err := b.ready(ctx, req.Resource.Type)
 	if err != nil {
 		return nil, err
@@ -85,9 +88,10 @@ func (b *Bridge) Destroy(ctx context.Context, req *schema.DestroyResourceRequest
 // Read implements [providersdk.Reader]: ReadResource on the upgraded
 // recorded state; a null result means the object is gone. A data source is
 // read again from its recorded inputs.
-func (b *Bridge) Read(ctx context.Context, req *schema.ReadResourceRequest) (*schema.ReadResourceResponse, error) {
+func (b *Bridge) Read(ctx context.Context, req *schema.ReadResourceRequest) (_ *schema.ReadResourceResponse, err error) {
 	ctx, cancel := b.op(ctx)
 	defer cancel()
+	defer func() { err = b.timedOut(ctx, err) }()
 	rt, err := b.ready(ctx, req.Resource.Type)
 	if err != nil {
 		return nil, err
@@ -120,9 +124,10 @@ func (b *Bridge) Read(ctx context.Context, req *schema.ReadResourceRequest) (*sc
 // Import implements [providersdk.Importer]: ImportResourceState, then
 // ReadResource. The proposed inputs are the imported object's configurable
 // attributes.
-func (b *Bridge) Import(ctx context.Context, req *schema.ImportResourceRequest) (*schema.ImportResourceResponse, error) {
+func (b *Bridge) Import(ctx context.Context, req *schema.ImportResourceRequest) (_ *schema.ImportResourceResponse, err error) {
 	ctx, cancel := b.op(ctx)
 	defer cancel()
+	defer func() { err = b.timedOut(ctx, err) }()
 	rt, err := b.ready(ctx, req.Type)
 	if err != nil {
 		return nil, err

@@ -47,9 +47,8 @@ func TestTimeStaticLifecycle(t *testing.T) {
 	if got := str(t, replaced, "rfc3339"); got == first {
 		t.Errorf("replacement kept rfc3339 %s; want a new timestamp", got)
 	}
-	logs := b.stderr.String()
-	if !strings.Contains(logs, "replacing") || !strings.Contains(logs, "triggers") {
-		t.Errorf("stderr does not say that triggers forced a replacement:\n%s", logs)
+	if !b.logged("replacing", "triggers") {
+		t.Errorf("stderr does not say that triggers forced a replacement:\n%s", b.stderr)
 	}
 
 	read := ok(t, b.read("time_static", in2, replaced)).ReadResourceResponse
@@ -177,11 +176,12 @@ func TestTimeSleepInterrupted(t *testing.T) {
 	if !strings.Contains(msg, "terraform-provider-time") || !strings.Contains(msg, "context canceled") {
 		t.Errorf("error %q does not name the provider and the cancellation", msg)
 	}
-	if !strings.Contains(b.stderr.String(), "asking the provider to stop") {
-		t.Errorf("the bridge did not call StopProvider")
-	}
 	if code := b.exitCode(); code != 130 {
 		t.Errorf("exit code %d, want 130", code)
+	}
+	// After exit, so that all of stderr has been copied.
+	if !strings.Contains(b.stderr.String(), "asking the provider to stop") {
+		t.Errorf("the bridge did not call StopProvider")
 	}
 	if !gone(provider) {
 		t.Errorf("provider %d survives the bridge", provider)

@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // The go-plugin handshake every Terraform provider expects. These are
@@ -290,6 +292,17 @@ func (c *Client) call(ctx context.Context, method string, f func(context.Context
 		}
 	})
 	err := f(ctx)
+	if err != nil {
+		// The provider enforces the deadline gRPC passed on and may report
+		// it a moment before ctx's own timer fires; let ctx catch up so the
+		// error gives the real cause.
+		if code := status.Code(err); code == codes.DeadlineExceeded || code == codes.Canceled {
+			select {
+			case <-ctx.Done():
+			case <-time.After(deadlineSkew):
+			}
+		}
+	}
 	if !done() {
 		<-stopped
 	}
@@ -298,6 +311,10 @@ func (c *Client) call(ctx context.Context, method string, f func(context.Context
 	}
 	return c.wrap(method, err)
 }
+
+// deadlineSkew bounds the wait for ctx to notice a deadline the provider
+// already reported: clocks in one machine differ by far less.
+const deadlineSkew = time.Second
 
 // Stop asks the provider to cancel all in-flight work.
 func (c *Client) Stop(ctx context.Context) error {
