@@ -91,18 +91,8 @@ func New(ctx context.Context, opts Options) (*Bridge, error) {
 // Close stops the provider.
 func (b *Bridge) Close() error { return b.client.Close() }
 
-// Serve runs a bridge on stdin and stdout until stdin closes or ctx ends.
-func Serve(ctx context.Context, opts Options) error {
-	b, err := New(ctx, opts)
-	if err != nil {
-		return err
-	}
-	err = providersdk.Serve(ctx, b, providersdk.Options{Logger: opts.Logger})
-	return errors.Join(err, b.Close())
-}
-
-// Schema returns the provider's schema, fetched once at start.
-func (b *Bridge) Schema(ctx context.Context) (*tfproto.ProviderSchema, error) {
+// providerSchema returns the provider's schema, fetched once at start.
+func (b *Bridge) providerSchema(ctx context.Context) (*tfproto.ProviderSchema, error) {
 	return b.client.Schema(ctx)
 }
 
@@ -158,7 +148,10 @@ func (b *Bridge) doConfigure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	block := s.Provider.Block
+	var block *tfproto.Block
+	if s.Provider != nil {
+		block = s.Provider.Block
+	}
 	cfg, err := tfvalue.Config(block, b.config)
 	if err != nil {
 		return fmt.Errorf("provider %s: configuration: %w", b.client.Name(), err)

@@ -57,7 +57,7 @@ func DescribeSchema(ctx context.Context, opts Options) (*SchemaInfo, error) {
 		return nil, err
 	}
 	defer b.Close()
-	s, err := b.Schema(ctx)
+	s, err := b.providerSchema(ctx)
 	if err != nil {
 		return nil, err
 	}
