@@ -365,3 +365,19 @@ func TestFixtureResourceErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestFixtureConfigNotJSON(t *testing.T) {
+	t.Parallel()
+	bin := providerBin(t, "terraform-provider-fixture")
+	b := startBridge(t, bin, bridgeOpts{rawConfig: []byte(`{"token": hunter2}`)})
+	if code := b.exitCode(); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	logs := b.stderr.String()
+	if !strings.Contains(logs, "read provider configuration: not a JSON object (syntax error at byte") {
+		t.Errorf("stderr does not explain the bad configuration:\n%s", logs)
+	}
+	if strings.Contains(logs, "hunter2") {
+		t.Errorf("the configuration's content appears on stderr")
+	}
+}

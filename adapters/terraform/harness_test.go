@@ -66,8 +66,10 @@ type bridge struct {
 
 // bridgeOpts configure startBridge.
 type bridgeOpts struct {
-	// config is written to fd 3 as JSON when non-nil.
-	config any
+	// config is written to fd 3 as JSON when non-nil; rawConfig is
+	// written as is when non-nil.
+	config    any
+	rawConfig []byte
 	args   []string
 	env    []string
 }
@@ -79,14 +81,16 @@ func startBridge(t *testing.T, plugin string, o bridgeOpts) *bridge {
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "PIER_LOG=debug")
 	cmd.Env = append(cmd.Env, o.env...)
-	if o.config != nil {
+	if o.config != nil || o.rawConfig != nil {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, err := json.Marshal(o.config)
-		if err != nil {
-			t.Fatal(err)
+		data := o.rawConfig
+		if data == nil {
+			if data, err = json.Marshal(o.config); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if _, err := w.Write(data); err != nil {
 			t.Fatal(err)
