@@ -314,6 +314,13 @@ func TestTerraformProviderConfigStaysSecret(t *testing.T) {
 	if !strings.Contains(plan, "secret_file will be created") {
 		t.Fatalf("plan:\n%s", plan)
 	}
+	// The fixture's schema marks these inputs sensitive: the plan shows
+	// that they are set, not what they are.
+	for _, want := range []string{`+ sensitive_content = "(sensitive)"`, `+ metadata = {"api_key":"(sensitive)","owner":"ops"}`} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan lacks %s:\n%s", want, plan)
+		}
+	}
 
 	// Apply while watching every process's argv and environment.
 	cmd := d.command(append([]string{"apply", "--verbose"}, vars...)...)
@@ -375,8 +382,10 @@ watch:
 	// The schema marks sensitive_content and metadata.api_key sensitive:
 	// state show hides them, in inputs and outputs alike.
 	for _, secret := range []string{"file-secret-content", "meta-api-key"} {
-		if strings.Contains(show, secret) {
-			t.Errorf("pier state show reveals %q:\n%s", secret, show)
+		for what, text := range map[string]string{"pier state show": show, "pier plan": plan, "pier apply": stdout.String()} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s reveals %q:\n%s", what, secret, text)
+			}
 		}
 	}
 	var shown struct {

@@ -77,11 +77,11 @@ func renderChange(w io.Writer, c *engine.Change) {
 	fmt.Fprintf(w, "\n  %s %s%s\n", sym, addr, what)
 	switch c.Action {
 	case engine.ActionCreate:
-		renderDiffs(w, engine.DiffInputs(nil, c.Resource.Inputs), "      ")
+		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(nil, c.Resource.Inputs)), "      ")
 	case engine.ActionUpdate:
-		renderDiffs(w, engine.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs), "      ")
+		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs)), "      ")
 	case engine.ActionDestroy:
-		renderDiffs(w, engine.DiffInputs(c.Prior.Entry.InputProperties, nil), "      ")
+		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")
 	}
 	fmt.Fprintln(w)
 }

@@ -70,6 +70,12 @@ type Change struct {
 	// Note explains something the user should know (e.g. "stateless, runs
 	// every apply", or that the provider cannot destroy).
 	Note string
+	// SensitiveInputs are input paths whose values the plan must not show,
+	// in the Terraform bridge's dotted form ("metadata.api_key", "*" for
+	// any element): from the provider's schema for a Terraform resource
+	// that changes (see tfcheck.go). Recorded sensitive paths of the prior
+	// object apply too; see [Change.RedactDiffs].
+	SensitiveInputs []string
 }
 
 // Addr is the address as a string.

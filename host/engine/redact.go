@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // tfKey is the output key in which the Terraform bridge keeps what Terraform
 // needs beside the state object: private bytes, the schema version, and
@@ -60,11 +63,7 @@ func sensitivePaths(tf map[string]any) [][]any {
 		case []any:
 			out = append(out, x)
 		case string:
-			var steps []any
-			for _, k := range strings.Split(x, ".") {
-				steps = append(steps, k)
-			}
-			out = append(out, steps)
+			out = append(out, dotted(x))
 		}
 	}
 	return out
@@ -146,4 +145,67 @@ func deepCopy(v any) any {
 		return s
 	}
 	return v
+}
+
+// RedactDiffs replaces the values in diffs (computed from this change's
+// inputs) that sit at sensitive paths: those of [Change.SensitiveInputs]
+// and those recorded with the prior object. A changed sensitive value
+// still shows as changed, as "(sensitive)" on both sides.
+func (c *Change) RedactDiffs(diffs []Diff) []Diff {
+	paths := make([][]any, 0, len(c.SensitiveInputs))
+	for _, p := range c.SensitiveInputs {
+		paths = append(paths, dotted(p))
+	}
+	if c.Prior != nil {
+		tf, _ := c.Prior.Entry.OutputProperties[tfKey].(map[string]any)
+		paths = append(paths, sensitivePaths(tf)...)
+	}
+	if len(paths) == 0 {
+		return diffs
+	}
+	out := slices.Clone(diffs)
+	for _, steps := range paths {
+		redactDiffs(out, steps)
+	}
+	return out
+}
+
+func redactDiffs(diffs []Diff, steps []any) {
+	k, ok := steps[0].(string)
+	if !ok {
+		return
+	}
+	for i := range diffs {
+		d := &diffs[i]
+		if k != anyStep && d.Key != k {
+			continue
+		}
+		switch {
+		case len(steps) == 1 && d.Kind == DiffNested:
+			*d = Diff{Key: d.Key, Kind: DiffChanged, Old: redacted, New: redacted}
+		case len(steps) == 1:
+			if d.Old != nil {
+				d.Old = redacted
+			}
+			if d.New != nil {
+				d.New = redacted
+			}
+		case d.Kind == DiffNested:
+			d.Children = slices.Clone(d.Children)
+			redactDiffs(d.Children, steps[1:])
+		default:
+			d.Old, d.New = deepCopy(d.Old), deepCopy(d.New)
+			redactPath(d.Old, steps[1:])
+			redactPath(d.New, steps[1:])
+		}
+	}
+}
+
+// dotted splits a dotted sensitive path into steps.
+func dotted(p string) []any {
+	var steps []any
+	for _, k := range strings.Split(p, ".") {
+		steps = append(steps, k)
+	}
+	return steps
 }

@@ -70,3 +70,53 @@ func TestRedactInputs(t *testing.T) {
 		})
 	}
 }
+
+func TestRedactDiffs(t *testing.T) {
+	t.Parallel()
+	prior := &Recorded{Entry: Entry{OutputProperties: map[string]any{"__tf": map[string]any{"sensitive_paths": []any{"old_secret"}}}}}
+	tests := map[string]struct {
+		change   *Change
+		old, new map[string]any
+		want     []Diff
+	}{
+		"nothing sensitive": {
+			change: &Change{}, new: map[string]any{"a": "x"},
+			want: []Diff{{Key: "a", Kind: DiffAdded, New: "x"}},
+		},
+		"schema paths on create": {
+			change: &Change{SensitiveInputs: []string{"metadata.api_key", "sensitive_content", "rules.*.secret"}},
+			new: map[string]any{"sensitive_content": "s", "metadata": map[string]any{"api_key": "k", "owner": "o"},
+				"rules": []any{map[string]any{"secret": "r", "name": "n"}}, "path": "p"},
+			want: []Diff{
+				{Key: "metadata", Kind: DiffAdded, New: map[string]any{"api_key": redacted, "owner": "o"}},
+				{Key: "path", Kind: DiffAdded, New: "p"},
+				{Key: "rules", Kind: DiffAdded, New: []any{map[string]any{"secret": redacted, "name": "n"}}},
+				{Key: "sensitive_content", Kind: DiffAdded, New: redacted},
+			},
+		},
+		"nested change": {
+			change: &Change{SensitiveInputs: []string{"metadata.api_key"}},
+			old:    map[string]any{"metadata": map[string]any{"api_key": "k1", "owner": "o"}},
+			new:    map[string]any{"metadata": map[string]any{"api_key": "k2", "owner": "o"}},
+			want:   []Diff{{Key: "metadata", Kind: DiffNested, Children: []Diff{{Key: "api_key", Kind: DiffChanged, Old: redacted, New: redacted}}}},
+		},
+		"whole sensitive map": {
+			change: &Change{SensitiveInputs: []string{"labels"}},
+			old:    map[string]any{"labels": map[string]any{"a": "1"}},
+			new:    map[string]any{"labels": map[string]any{"a": "2"}},
+			want:   []Diff{{Key: "labels", Kind: DiffChanged, Old: redacted, New: redacted}},
+		},
+		"recorded paths on destroy": {
+			change: &Change{Prior: prior}, old: map[string]any{"old_secret": "s", "open": "o"},
+			want: []Diff{{Key: "old_secret", Kind: DiffRemoved, Old: redacted}, {Key: "open", Kind: DiffRemoved, Old: "o"}},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, tc.change.RedactDiffs(DiffInputs(tc.old, tc.new))); diff != "" {
+				t.Errorf("RedactDiffs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

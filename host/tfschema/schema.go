@@ -25,6 +25,8 @@ type Type struct {
 	// children lists the names valid below a path prefix ("" for the top,
 	// "rules.*." below a nested list), for suggestions.
 	children map[string][]string
+	// sensitive are the paths the schema marks sensitive, sorted.
+	sensitive []string
 }
 
 type attribute struct {
@@ -44,8 +46,9 @@ type schemaJSON struct {
 type typeJSON struct {
 	Name       string `json:"name"`
 	Attributes []struct {
-		Path    string `json:"path"`
-		Nesting string `json:"nesting"`
+		Path      string `json:"path"`
+		Nesting   string `json:"nesting"`
+		Sensitive bool   `json:"sensitive"`
 	} `json:"attributes"`
 }
 
@@ -66,7 +69,11 @@ func Parse(data []byte) (*Schema, error) {
 				t.attrs[a.Path] = &attribute{nesting: a.Nesting}
 				prefix, name := splitPath(a.Path)
 				t.children[prefix] = append(t.children[prefix], name)
+				if a.Sensitive {
+					t.sensitive = append(t.sensitive, a.Path)
+				}
 			}
+			slices.Sort(t.sensitive)
 			s.Types[tj.Name] = t
 		}
 	}
@@ -88,6 +95,11 @@ func (s *Schema) TypeNames() []string {
 	slices.Sort(names)
 	return names
 }
+
+// SensitivePaths returns the attribute paths the schema marks sensitive,
+// dotted with "*" for any element of a nested collection, sorted: the
+// form the Terraform bridge records in its outputs.
+func (t *Type) SensitivePaths() []string { return slices.Clone(t.sensitive) }
 
 // Unknown is an input key the schema lacks.
 type Unknown struct {

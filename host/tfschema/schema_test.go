@@ -15,8 +15,8 @@ const fixtureJSON = `{
   "provider": {"name": "provider", "attributes": [{"path": "token", "type": "string", "sensitive": true}]},
   "resource_types": [{"name": "fixture_file", "schema_version": 1, "attributes": [
     {"path": "aliases", "nesting": "set"}, {"path": "aliases.*.name"},
-    {"path": "content"}, {"path": "extra"}, {"path": "id"},
-    {"path": "metadata", "nesting": "single"}, {"path": "metadata.api_key"}, {"path": "metadata.labels"}, {"path": "metadata.owner"},
+    {"path": "content"}, {"path": "sensitive_content", "sensitive": true}, {"path": "extra"}, {"path": "id"},
+    {"path": "metadata", "nesting": "single"}, {"path": "metadata.api_key", "sensitive": true}, {"path": "metadata.labels"}, {"path": "metadata.owner"},
     {"path": "path"},
     {"path": "ports", "nesting": "map"}, {"path": "ports.*.number"}, {"path": "ports.*.protocol"},
     {"path": "rules", "nesting": "list"}, {"path": "rules.*.allow"}, {"path": "rules.*.name"},
@@ -29,11 +29,12 @@ const fixtureJSON = `{
 func TestParse(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		in      string
-		types   []string
-		wantErr string
+		in        string
+		types     []string
+		sensitive []string // of fixture_file
+		wantErr   string
 	}{
-		"fixture":       {in: fixtureJSON, types: []string{"data-source-fixture_echo", "fixture_file"}},
+		"fixture":       {in: fixtureJSON, types: []string{"data-source-fixture_echo", "fixture_file"}, sensitive: []string{"metadata.api_key", "sensitive_content"}},
 		"empty":         {in: `{"message_type":"tf_schema","resource_types":[],"data_sources":[]}`, types: []string{}},
 		"not json":      {in: `provider fixture`, wantErr: "decode schema: invalid character 'p' looking for beginning of value"},
 		"wrong message": {in: `{"message_type":"plan"}`, wantErr: `decode schema: message_type is "plan", want tf_schema`},
@@ -53,6 +54,11 @@ func TestParse(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.types, s.TypeNames()); diff != "" {
 				t.Errorf("types (-want +got):\n%s", diff)
+			}
+			if ft := s.Types["fixture_file"]; ft != nil {
+				if diff := cmp.Diff(tc.sensitive, ft.SensitivePaths()); diff != "" {
+					t.Errorf("sensitive paths (-want +got):\n%s", diff)
+				}
 			}
 		})
 	}
