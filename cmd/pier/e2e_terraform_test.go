@@ -217,18 +217,42 @@ func TestTerraformUnknownInput(t *testing.T) {
 	if err := os.WriteFile(file, []byte(typo), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pos := func(word string) string {
-		for i, line := range strings.Split(typo, "\n") {
+	// Instances of one declaration share a mistake: it is reported once.
+	// A type the provider lacks is reported at the resource.
+	extraFile := filepath.Join(d.dir, "extra.pier.hcl")
+	extra := `resource "many" {
+  count    = 3
+  provider = provider.time
+  type     = "time_static"
+  state    = resource.state
+  inputs   = { triggers = { n = "${count.index}" }, rfc = "x" }
+}
+
+resource "odd" {
+  provider = provider.time
+  type     = "time_statc"
+  state    = resource.state
+  inputs   = {}
+}
+`
+	if err := os.WriteFile(extraFile, []byte(extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	posIn := func(file, content, word string) string {
+		for i, line := range strings.Split(content, "\n") {
 			if c := strings.Index(line, word+" "); c >= 0 {
 				return fmt.Sprintf("%s:%d:%d", file, i+1, c+1)
 			}
 		}
-		t.Fatalf("%s not in the deployment", word)
+		t.Fatalf("%s not in %s", word, file)
 		return ""
 	}
+	pos := func(word string) string { return posIn(file, typo, word) }
 	want := []string{
 		pos("trigers") + `: resource released (provider time, Terraform provider ` + plugin + `): unknown input "trigers" (did you mean "triggers"?): the schema of time_static has no such attribute or block`,
 		pos("offset_dayz") + `: resource grace_ends (provider time, Terraform provider ` + plugin + `): unknown input "offset_dayz" (did you mean "offset_days"?): the schema of time_offset has no such attribute or block`,
+		posIn(extraFile, extra, "rfc") + `: resource many[0] (provider time, Terraform provider ` + plugin + `): unknown input "rfc": the schema of time_static has no such attribute or block; 2 more instances of this resource have it too`,
+		posIn(extraFile, extra, `resource "odd"`) + `: resource odd (provider time, Terraform provider ` + plugin + `): unknown type "time_statc" (did you mean "time_static"?): the provider has no such resource type or data source`,
 	}
 	for _, cmd := range []string{"plan", "apply"} {
 		out, errs, code := d.run(cmd, "--var", "time_provider="+plugin)
