@@ -30,6 +30,12 @@ func checkPlanBlock(b *tfproto.Block, config, planned cty.Value, path cty.Path, 
 		if a.Computed && cv.IsNull() {
 			continue
 		}
+		if a.NestedType != nil && !cv.IsNull() && !pv.IsNull() && pv.IsKnown() {
+			// Nested attributes may hold computed attributes of their own:
+			// check them like a nested block.
+			checkNested(&tfproto.Block{Attributes: a.NestedType.Attributes}, a.NestedType.Nesting, cv, pv, p, errs)
+			continue
+		}
 		if !pv.IsWhollyKnown() && cv.IsWhollyKnown() {
 			*errs = append(*errs, pathErr(p, "provider planned an unknown value, but the configuration sets it"))
 			continue
@@ -41,25 +47,54 @@ func checkPlanBlock(b *tfproto.Block, config, planned cty.Value, path cty.Path, 
 	for _, nb := range b.BlockTypes {
 		p := path.GetAttr(nb.TypeName)
 		cv, pv := config.GetAttr(nb.TypeName), planned.GetAttr(nb.TypeName)
-		switch nb.Nesting {
-		case tfproto.NestingSingle, tfproto.NestingGroup:
-			if cv.IsNull() != pv.IsNull() {
-				*errs = append(*errs, pathErr(p, "provider planned the block's presence differently from the configuration"))
+		if (nb.Nesting == tfproto.NestingSingle || nb.Nesting == tfproto.NestingGroup) && cv.IsNull() != pv.IsNull() {
+			*errs = append(*errs, pathErr(p, "provider planned the block's presence differently from the configuration"))
+			continue
+		}
+		checkNested(nb.Block, nb.Nesting, cv, pv, p, errs)
+	}
+}
+
+// checkNested checks nested objects (blocks or nested attributes) that line
+// up: the single object, list elements by index, map elements by key. Set
+// elements have no identity to line up by and are left to the provider.
+func checkNested(b *tfproto.Block, n tfproto.Nesting, cv, pv cty.Value, p cty.Path, errs *[]error) {
+	if cv.IsNull() || pv.IsNull() || !cv.IsKnown() || !pv.IsKnown() {
+		return
+	}
+	switch n {
+	case tfproto.NestingSingle, tfproto.NestingGroup:
+		checkPlanBlock(b, cv, pv, p, errs)
+	case tfproto.NestingList:
+		if cv.LengthInt() != pv.LengthInt() {
+			*errs = append(*errs, pathErr(p, "provider planned %d elements, the configuration has %d", pv.LengthInt(), cv.LengthInt()))
+			return
+		}
+		for i := 0; i < cv.LengthInt(); i++ {
+			idx := cty.NumberIntVal(int64(i))
+			checkPlanBlock(b, cv.Index(idx), pv.Index(idx), p.Index(idx), errs)
+		}
+	case tfproto.NestingMap:
+		for it := cv.ElementIterator(); it.Next(); {
+			k, ce := it.Element()
+			if !pv.Type().IsMapType() && !pv.Type().IsObjectType() {
+				return
+			}
+			if pv.Type().IsMapType() && pv.HasIndex(k).False() {
+				*errs = append(*errs, pathErr(p.Index(k), "provider dropped a configured element"))
 				continue
 			}
-			checkPlanBlock(nb.Block, cv, pv, p, errs)
-		case tfproto.NestingList:
-			if cv.IsNull() || pv.IsNull() || !cv.IsKnown() || !pv.IsKnown() {
+			if pv.Type().IsObjectType() && !pv.Type().HasAttribute(k.AsString()) {
+				*errs = append(*errs, pathErr(p.Index(k), "provider dropped a configured element"))
 				continue
 			}
-			if cv.LengthInt() != pv.LengthInt() {
-				*errs = append(*errs, pathErr(p, "provider planned %d blocks, the configuration has %d", pv.LengthInt(), cv.LengthInt()))
-				continue
+			var pe cty.Value
+			if pv.Type().IsMapType() {
+				pe = pv.Index(k)
+			} else {
+				pe = pv.GetAttr(k.AsString())
 			}
-			for i := 0; i < cv.LengthInt(); i++ {
-				idx := cty.NumberIntVal(int64(i))
-				checkPlanBlock(nb.Block, cv.Index(idx), pv.Index(idx), p.Index(idx), errs)
-			}
+			checkPlanBlock(b, ce, pe, p.Index(k), errs)
 		}
 	}
 }

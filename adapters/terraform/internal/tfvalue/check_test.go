@@ -1,6 +1,7 @@
 package tfvalue
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestCheckPlan(t *testing.T) {
 		"unknown required":         {config, obj(unkS, nullS, unkS, "a"), []string{"attribute name: provider planned an unknown value, but the configuration sets it"}},
 		"overrode configured mode": {obj(s("n"), s("0600"), nullS), obj(s("n"), s("0644"), unkS), []string{"attribute mode: provider planned a value different from the configured one"}},
 		"nested block value":       {config, obj(s("n"), nullS, unkS, "b"), []string{"attribute item[0].v: provider planned a value different from the configured one"}},
-		"nested block count":       {config, obj(s("n"), nullS, unkS), []string{"attribute item: provider planned 0 blocks, the configuration has 1"}},
+		"nested block count":       {config, obj(s("n"), nullS, unkS), []string{"attribute item: provider planned 0 elements, the configuration has 1"}},
 		"null plan":                {config, cty.NullVal(checkBlock.ImpliedType()), []string{"provider planned a null object"}},
 	}
 	for name, tc := range cases {
@@ -135,5 +136,106 @@ func TestInputs(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// nestedBlock has nested attributes with a computed attribute inside.
+var nestedBlock = &tfproto.Block{Attributes: []*tfproto.Attribute{
+	{Name: "rules", Optional: true, NestedType: &tfproto.Object{Nesting: tfproto.NestingList, Attributes: []*tfproto.Attribute{
+		{Name: "port", Type: cty.Number, Required: true},
+		{Name: "rid", Type: cty.String, Computed: true},
+	}}},
+	{Name: "byname", Optional: true, NestedType: &tfproto.Object{Nesting: tfproto.NestingMap, Attributes: []*tfproto.Attribute{
+		{Name: "port", Type: cty.Number, Required: true},
+		{Name: "rid", Type: cty.String, Computed: true},
+	}}},
+}}
+
+func rules(m map[string]cty.Value, ports ...cty.Value) cty.Value {
+	ety := cty.Object(map[string]cty.Type{"port": cty.Number, "rid": cty.String})
+	list := cty.NullVal(cty.List(ety))
+	if len(ports) > 0 {
+		var vs []cty.Value
+		for i := 0; i+1 < len(ports); i += 2 {
+			vs = append(vs, cty.ObjectVal(map[string]cty.Value{"port": ports[i], "rid": ports[i+1]}))
+		}
+		list = cty.ListVal(vs)
+	}
+	mv := cty.NullVal(cty.Map(ety))
+	if m != nil {
+		mv = cty.MapVal(m)
+	}
+	return cty.ObjectVal(map[string]cty.Value{"rules": list, "byname": mv})
+}
+
+func TestCheckPlanNestedAttributes(t *testing.T) {
+	t.Parallel()
+	n := cty.NumberIntVal
+	null := cty.NullVal(cty.String)
+	elem := func(port int64, rid cty.Value) cty.Value {
+		return cty.ObjectVal(map[string]cty.Value{"port": n(port), "rid": rid})
+	}
+	cases := map[string]struct {
+		config, planned cty.Value
+		want            []string
+	}{
+		"inner computed filled": {
+			rules(map[string]cty.Value{"a": elem(1, null)}, n(80), null),
+			rules(map[string]cty.Value{"a": elem(1, cty.UnknownVal(cty.String))}, n(80), cty.UnknownVal(cty.String)),
+			nil,
+		},
+		"inner required changed": {
+			rules(nil, n(80), null),
+			rules(nil, n(81), cty.StringVal("r")),
+			[]string{"attribute rules[0].port: provider planned a value different from the configured one"},
+		},
+		"map element changed": {
+			rules(map[string]cty.Value{"a": elem(1, null)}, n(80), null),
+			rules(map[string]cty.Value{"a": elem(2, null)}, n(80), null),
+			[]string{`attribute byname["a"].port`},
+		},
+		"map element dropped": {
+			rules(map[string]cty.Value{"a": elem(1, null)}),
+			rules(map[string]cty.Value{"b": elem(1, null)}),
+			[]string{`attribute byname["a"]: provider dropped a configured element`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, e := range CheckPlan(nestedBlock, tc.config, tc.planned) {
+				got = append(got, e.Error())
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("errors %q, want %q", got, tc.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tc.want[i]) {
+					t.Errorf("error %q, want %q", got[i], tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestInputsNestedAttributes(t *testing.T) {
+	t.Parallel()
+	state := rules(map[string]cty.Value{"a": cty.ObjectVal(map[string]cty.Value{"port": cty.NumberIntVal(1), "rid": cty.StringVal("x")})},
+		cty.NumberIntVal(80), cty.StringVal("r1"))
+	got, err := Inputs(nestedBlock, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"rules":  []any{map[string]any{"port": json.Number("80")}},
+		"byname": map[string]any{"a": map[string]any{"port": json.Number("1")}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The inputs are valid configuration again.
+	if _, err := Config(nestedBlock, got); err != nil {
+		t.Errorf("inputs do not make a valid configuration: %v", err)
 	}
 }

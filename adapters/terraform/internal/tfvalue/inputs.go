@@ -21,6 +21,16 @@ func Inputs(b *tfproto.Block, state cty.Value) (map[string]any, error) {
 		if v.IsNull() {
 			continue
 		}
+		if a.NestedType != nil {
+			// Nested attributes may hold computed attributes of their own,
+			// which are no input.
+			j, err := nestedInputs(&tfproto.Block{Attributes: a.NestedType.Attributes}, a.NestedType.Nesting, v)
+			if err != nil {
+				return nil, err
+			}
+			out[a.Name] = j
+			continue
+		}
 		j, err := ToJSON(v)
 		if err != nil {
 			return nil, pathErr(cty.GetAttrPath(a.Name), "%v", err)
@@ -29,45 +39,43 @@ func Inputs(b *tfproto.Block, state cty.Value) (map[string]any, error) {
 	}
 	for _, nb := range b.BlockTypes {
 		v := state.GetAttr(nb.TypeName)
-		if v.IsNull() || !v.IsKnown() {
+		if v.IsNull() || !v.IsKnown() || (nb.Nesting != tfproto.NestingSingle && nb.Nesting != tfproto.NestingGroup && v.LengthInt() == 0) {
 			continue
 		}
-		switch nb.Nesting {
-		case tfproto.NestingSingle, tfproto.NestingGroup:
-			m, err := Inputs(nb.Block, v)
+		j, err := nestedInputs(nb.Block, nb.Nesting, v)
+		if err != nil {
+			return nil, err
+		}
+		out[nb.TypeName] = j
+	}
+	return out, nil
+}
+
+// nestedInputs applies [Inputs] to each nested object of v.
+func nestedInputs(b *tfproto.Block, n tfproto.Nesting, v cty.Value) (any, error) {
+	switch n {
+	case tfproto.NestingSingle, tfproto.NestingGroup:
+		return Inputs(b, v)
+	case tfproto.NestingMap:
+		m := map[string]any{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, ev := it.Element()
+			em, err := Inputs(b, ev)
 			if err != nil {
 				return nil, err
 			}
-			out[nb.TypeName] = m
-		case tfproto.NestingMap:
-			if v.LengthInt() == 0 {
-				continue
-			}
-			m := map[string]any{}
-			for it := v.ElementIterator(); it.Next(); {
-				k, ev := it.Element()
-				em, err := Inputs(nb.Block, ev)
-				if err != nil {
-					return nil, err
-				}
-				m[k.AsString()] = em
-			}
-			out[nb.TypeName] = m
-		default:
-			if v.LengthInt() == 0 {
-				continue
-			}
-			var list []any
-			for it := v.ElementIterator(); it.Next(); {
-				_, ev := it.Element()
-				em, err := Inputs(nb.Block, ev)
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, em)
-			}
-			out[nb.TypeName] = list
+			m[k.AsString()] = em
 		}
+		return m, nil
 	}
-	return out, nil
+	list := []any{}
+	for it := v.ElementIterator(); it.Next(); {
+		_, ev := it.Element()
+		em, err := Inputs(b, ev)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, em)
+	}
+	return list, nil
 }
