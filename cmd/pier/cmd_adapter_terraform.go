@@ -52,8 +52,7 @@ protocol failed, 2 usage error, 130 interrupted.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:        "plugin",
-				Usage:       "path of the Terraform provider `BINARY`",
-				Required:    true,
+				Usage:       "path of the Terraform provider `BINARY` (required)",
 				Destination: &opts.plugin,
 			},
 			&cli.BoolFlag{
@@ -77,6 +76,9 @@ protocol failed, 2 usage error, 130 interrupted.`,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return usagef("adapter terraform takes no arguments, got %q", c.Args().Slice())
+			}
+			if opts.plugin == "" {
+				return usagef("adapter terraform needs --plugin, the Terraform provider binary")
 			}
 			return runAdapterTerraform(c.Context, opts, os.Stdin, os.Stdout, os.Stderr)
 		},

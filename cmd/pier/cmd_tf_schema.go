@@ -39,12 +39,15 @@ attributes that forced a replacement when it happens.
 
 Exit codes: 0 OK, 1 the provider could not be started, 2 usage error.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "plugin", Usage: "path of the Terraform provider `BINARY`", Required: true, Destination: &opts.plugin},
+			&cli.StringFlag{Name: "plugin", Usage: "path of the Terraform provider `BINARY` (required)", Destination: &opts.plugin},
 			&cli.BoolFlag{Name: "json", Usage: "print the schema as JSON", Destination: &opts.json},
 		},
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return usagef("tf schema takes no arguments, got %q", c.Args().Slice())
+			}
+			if opts.plugin == "" {
+				return usagef("tf schema needs --plugin, the Terraform provider binary")
 			}
 			return runTFSchema(c.Context, opts, os.Stdout, os.Stderr)
 		},
