@@ -45,6 +45,8 @@ type Deployment struct {
 	retry   []*resourceDecl
 	watched []*resourceDecl
 	started bool
+	// lastReady and lastBlocked size the next snapshot's lists.
+	lastReady, lastBlocked int
 	// evaluations counts resource block evaluations, so tests can check
 	// that a round costs the size of the change.
 	evaluations int
@@ -78,13 +80,7 @@ func Load(dir string, opts Options) (*Deployment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load deployment: %w", err)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("load deployment %s: %w", dir, err)
-	}
-	p := hclparse.NewParser()
-	var bodies []hcl.Body
-	var diags hcl.Diagnostics
+	var files []sourceFile
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !(strings.HasSuffix(name, suffixHCL) || strings.HasSuffix(name, suffixJSON)) {
@@ -95,19 +91,40 @@ func Load(dir string, opts Options) (*Deployment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load deployment %s: %w", dir, err)
 		}
-		f, ds := parseFile(p, path, src)
+		files = append(files, sourceFile{path, src})
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("load deployment %s: no %s or %s files", dir, suffixHCL, suffixJSON)
+	}
+	return loadFiles(dir, files, opts)
+}
+
+// sourceFile is one deployment file's path and contents.
+type sourceFile struct {
+	path string
+	src  []byte
+}
+
+// loadFiles is Load after reading the directory.
+func loadFiles(dir string, files []sourceFile, opts Options) (*Deployment, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load deployment %s: %w", dir, err)
+	}
+	p := hclparse.NewParser()
+	var bodies []hcl.Body
+	var diags hcl.Diagnostics
+	for _, f := range files {
+		file, ds := parseFile(p, f.path, f.src)
 		diags = append(diags, ds...)
-		if f != nil {
-			bodies = append(bodies, f.Body)
+		if file != nil {
+			bodies = append(bodies, file.Body)
 		}
 	}
 	if diags.HasErrors() {
 		// A file that does not parse would only add confusing follow-on
 		// errors about what is missing from it.
 		return nil, &DiagnosticsError{Diagnostics: diags, Files: p.Files()}
-	}
-	if len(bodies) == 0 {
-		return nil, fmt.Errorf("load deployment %s: no %s or %s files", dir, suffixHCL, suffixJSON)
 	}
 	d, ds := decode(dir, abs, bodies, opts)
 	diags = append(diags, ds...)

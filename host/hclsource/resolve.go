@@ -84,7 +84,13 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 }
 
 func (d *Deployment) snapshot() *source.Snapshot {
-	s := &source.Snapshot{Providers: make(map[string]*source.Provider, len(d.providers))}
+	// Size the lists like last time: in the rounds of one apply they
+	// change by a few entries.
+	s := &source.Snapshot{
+		Providers: make(map[string]*source.Provider, len(d.providers)),
+		Ready:     make([]*source.Resource, 0, d.lastReady),
+		Blocked:   make([]*source.Blocked, 0, d.lastBlocked),
+	}
 	for k, p := range d.providers {
 		s.Providers[k] = p
 	}
@@ -106,6 +112,7 @@ func (d *Deployment) snapshot() *source.Snapshot {
 			s.Outputs = append(s.Outputs, o.result)
 		}
 	}
+	d.lastReady, d.lastBlocked = len(s.Ready), len(s.Blocked)
 	return s
 }
 

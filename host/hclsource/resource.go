@@ -328,15 +328,18 @@ func (d *Deployment) resourceRef(s *scope, tr hcl.Traversal) (*ref, hcl.Diagnost
 				return nil, hcl.Diagnostics{diagErr(rng, "Invalid reference",
 					"resource must be followed by a resource name, as in resource.NAME.outputs.X.")}
 			}
-			var names []string
 			if first {
 				target = cur.lookupResource(name)
-				names = cur.visibleResources()
 			} else {
 				target = cur.resources[name]
-				names = sortedKeys(cur.resources)
 			}
 			if target == nil {
+				// Suggestions are built only on error: listing names is
+				// linear in the deployment.
+				names := sortedKeys(cur.resources)
+				if first {
+					names = cur.visibleResources()
+				}
 				where := "here"
 				if len(cur.path) > 0 && !first {
 					where = "in deployment " + cur.path.String()

@@ -1,0 +1,136 @@
+package hclsource
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pierhq/pier/host/source"
+)
+
+// genDeployment writes a deployment of n memo resources sharing one
+// state_file. In a chain, each memo reads the previous one's output.
+func genDeployment(tb testing.TB, n int, chain bool) string {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString(`provider "local" {
+  builtin = "local"
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+`)
+	for i := range n {
+		value := fmt.Sprintf("%q", fmt.Sprint("v", i))
+		if chain && i > 0 {
+			value = fmt.Sprintf("resource.m%d.outputs.value", i-1)
+		}
+		fmt.Fprintf(&b, `resource "m%d" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { value = %s, index = %d }
+}
+`, i, value, i)
+	}
+	return writeDir(tb, map[string]string{"main.pier.hcl": b.String()})
+}
+
+func benchmarkLoad(b *testing.B, n int, chain bool) {
+	dir := genDeployment(b, n, chain)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(dir, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkLoad10000(b *testing.B) {
+	b.Run("flat", func(b *testing.B) { benchmarkLoad(b, 10000, false) })
+	b.Run("chain", func(b *testing.B) { benchmarkLoad(b, 10000, true) })
+}
+
+// benchmarkResolveFirst is the first Resolve of a freshly loaded
+// deployment: every block is evaluated.
+func benchmarkResolveFirst(b *testing.B, n int, chain bool) {
+	dir := genDeployment(b, n, chain)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		d, err := Load(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, err := d.Resolve(b.Context(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchmarkResolveRound is one later round of a chain: the last output
+// toggles between known and unknown, so each Resolve re-evaluates one block
+// and lists the snapshot.
+func benchmarkResolveRound(b *testing.B, n int) {
+	d := mustLoad(b, genDeployment(b, n, true), Options{})
+	known := source.Outputs{"state": {}}
+	for i := range n - 1 {
+		known[fmt.Sprintf("m%d", i)] = map[string]any{"value": fmt.Sprint("v", i)}
+	}
+	mustResolve(b, d, known)
+	last := fmt.Sprintf("m%d", n-2)
+	lastOut := known[last]
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			delete(known, last)
+		} else {
+			known[last] = lastOut
+		}
+		i++
+		s, err := d.Resolve(b.Context(), known)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Ready)+len(s.Blocked) != n+1 {
+			b.Fatalf("snapshot has %d resources, want %d", len(s.Ready)+len(s.Blocked), n+1)
+		}
+	}
+}
+
+// benchmarkResolveAllRounds applies a whole chain the way the engine does:
+// one output more per round, n rounds.
+func benchmarkResolveAllRounds(b *testing.B, n int) {
+	dir := genDeployment(b, n, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		d, err := Load(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		known := source.Outputs{"state": {}}
+		b.StartTimer()
+		for i := range n {
+			s, err := d.Resolve(b.Context(), known)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(s.Ready) != i+2 {
+				b.Fatalf("round %d: %d ready, want %d", i, len(s.Ready), i+2)
+			}
+			known[fmt.Sprintf("m%d", i)] = map[string]any{"value": "x"}
+		}
+	}
+}
+
+func BenchmarkResolve10000(b *testing.B) {
+	b.Run("flat/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, false) })
+	b.Run("chain/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, true) })
+	b.Run("chain/round", func(b *testing.B) { benchmarkResolveRound(b, 10000) })
+	b.Run("chain/all-rounds", func(b *testing.B) { benchmarkResolveAllRounds(b, 10000) })
+}
