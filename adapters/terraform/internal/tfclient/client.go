@@ -167,7 +167,12 @@ func Start(opts Options) (*Client, error) {
 		c.Close()
 		return nil, fmt.Errorf("provider %s: %w", name, err)
 	}
-	c.proto = raw.(protocol)
+	proto, ok := raw.(protocol)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("provider %s: dispensed %T: this is a bug in pier", name, raw)
+	}
+	c.proto = proto
 	c.version = c.plugin.NegotiatedVersion()
 	log.Debug("provider started", "provider", name, "protocol", c.version)
 	return c, nil
@@ -266,16 +271,22 @@ func (c *Client) wrap(method string, err error) error {
 	return fmt.Errorf("provider %s: %s: %w", c.name, method, err)
 }
 
-// exited waits briefly for go-plugin to notice a dead process: the gRPC
-// error usually arrives a moment before the reaper does.
+// exitNoticeWait bounds how long an error path waits for go-plugin to reap
+// a provider whose connection just broke: the gRPC error usually arrives a
+// moment before the reaper does, and half a second is plenty for that.
+const exitNoticeWait = 500 * time.Millisecond
+
+// exited reports whether the provider process has ended, waiting up to
+// exitNoticeWait for go-plugin to notice.
 func (c *Client) exited() bool {
-	for range 20 {
-		if c.plugin.Exited() {
-			return true
+	deadline := time.Now().Add(exitNoticeWait)
+	for !c.plugin.Exited() {
+		if time.Now().After(deadline) {
+			return false
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	return false
+	return true
 }
 
 // call runs f, and if ctx ends while it runs, asks the provider to stop
