@@ -82,6 +82,10 @@ func splitOutputs(props schema.Properties) (map[string]any, meta, error) {
 		m.SchemaVersion = n
 	case float64:
 		m.SchemaVersion = int64(v)
+	case int64:
+		m.SchemaVersion = v
+	case int:
+		m.SchemaVersion = int64(v)
 	case nil:
 	default:
 		return nil, meta{}, fmt.Errorf("recorded outputs: %s.schema_version is not a number", ReservedKey)

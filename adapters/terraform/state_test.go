@@ -245,3 +245,28 @@ func TestTypeString(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkOutputsRoundTrip measures what every operation pays to turn a
+// new state into outputs and recorded outputs back into state JSON.
+func BenchmarkOutputsRoundTrip(b *testing.B) {
+	state := cty.ObjectVal(map[string]cty.Value{
+		"id":       cty.StringVal("i-0123456789"),
+		"password": cty.StringVal("pw"),
+		"any":      cty.ListVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b"), cty.StringVal("c")}),
+	})
+	private := []byte(`{"fixture":"eyJtYXJrZXIiOiJmaXh0dXJlLXByaXZhdGUtdjEifQ=="}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := outputs(testType, state, private)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, m, err := splitOutputs(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := rawState(testType, st, m.SchemaVersion); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
