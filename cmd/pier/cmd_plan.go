@@ -49,7 +49,7 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		return err
 	}
 	if o.JSON {
-		g, err := plan.Graph()
+		g, err := plan.RedactedGraph()
 		if err != nil {
 			return err
 		}

@@ -230,3 +230,22 @@ func renderDiffs(ds []Diff) []string {
 	}
 	return out
 }
+
+func TestRedactedGraph(t *testing.T) {
+	t.Parallel()
+	p := &Plan{States: map[string]*StateView{}}
+	r := &source.Resource{Address: addr(t, "f"), Provider: "fx", Type: "fixture_file",
+		Inputs: map[string]any{"path": "a", "sensitive_content": "hunter2", "metadata": map[string]any{"api_key": "k", "owner": "me"}}}
+	p.add(&Change{Address: r.Address, Action: ActionCreate, Resource: r, SensitiveInputs: []string{"sensitive_content", "metadata.api_key"}})
+	g, err := p.RedactedGraph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"path": "a", "sensitive_content": redacted, "metadata": map[string]any{"api_key": redacted, "owner": "me"}}
+	if diff := cmp.Diff(want, g.Operations[0].Inputs); diff != "" {
+		t.Errorf("redacted inputs (-want +got):\n%s", diff)
+	}
+	if r.Inputs["sensitive_content"] != "hunter2" {
+		t.Error("redaction changed the plan's own inputs")
+	}
+}

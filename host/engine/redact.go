@@ -209,3 +209,33 @@ func dotted(p string) []any {
 	}
 	return steps
 }
+
+// RedactedGraph returns the plan's execution graph with the inputs that
+// the plan knows to be sensitive replaced, for showing (pier plan --json).
+// A saved plan keeps the real values: it must carry out exactly what was
+// planned, and it is written 0600.
+func (p *Plan) RedactedGraph() (*Graph, error) {
+	g, err := p.Graph()
+	if err != nil {
+		return nil, err
+	}
+	for i := range g.Operations {
+		op := &g.Operations[i]
+		c := p.Change(op.Address)
+		if c == nil || op.Inputs == nil {
+			continue
+		}
+		inputs := deepCopy(op.Inputs).(map[string]any)
+		for _, s := range c.SensitiveInputs {
+			redactPath(inputs, dotted(s))
+		}
+		if c.Prior != nil {
+			tf, _ := c.Prior.Entry.OutputProperties[tfKey].(map[string]any)
+			for _, steps := range sensitivePaths(tf) {
+				redactPath(inputs, steps)
+			}
+		}
+		op.Inputs = inputs
+	}
+	return g, nil
+}
