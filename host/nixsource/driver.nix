@@ -103,9 +103,20 @@ let
   resourceEntry = path: note { begin = path; kind = "resource"; } (
     let
       readsNothing = (builtins.tryEval (declJSON (lookup blind path).resource)).success;
+      shared = examine (lookup root path);
       # A fresh instance per member costs a rebuild of the deployment's
-      # structure, so only members whose reads pier must learn get one.
-      m = lookup (if readsNothing || cached ? ${addrOf path} then root else instance known true null) path;
+      # structure, so only a member that is ready and whose reads pier must
+      # learn gets one. A blocked member's needs are traced in the shared
+      # instance too, since a throw is never memoised.
+      fresh = !readsNothing && !(cached ? ${addrOf path}) && shared.status == "ready";
+    in
+    (if fresh then examine (lookup (instance known true null) path) else shared) // { inherit path; });
+
+  # examine evaluates one resource member: its provider, type and state, and
+  # each input separately, so that a partly known resource shows which
+  # inputs are unknown.
+  examine = m:
+    let
       res = m.resource;
       head = builtins.tryEval (builtins.toJSON {
         inherit (res) provider type;
@@ -120,9 +131,9 @@ let
       ready = unknown == [ ];
       pos = builtins.unsafeGetAttrPos "resource" m;
     in
-    if !(head.success && names.success) then { inherit path pos; status = "blocked"; }
+    if !(head.success && names.success) then { inherit pos; status = "blocked"; }
     else {
-      inherit path pos unknown;
+      inherit pos unknown;
       status = if ready then "ready" else "blocked";
       head = head.value;
       inputs = knownInputs;
@@ -130,7 +141,7 @@ let
         if ready
         then builtins.getContext (builtins.concatStringsSep " " ([ head.value ] ++ builtins.attrValues knownInputs))
         else { };
-    });
+    };
 
   declJSON = res: builtins.toJSON {
     inherit (res) provider type;
