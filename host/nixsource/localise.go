@@ -25,14 +25,25 @@ func (s *Source) localise(text string) string {
 		if local, ok := s.localised[m]; ok {
 			return local
 		}
-		rel := storeSource.FindStringSubmatch(m)[1]
-		local := filepath.Join(s.localDir, rel)
-		stored, err1 := os.ReadFile(m)
-		mine, err2 := os.ReadFile(local)
-		if err1 != nil || err2 != nil || !bytes.Equal(stored, mine) {
-			local = m
+		s.localised[m] = m
+		stored, err := os.ReadFile(m)
+		if err != nil {
+			return m
 		}
-		s.localised[m] = local
-		return local
+		// For a flake in a subdirectory of a git repository the store copy
+		// is the whole repository, so try the path relative to each level.
+		rel := storeSource.FindStringSubmatch(m)[1]
+		for {
+			local := filepath.Join(s.localDir, rel)
+			if mine, err := os.ReadFile(local); err == nil && bytes.Equal(stored, mine) {
+				s.localised[m] = local
+				return local
+			}
+			_, after, ok := strings.Cut(rel, "/")
+			if !ok {
+				return m
+			}
+			rel = after
+		}
 	})
 }

@@ -507,3 +507,37 @@ func TestResolveRunsNixForAWaitedOutput(t *testing.T) {
 		t.Errorf("web contents = %v", got)
 	}
 }
+
+// TestResolveGitSubdirPositions checks that an error in a flake kept in a
+// subdirectory of a git repository points at the user's file, though nix
+// copies the whole repository to the store.
+func TestResolveGitSubdirPositions(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found: install it with apt-get install git")
+	}
+	repo := t.TempDir()
+	dir := filepath.Join(repo, "deploy", "prod")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(copyFlake(t, "typeerror", nil), dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	src, err := New(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.Resolve(t.Context(), nil)
+	if want := dir + "/flake.nix:18:34"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v does not point at %s", err, want)
+	}
+}
