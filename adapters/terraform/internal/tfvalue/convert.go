@@ -263,6 +263,9 @@ func FromJSON(raw any, ty cty.Type, path cty.Path) (cty.Value, error) {
 		return dynamicFromJSON(raw, path)
 	case ty.IsPrimitiveType():
 		v, err := primitive(raw, path)
+		if _, isNum := raw.(json.Number); err != nil && isNum {
+			return cty.NilVal, err
+		}
 		if err != nil {
 			return cty.NilVal, pathErr(path, "must be %s, not %s", ty.FriendlyName(), jsonKind(raw))
 		}
@@ -418,6 +421,9 @@ func unify(vals []cty.Value, path cty.Path) ([]cty.Value, error) {
 // dynamicFromJSON converts JSON whose type the schema leaves open, the way
 // Terraform types a literal: objects are objects, arrays are tuples.
 func dynamicFromJSON(raw any, path cty.Path) (cty.Value, error) {
+	if err := checkNumbers(raw, path); err != nil {
+		return cty.NilVal, err
+	}
 	data, err := json.Marshal(raw)
 	if err != nil {
 		return cty.NilVal, pathErr(path, "encode: %v", err)
@@ -448,12 +454,44 @@ func primitive(raw any, path cty.Path) (cty.Value, error) {
 	case json.Number:
 		f, _, err := big.ParseFloat(string(x), 10, 512, big.ToNearestEven)
 		if err != nil {
-			return cty.NilVal, pathErr(path, "bad number %s: %v", x, err)
+			return cty.NilVal, pathErr(path, "not a number: %v", err)
+		}
+		if exp := f.MantExp(nil); exp > maxBinaryExponent || exp < -maxBinaryExponent {
+			return cty.NilVal, pathErr(path, "number out of range: its magnitude must lie within 1e-4900 and 1e4900")
 		}
 		return cty.NumberVal(f), nil
 	}
 	return cty.NilVal, pathErr(path, "must be a primitive value, not %s", jsonKind(raw))
 }
+
+// checkNumbers applies the range check of [primitive] to every number in
+// a JSON value that is converted without a schema type.
+func checkNumbers(raw any, path cty.Path) error {
+	switch x := raw.(type) {
+	case json.Number:
+		_, err := primitive(x, path)
+		return err
+	case []any:
+		for i, e := range x {
+			if err := checkNumbers(e, path.Index(cty.NumberIntVal(int64(i)))); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := checkNumbers(e, path.Index(cty.StringVal(k))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maxBinaryExponent bounds numbers to about 1e±4900 (quadruple precision's
+// range). msgpack and string conversion write a number out in full, so a
+// value like 1e10000000 would take minutes and megabytes to encode; no
+// provider setting needs one.
+const maxBinaryExponent = 16384
 
 func jsonKind(raw any) string {
 	switch raw.(type) {

@@ -134,6 +134,11 @@ func TestFromJSONErrors(t *testing.T) {
 		"map element":      {cty.Map(cty.Number), `{"k":"v"}`, `attribute ["k"]: must be number`},
 		"tuple length":     {cty.Tuple([]cty.Type{cty.String}), `["a","b"]`, "must have 1 elements, not 2"},
 		"mixed dynamic":    {cty.List(cty.DynamicPseudoType), `["a",{"b":1}]`, "different types"},
+		"huge number":      {cty.Number, `1e10000000`, "number out of range"},
+		"tiny number":      {cty.Number, `1e-10000000`, "number out of range"},
+		"huge as string":   {cty.String, `{"a":1e10000000}`, "must be string, not an object"},
+		"huge in map":      {cty.Map(cty.Number), `{"a":-1e10000000}`, `attribute ["a"]: number out of range`},
+		"huge in dynamic":  {cty.DynamicPseudoType, `{"a":[1e10000000]}`, `attribute ["a"][0]: number out of range`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
