@@ -424,6 +424,9 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 	r.DependsOn = addresses(mt.reads, addr)
 	if len(m.Unknown) > 0 {
 		// A partly known resource also follows the resources it waits on.
+		// Its reads may be incomplete: blocked members are evaluated in the
+		// shared instance, where a read already traced for an earlier
+		// member is not traced again.
 		r.DependsOn = addresses(append(slices.Clone(mt.reads), mt.needs...), addr)
 	}
 	return r, nil
