@@ -70,8 +70,8 @@ type bridgeOpts struct {
 	// written as is when non-nil.
 	config    any
 	rawConfig []byte
-	args   []string
-	env    []string
+	args      []string
+	env       []string
 }
 
 func startBridge(t *testing.T, plugin string, o bridgeOpts) *bridge {
