@@ -193,3 +193,32 @@ func TestApplyFlake(t *testing.T) {
 		t.Errorf("extra2.txt still exists after its member was removed: %v", err)
 	}
 }
+
+// TestApplyFlakeShapes applies flakes whose resources appear only through
+// nix: a provider built by a derivation, and members that exist only once
+// an output is known.
+func TestApplyFlakeShapes(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	cases := map[string]struct {
+		flake       string
+		wantCreated float64
+		wantRounds  int
+	}{
+		"provider built by a derivation":  {flake: "drvprovider", wantCreated: 1, wantRounds: 1},
+		"member set depends on an output": {flake: "structural", wantCreated: 3, wantRounds: 2},
+		"15 independent and a chain of 5": {flake: "chain20", wantCreated: 20, wantRounds: 5},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			run := runPier(t, t.TempDir(), "apply", "--flake", "path:"+copyFlake(t, tc.flake, nil))
+			if got := run.summary(t)["created"]; got != tc.wantCreated {
+				t.Errorf("created %v, want %v", got, tc.wantCreated)
+			}
+			if got := len(run.ofType("evaluation")); got != tc.wantRounds {
+				t.Errorf("%d evaluation rounds, want %d: %v", got, tc.wantRounds, run.ofType("evaluation"))
+			}
+		})
+	}
+}
