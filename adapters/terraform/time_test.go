@@ -157,34 +157,41 @@ func TestTimeStaticImport(t *testing.T) {
 	}
 }
 
-// TestTimeSleepInterrupted cancels a long create by SIGTERM: the bridge
-// must tell the provider to stop and exit, well before the sleep is over.
+// TestTimeSleepInterrupted cancels a long create by SIGTERM or SIGINT: the
+// bridge must tell the provider to stop and exit, well before the sleep is
+// over.
 func TestTimeSleepInterrupted(t *testing.T) {
 	t.Parallel()
-	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
-	in := schema.Properties{"create_duration": "10m"}
-	data, _ := json.Marshal(schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{Type: "time_sleep", InputProperties: in, IsStateful: true}})
-	if _, err := b.stdin.Write(append(data, '\n')); err != nil {
-		t.Fatal(err)
-	}
-	provider := b.providerPID()
-	waitFor(t, b, `"msg":"request"`) // the bridge is inside Create
-	signal(t, b.cmd.Process.Pid, syscall.SIGTERM)
+	bin := providerBin(t, "terraform-provider-time")
+	for name, sig := range map[string]syscall.Signal{"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := startBridge(t, bin, bridgeOpts{})
+			data, _ := json.Marshal(schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+				Type: "time_sleep", InputProperties: schema.Properties{"create_duration": "10m"}, IsStateful: true,
+			}})
+			if _, err := b.stdin.Write(append(data, '\n')); err != nil {
+				t.Fatal(err)
+			}
+			provider := b.providerPID()
+			waitFor(t, b, `"msg":"request"`) // the bridge is inside Create
+			signal(t, b.cmd.Process.Pid, sig)
 
-	resp := b.receive()
-	msg := failure(t, resp)
-	if !strings.Contains(msg, "terraform-provider-time") || !strings.Contains(msg, "context canceled") {
-		t.Errorf("error %q does not name the provider and the cancellation", msg)
-	}
-	if code := b.exitCode(); code != 130 {
-		t.Errorf("exit code %d, want 130", code)
-	}
-	// After exit, so that all of stderr has been copied.
-	if !strings.Contains(b.stderr.String(), "asking the provider to stop") {
-		t.Errorf("the bridge did not call StopProvider")
-	}
-	if !gone(provider) {
-		t.Errorf("provider %d survives the bridge", provider)
+			msg := failure(t, b.receive())
+			if !strings.Contains(msg, "terraform-provider-time") || !strings.Contains(msg, "context canceled") {
+				t.Errorf("error %q does not name the provider and the cancellation", msg)
+			}
+			if code := b.exitCode(); code != 130 {
+				t.Errorf("exit code %d, want 130", code)
+			}
+			// After exit, so that all of stderr has been copied.
+			if !strings.Contains(b.stderr.String(), "asking the provider to stop") {
+				t.Errorf("the bridge did not call StopProvider")
+			}
+			if !gone(provider) {
+				t.Errorf("provider %d survives the bridge", provider)
+			}
+		})
 	}
 }
 
