@@ -52,6 +52,9 @@ type Bridge struct {
 	// keeps a failure so every later request reports the same cause.
 	configured   bool
 	configureErr error
+
+	// types caches resolved resource types by v0 type name.
+	types map[string]*resourceType
 }
 
 var (
@@ -195,34 +198,56 @@ func (b *Bridge) diagnostics(step, typ string, diags tfproto.Diagnostics) error 
 	return nil
 }
 
-// resourceType is a resolved v0 type: its Terraform name, schema and kind.
+// resourceType is a resolved v0 type: its Terraform name, schema and kind,
+// with what every operation derives from the schema computed once.
 type resourceType struct {
 	name       string
 	schema     *tfproto.Schema
 	dataSource bool
+	implied    cty.Type
+	sensitive  []string
 }
 
-func (rt *resourceType) ty() cty.Type { return rt.schema.Block.ImpliedType() }
+func newResourceType(name string, s *tfproto.Schema, dataSource bool) *resourceType {
+	return &resourceType{
+		name:       name,
+		schema:     s,
+		dataSource: dataSource,
+		implied:    s.Block.ImpliedType(),
+		sensitive:  s.Block.SensitivePaths(),
+	}
+}
 
-// lookup resolves a v0 type name against the schema.
+func (rt *resourceType) ty() cty.Type { return rt.implied }
+
+// lookup resolves a v0 type name against the schema, once per name.
 func (b *Bridge) lookup(ctx context.Context, typ string) (*resourceType, error) {
+	if rt := b.types[typ]; rt != nil {
+		return rt, nil
+	}
 	s, err := b.client.Schema(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var rt *resourceType
 	if name, ok := strings.CutPrefix(typ, DataSourcePrefix); ok {
-		if ds := s.DataSources[name]; ds != nil {
-			return &resourceType{name: name, schema: ds, dataSource: true}, nil
+		ds := s.DataSources[name]
+		if ds == nil {
+			return nil, fmt.Errorf("provider %s has no data source %q", b.client.Name(), name)
 		}
-		return nil, fmt.Errorf("provider %s has no data source %q", b.client.Name(), name)
-	}
-	if rs := s.ResourceTypes[typ]; rs != nil {
-		return &resourceType{name: typ, schema: rs}, nil
-	}
-	if s.DataSources[typ] != nil {
+		rt = newResourceType(name, ds, true)
+	} else if rs := s.ResourceTypes[typ]; rs != nil {
+		rt = newResourceType(typ, rs, false)
+	} else if s.DataSources[typ] != nil {
 		return nil, fmt.Errorf("provider %s has no resource type %q; it has a data source of that name, use type %q", b.client.Name(), typ, DataSourcePrefix+typ)
+	} else {
+		return nil, fmt.Errorf("provider %s has no resource type %q", b.client.Name(), typ)
 	}
-	return nil, fmt.Errorf("provider %s has no resource type %q", b.client.Name(), typ)
+	if b.types == nil {
+		b.types = map[string]*resourceType{}
+	}
+	b.types[typ] = rt
+	return rt, nil
 }
 
 // errNotStateful explains why a Terraform resource must be stateful.

@@ -56,7 +56,7 @@ func outputs(rt *resourceType, state cty.Value, private []byte) (schema.Properti
 	if _, clash := out[ReservedKey]; clash {
 		return nil, fmt.Errorf("encode outputs: the provider's schema has an attribute named %q, which the bridge reserves", ReservedKey)
 	}
-	m := meta{SchemaVersion: rt.schema.Version, Private: private, SensitivePaths: rt.schema.Block.SensitivePaths()}
+	m := meta{SchemaVersion: rt.schema.Version, Private: private, SensitivePaths: rt.sensitive}
 	out[ReservedKey] = m.properties()
 	return out, nil
 }

@@ -11,13 +11,13 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-var testType = &resourceType{name: "x_thing", schema: &tfproto.Schema{Version: 3, Block: &tfproto.Block{
+var testType = newResourceType("x_thing", &tfproto.Schema{Version: 3, Block: &tfproto.Block{
 	Attributes: []*tfproto.Attribute{
 		{Name: "id", Type: cty.String, Computed: true},
 		{Name: "password", Type: cty.String, Optional: true, Sensitive: true},
 		{Name: "any", Type: cty.DynamicPseudoType, Optional: true},
 	},
-}}}
+}}, false)
 
 // viaJSON passes properties through JSON the way the v0 protocol does.
 func viaJSON(t *testing.T, p schema.Properties) schema.Properties {
