@@ -165,6 +165,18 @@ variable "region" { default = "eu" }
 			src:  `provider "p" {` + "\n" + `  builtin = "local"` + "\n" + `  args = ["x"]` + "\n}\n",
 			want: []string{`main.pier.hcl:3:3: Invalid provider attribute: args applies only to a provider with executable.`},
 		},
+		"sensitive variable in args": {
+			src: `variable "token" {
+  default   = "x"
+  sensitive = true
+}
+provider "p" {
+  executable = "/bin/p"
+  args       = ["--token", var.token]
+}
+`,
+			want: []string{`main.pier.hcl:7:16: Sensitive value in args: provider "p": args would put a sensitive variable on a command line; pass it in env instead.`},
+		},
 		"duplicate resource": {
 			src: header + `resource "state" {
   provider = provider.local
@@ -363,7 +375,7 @@ resource "m" {
   count    = -1
 }
 `,
-			want: []string{`main.pier.hcl:11:14: Invalid count: count of resource "m" must be a whole number from 0 to 1048576.`},
+			want: []string{`main.pier.hcl:11:14: Invalid count: count of resource "m" must be a whole number from 0 to 100000.`},
 		},
 		"for_each over a list": {
 			src: header + `resource "m" {

@@ -45,6 +45,8 @@ type Deployment struct {
 	retry   []*resourceDecl
 	watched []*resourceDecl
 	started bool
+	// maxInstances bounds count and for_each (maxCount; tests lower it).
+	maxInstances int
 	// lastReady and lastBlocked size the next snapshot's lists.
 	lastReady, lastBlocked int
 	// evaluations counts resource block evaluations, so tests can check
@@ -152,6 +154,8 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 		providers: map[string]*source.Provider{},
 		variables: map[string]*variableDecl{},
 		scope:     newScope("", nil, hcl.Range{}),
+
+		maxInstances: maxCount,
 	}
 	var diags hcl.Diagnostics
 	var blocks hcl.Blocks

@@ -68,6 +68,11 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	}
 	if a, ok := attrs["args"]; ok {
 		p.Args = stringListAttr(d.baseCtx, a, &diags)
+		if v, ds := a.Expr.Value(d.baseCtx); !ds.HasErrors() && hasSensitive(v) {
+			// A command line is visible to every user of the machine.
+			diags = append(diags, diagErr(a.Expr.Range(), "Sensitive value in args",
+				"provider %q: args would put a sensitive variable on a command line; pass it in env instead.", name))
+		}
 	}
 	if a, ok := attrs["env"]; ok {
 		val := evalAttr(d.baseCtx, a, cty.Map(cty.String), &diags)
@@ -192,4 +197,10 @@ func stringListAttr(ctx *hcl.EvalContext, a *hcl.Attribute, diags *hcl.Diagnosti
 		out = append(out, v.AsString())
 	}
 	return out
+}
+
+func hasSensitive(v cty.Value) bool {
+	_, marks := v.UnmarkDeep()
+	_, ok := marks[sensitiveMark{}]
+	return ok
 }

@@ -13,8 +13,9 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 )
 
-// maxCount bounds count so that a typo cannot make millions of instances.
-const maxCount = 1 << 20
+// maxCount bounds count so that a typo cannot make millions of instances:
+// 100,000 instances take about a second to evaluate.
+const maxCount = 100000
 
 // Resolve evaluates the deployment given the outputs known so far.
 //
@@ -349,9 +350,9 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 		if err == nil {
 			count, acc = n.AsBigFloat().Int64()
 		}
-		if acc != big.Exact || count < 0 || count > maxCount {
+		if acc != big.Exact || count < 0 || count > int64(d.maxInstances) {
 			return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid count",
-				"count of resource %q must be a whole number from 0 to %d.", r.name, maxCount)}
+				"count of resource %q must be a whole number from 0 to %d.", r.name, d.maxInstances)}
 		}
 		for i := range int(count) {
 			keys = append(keys, i)
@@ -360,6 +361,10 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 			})
 		}
 		return keys, perKey, nil, nil
+	}
+	if unmarked.LengthInt() > d.maxInstances {
+		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
+			"for_each of resource %q has %d elements, more than %d.", r.name, unmarked.LengthInt(), d.maxInstances)}
 	}
 	top, topMarks := v.Unmark()
 	ty := unmarked.Type()
