@@ -683,3 +683,44 @@ resource "m" {
 	}
 	t.Logf("200 resources recorded in %d events", events)
 }
+
+// TestSecondInterruptStopsProviders checks the second Ctrl-C: running
+// operations are cancelled, pier exits promptly, and the state log stays
+// valid and converges on re-apply.
+func TestSecondInterruptStopsProviders(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": strings.ReplaceAll(slowDeployment, "sleep = 1", "sleep = 30")})
+	cmd := d.command("apply", "--parallelism", "2")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForJournalOrStart(t, d, 300*time.Millisecond)
+	start := time.Now()
+	for range 2 {
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = cmd.Wait()
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("pier took %s to stop after the second interrupt", took)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitInterrupted, out.String(), errb.String())
+	}
+	if n := len(d.journal()); n != 0 {
+		t.Errorf("cancelled operations completed anyway: %v", d.journal())
+	}
+	verify, _, code := d.run("statefile", "verify", "state.json")
+	if code != 0 {
+		t.Fatalf("state log invalid after the second interrupt: %s", verify)
+	}
+	d.write(map[string]string{"main.pier.hcl": slowDeployment})
+	d.mustRun("apply")
+	if got := len(resources(d.state("state.json"))); got != 6 {
+		t.Errorf("after re-apply %d resources recorded, want 6", got)
+	}
+}
