@@ -9,6 +9,10 @@ build:
 test: build tfproviders
 	PIER_BIN=$(BIN)/pier PIER_TFPROVIDERS=$(TFPROVIDERS) $(GO) test ./...
 
+# race runs the tests under the race detector (slower; not part of make test).
+race: build tfproviders
+	PIER_BIN=$(BIN)/pier PIER_TFPROVIDERS=$(TFPROVIDERS) $(GO) test -race ./...
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
