@@ -67,7 +67,7 @@
 // value is unknown the resource is Blocked structurally (its address has no
 // key) and references to it are unknown too. Known values (literals,
 // variables, inputs of other resources) are the common case and expand in
-// the first round.
+// the first round. One block expands to at most 100,000 instances.
 //
 // # Diagnostics
 //
