@@ -700,7 +700,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 		return nil
 	}
 	return a.record(ctx, handler, "outputs", func(pb *patchBuilder) error {
-		for _, name := range sortedAddresses(pb.view.Outputs) {
+		for _, name := range sortedAddresses(pb.doc.outputs) {
 			if _, ok := want[name]; !ok {
 				pb.removeOutput(name)
 			}

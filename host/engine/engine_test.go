@@ -48,7 +48,7 @@ func TestPatchBuilderCreatesParents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb := &patchBuilder{view: view}
+	pb := &patchBuilder{doc: view.stored()}
 	if err := pb.put(addr(t, "web.db"), Entry{Type: "memo", InputProperties: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}

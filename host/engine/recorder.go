@@ -15,6 +15,7 @@ type recorder struct {
 	e       *Engine
 	handler string
 	ref     *handlerRef
+	doc     *storedDoc
 	reqs    chan *recordReq
 	done    chan struct{}
 	// broken is the error of a failed append. After one, the in-memory view
@@ -30,7 +31,7 @@ type recordReq struct {
 }
 
 func newRecorder(e *Engine, handler string, ref *handlerRef) *recorder {
-	r := &recorder{e: e, handler: handler, ref: ref, reqs: make(chan *recordReq, 64), done: make(chan struct{})}
+	r := &recorder{e: e, handler: handler, ref: ref, doc: ref.view.stored(), reqs: make(chan *recordReq, 64), done: make(chan struct{})}
 	go r.loop()
 	return r
 }
@@ -84,7 +85,7 @@ func (r *recorder) commit(batch []*recordReq) {
 		}
 		return
 	}
-	pb := &patchBuilder{view: r.ref.view}
+	pb := &patchBuilder{doc: r.doc}
 	var ok []*recordReq
 	event := ""
 	for _, req := range batch {

@@ -193,22 +193,51 @@ func entryPointer(a source.Address) string {
 	return b.String()
 }
 
+// storedDoc tracks which entries, outputs and parent objects exist in one
+// stored state document, so that patches add what is missing and replace
+// what is there. A recorder owns its storedDoc: the plan's [StateView]s
+// stay read-only while apply runs.
+type storedDoc struct {
+	entries map[string]bool
+	outputs map[string]bool
+	paths   map[string]bool
+}
+
+// stored copies what a view says exists.
+func (v *StateView) stored() *storedDoc {
+	d := &storedDoc{
+		entries: make(map[string]bool, len(v.Entries)),
+		outputs: make(map[string]bool, len(v.Outputs)),
+		paths:   make(map[string]bool, len(v.paths)),
+	}
+	for k := range v.Entries {
+		d.entries[k] = true
+	}
+	for k := range v.Outputs {
+		d.outputs[k] = true
+	}
+	for k := range v.paths {
+		d.paths[k] = true
+	}
+	return d
+}
+
 // patchBuilder turns entry changes into JSON Patch operations against one
 // state document, adding the parent objects a nested entry needs. It costs
 // time in the size of the change, not of the state.
 type patchBuilder struct {
-	view *StateView
-	ops  schema.Patch
+	doc *storedDoc
+	ops schema.Patch
 }
 
 func (p *patchBuilder) ensure(ptr string) {
-	if p.view.paths[ptr] {
+	if p.doc.paths[ptr] {
 		return
 	}
 	parent := ptr[:strings.LastIndexByte(ptr, '/')]
 	p.ensure(parent)
 	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
-	p.view.paths[ptr] = true
+	p.doc.paths[ptr] = true
 }
 
 func (p *patchBuilder) put(addr source.Address, e Entry) error {
@@ -219,20 +248,20 @@ func (p *patchBuilder) put(addr source.Address, e Entry) error {
 		return err
 	}
 	op := "add"
-	if _, ok := p.view.Entries[addr.String()]; ok {
+	if p.doc.entries[addr.String()] {
 		op = "replace"
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: op, Path: ptr, Value: val})
-	p.view.Entries[addr.String()] = &Recorded{Address: addr, Handler: p.view.Handler, Entry: e}
+	p.doc.entries[addr.String()] = true
 	return nil
 }
 
 func (p *patchBuilder) remove(addr source.Address) {
-	if _, ok := p.view.Entries[addr.String()]; !ok {
+	if !p.doc.entries[addr.String()] {
 		return
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: entryPointer(addr)})
-	delete(p.view.Entries, addr.String())
+	delete(p.doc.entries, addr.String())
 }
 
 func (p *patchBuilder) putOutput(name string, o RecordedOutput) error {
@@ -242,20 +271,20 @@ func (p *patchBuilder) putOutput(name string, o RecordedOutput) error {
 		return err
 	}
 	op := "add"
-	if _, ok := p.view.Outputs[name]; ok {
+	if p.doc.outputs[name] {
 		op = "replace"
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: op, Path: "/" + outputsKey + "/" + pointerSegment(name), Value: val})
-	p.view.Outputs[name] = o
+	p.doc.outputs[name] = true
 	return nil
 }
 
 func (p *patchBuilder) removeOutput(name string) {
-	if _, ok := p.view.Outputs[name]; !ok {
+	if !p.doc.outputs[name] {
 		return
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: "/" + outputsKey + "/" + pointerSegment(name)})
-	delete(p.view.Outputs, name)
+	delete(p.doc.outputs, name)
 }
 
 // sortedAddresses returns the keys of m in order.
