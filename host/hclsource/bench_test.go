@@ -71,6 +71,28 @@ func benchmarkResolveFirst(b *testing.B, n int, chain bool) {
 	}
 }
 
+// benchmarkResolveFlatRound is a later round of the flat deployment: one
+// output toggles, nothing reads it, so only the snapshot is listed.
+func benchmarkResolveFlatRound(b *testing.B, n int) {
+	d := mustLoad(b, genDeployment(b, n, false), Options{})
+	known := source.Outputs{"state": {}}
+	mustResolve(b, d, known)
+	out := map[string]any{"value": "v0"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			known["m0"] = out
+		} else {
+			delete(known, "m0")
+		}
+		i++
+		if _, err := d.Resolve(b.Context(), known); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // benchmarkResolveRound is one later round of a chain: the last output
 // toggles between known and unknown, so each Resolve re-evaluates one block
 // and lists the snapshot.
@@ -130,6 +152,7 @@ func benchmarkResolveAllRounds(b *testing.B, n int) {
 
 func BenchmarkResolve10000(b *testing.B) {
 	b.Run("flat/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, false) })
+	b.Run("flat/round", func(b *testing.B) { benchmarkResolveFlatRound(b, 10000) })
 	b.Run("chain/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, true) })
 	b.Run("chain/round", func(b *testing.B) { benchmarkResolveRound(b, 10000) })
 	b.Run("chain/all-rounds", func(b *testing.B) { benchmarkResolveAllRounds(b, 10000) })
