@@ -150,9 +150,59 @@ func benchmarkResolveAllRounds(b *testing.B, n int) {
 	}
 }
 
+// benchmarkResolveCountRound is a round of two counted blocks where
+// x[i] reads m[i]: one output of m toggles, and only the one instance of x
+// that reads it is evaluated again.
+func benchmarkResolveCountRound(b *testing.B, n int) {
+	dir := writeDir(b, map[string]string{"main.pier.hcl": fmt.Sprintf(`provider "local" {
+  builtin = "local"
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+}
+resource "m" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  count    = %d
+  inputs   = { value = count.index }
+}
+resource "x" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  count    = %d
+  inputs   = { value = resource.m[count.index].outputs.value }
+}
+`, n/2, n/2)})
+	d := mustLoad(b, dir, Options{})
+	known := source.Outputs{"state": {}}
+	for i := range n / 2 {
+		known[fmt.Sprintf("m[%d]", i)] = map[string]any{"value": fmt.Sprint(i)}
+	}
+	mustResolve(b, d, known)
+	last := fmt.Sprintf("m[%d]", n/2-1)
+	lastOut := known[last]
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			delete(known, last)
+		} else {
+			known[last] = lastOut
+		}
+		i++
+		if _, err := d.Resolve(b.Context(), known); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkResolve10000(b *testing.B) {
 	b.Run("flat/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, false) })
 	b.Run("flat/round", func(b *testing.B) { benchmarkResolveFlatRound(b, 10000) })
+	b.Run("count/round", func(b *testing.B) { benchmarkResolveCountRound(b, 10000) })
 	b.Run("chain/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, true) })
 	b.Run("chain/round", func(b *testing.B) { benchmarkResolveRound(b, 10000) })
 	b.Run("chain/all-rounds", func(b *testing.B) { benchmarkResolveAllRounds(b, 10000) })

@@ -94,7 +94,11 @@ type resourceDecl struct {
 	valueDependents  []*resourceDecl
 	outputDependents []*outputDecl
 	watched          bool
-	queued           bool // in Deployment.pending
+	// queued is set while r is in Deployment.pending; whole asks for a
+	// whole evaluation, dirty otherwise lists the instances to evaluate.
+	queued bool
+	whole  bool
+	dirty  map[*instance]bool
 
 	eval resourceEval
 }
@@ -109,6 +113,11 @@ type resourceEval struct {
 	byKey       map[any]*instance
 	value       cty.Value // what references to the resource see
 	valueValid  bool
+	// expandReads are the instances count or for_each read.
+	expandReads []string
+	// deps and depWaits are every instance's DependsOn and the waits that
+	// depends_on adds.
+	deps, depWaits []source.Address
 }
 
 // instance is one instance of a resource block.
@@ -116,13 +125,17 @@ type instance struct {
 	key     any
 	addr    source.Address
 	addrStr string
-	inputs  cty.Value // may contain unknowns marked with waitMark
+	inputs  cty.Value            // may contain unknowns marked with waitMark
+	vars    map[string]cty.Value // count or each, for expanded blocks
+	reads   []string             // instances whose values flowed into inputs
 	ready   *source.Resource
 	blocked *source.Blocked
 
 	outKnown bool
 	outSeen  map[string]any // the map last seen in known, compared by identity
 	outVal   cty.Value
+	// val caches value(); cty.NilVal when inputs or outputs changed.
+	val cty.Value
 }
 
 // outputDecl is one output block.
@@ -200,6 +213,10 @@ func buildTree(refs []*ref) *ctxNode {
 // waitMark marks an unknown value that stands for outputs of the resource
 // at the given address, so that a blocked resource can say what it waits on.
 type waitMark string
+
+// readMark marks the value of the resource instance at the given address,
+// so that Resolve learns from an evaluated value which instances it read.
+type readMark string
 
 // sensitiveMark marks values that came from sensitive variables.
 type sensitiveMark struct{}

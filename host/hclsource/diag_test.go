@@ -386,6 +386,15 @@ resource "m" {
 `,
 			want: []string{`main.pier.hcl:11:14: Invalid for_each: for_each of resource "m" must be a map, an object or a set of strings, not tuple; convert a list with toset().`},
 		},
+		"for_each over a string": {
+			src: header + `resource "m" {
+  provider = provider.local
+  type     = "exec"
+  for_each = "a"
+}
+`,
+			want: []string{`main.pier.hcl:11:14: Invalid for_each: for_each of resource "m" must be a map, an object or a set of strings, not string; convert a list with toset().`},
+		},
 		"index out of range": {
 			src: header + `resource "c" {
   provider = provider.local

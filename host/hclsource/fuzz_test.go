@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -52,8 +53,24 @@ func FuzzLoad(f *testing.F) {
 		for _, r := range snap.Ready {
 			known[r.Address.String()] = map[string]any{"x": "1", "items": []any{"a"}}
 		}
-		if _, err := d.Resolve(t.Context(), known); err != nil && !errors.As(err, &de) {
+		got, err := d.Resolve(t.Context(), known)
+		if err != nil && !errors.As(err, &de) {
 			t.Fatalf("second Resolve returned %T %v, want *DiagnosticsError", err, err)
+		}
+		// The incremental answer must be the answer from scratch.
+		fresh, ferr := loadFiles("fuzz", []sourceFile{{filepath.Join("fuzz", name), src}}, Options{})
+		if ferr != nil {
+			t.Fatalf("second Load: %v", ferr)
+		}
+		fresh.maxInstances = d.maxInstances
+		want, ferr := fresh.Resolve(t.Context(), known)
+		if (err == nil) != (ferr == nil) {
+			t.Fatalf("incremental Resolve error %v, fresh Resolve error %v", err, ferr)
+		}
+		if err == nil {
+			if diff := cmp.Diff(view(t, want), view(t, got)); diff != "" {
+				t.Fatalf("incremental vs fresh (-fresh +incremental):\n%s", diff)
+			}
 		}
 	})
 }

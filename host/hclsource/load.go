@@ -44,6 +44,7 @@ type Deployment struct {
 	pending dirtyQueue
 	retry   []*resourceDecl
 	watched []*resourceDecl
+	readers map[string]map[reader]bool // instance address → who read it
 	started bool
 	// maxInstances bounds count and for_each (maxCount; tests lower it).
 	maxInstances int
@@ -156,6 +157,7 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 		scope:     newScope("", nil, hcl.Range{}),
 
 		maxInstances: maxCount,
+		readers:      map[string]map[reader]bool{},
 	}
 	var diags hcl.Diagnostics
 	var blocks hcl.Blocks

@@ -40,29 +40,27 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 	if !d.started {
 		d.started = true
 		for _, r := range d.topo {
-			d.pending.push(r)
+			d.queueBlock(r)
 		}
 		for _, o := range d.outputs {
 			o.dirty = true
 		}
 	}
 	for _, r := range d.retry {
-		d.pending.push(r)
+		d.queueBlock(r)
 	}
 	d.retry = nil
 	var diags hcl.Diagnostics
 	for _, r := range d.watched {
-		if !r.eval.done || r.eval.structural != nil {
+		if !r.eval.done || r.eval.failed || r.eval.structural != nil {
 			continue
 		}
-		changed := false
 		for _, inst := range r.eval.instances {
 			c, ds := inst.refreshOutputs(known, r)
 			diags = append(diags, ds...)
-			changed = changed || c
-		}
-		if changed {
-			d.valueChanged(r)
+			if c {
+				d.instanceChanged(r, inst)
+			}
 		}
 	}
 	for n := 0; d.pending.len() > 0; n++ {
@@ -71,7 +69,14 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 				return nil, err
 			}
 		}
-		diags = append(diags, d.evalResource(d.pending.pop(), known)...)
+		r := d.pending.pop()
+		whole, dirty := r.whole, r.dirty
+		r.whole, r.dirty = false, nil
+		if whole || !r.eval.done || r.eval.failed || r.eval.structural != nil {
+			diags = append(diags, d.evalResource(r, known)...)
+		} else {
+			diags = append(diags, d.evalInstances(r, dirty)...)
+		}
 	}
 	for _, o := range d.outputs {
 		if o.dirty {
@@ -117,15 +122,87 @@ func (d *Deployment) snapshot() *source.Snapshot {
 	return s
 }
 
-// valueChanged queues everything that reads r.
-func (d *Deployment) valueChanged(r *resourceDecl) {
+// queueBlock queues r for a whole evaluation: count or for_each and every
+// instance.
+func (d *Deployment) queueBlock(r *resourceDecl) {
+	r.whole, r.dirty = true, nil
+	d.pending.push(r)
+}
+
+// queueInstance queues one instance of r for evaluation.
+func (d *Deployment) queueInstance(r *resourceDecl, inst *instance) {
+	if !r.whole {
+		if r.dirty == nil {
+			r.dirty = map[*instance]bool{}
+		}
+		r.dirty[inst] = true
+	}
+	d.pending.push(r)
+}
+
+// blockChanged queues everything that reads r after r's set of instances
+// changed (or r was evaluated for the first time, or failed): readers that
+// index, count or list r must be evaluated whole.
+func (d *Deployment) blockChanged(r *resourceDecl) {
 	r.eval.valueValid = false
 	for _, x := range r.valueDependents {
-		d.pending.push(x)
+		d.queueBlock(x)
 	}
 	for _, o := range r.outputDependents {
 		o.dirty = true
 	}
+}
+
+// instanceChanged queues the readers of what inst's inputs or outputs
+// were. Readers are known from the read marks in their evaluated values,
+// so only the instances whose values came from inst are evaluated again.
+func (d *Deployment) instanceChanged(r *resourceDecl, inst *instance) {
+	r.eval.valueValid = false
+	for rd := range d.readers[inst.addrStr] {
+		if rd.inst == nil {
+			d.queueBlock(rd.decl)
+		} else {
+			d.queueInstance(rd.decl, rd.inst)
+		}
+	}
+	for _, o := range r.outputDependents {
+		o.dirty = true
+	}
+}
+
+// reader is an instance, or with inst nil the count or for_each of a
+// block, that read some instance's value.
+type reader struct {
+	decl *resourceDecl
+	inst *instance
+}
+
+// setReads records what rd read, replacing what it read before.
+func (d *Deployment) setReads(rd reader, old, reads []string) {
+	for _, a := range old {
+		if m := d.readers[a]; m != nil {
+			delete(m, rd)
+		}
+	}
+	for _, a := range reads {
+		m := d.readers[a]
+		if m == nil {
+			m = map[reader]bool{}
+			d.readers[a] = m
+		}
+		m[rd] = true
+	}
+}
+
+// readsFrom lists the instances whose values flowed into a value.
+func readsFrom(marks cty.ValueMarks) []string {
+	var out []string
+	for m := range marks {
+		if r, ok := m.(readMark); ok {
+			out = append(out, string(r))
+		}
+	}
+	return out
 }
 
 // refreshOutputs brings the instance's outputs up to date with known and
@@ -135,7 +212,7 @@ func (inst *instance) refreshOutputs(known source.Outputs, r *resourceDecl) (boo
 	if !ok {
 		if inst.outKnown || inst.outVal == cty.NilVal {
 			inst.outKnown, inst.outSeen = false, nil
-			inst.outVal = cty.DynamicVal.Mark(waitMark(inst.addrStr))
+			inst.outVal, inst.val = cty.DynamicVal.Mark(waitMark(inst.addrStr)), cty.NilVal
 			return true, nil
 		}
 		return false, nil
@@ -151,7 +228,7 @@ func (inst *instance) refreshOutputs(known source.Outputs, r *resourceDecl) (boo
 		inst.outSeen = m
 		return false, nil
 	}
-	inst.outKnown, inst.outSeen, inst.outVal = true, m, v
+	inst.outKnown, inst.outSeen, inst.outVal, inst.val = true, m, v, cty.NilVal
 	return true, nil
 }
 
@@ -219,8 +296,14 @@ func (d *Deployment) valueOf(r *resourceDecl) cty.Value {
 	return v
 }
 
+// value is what a reference to the instance sees. The read mark follows
+// the value through every expression, so a reader's result says which
+// instances it depends on.
 func (inst *instance) value() cty.Value {
-	return cty.ObjectVal(map[string]cty.Value{"inputs": inst.inputs, "outputs": inst.outVal})
+	if inst.val == cty.NilVal {
+		inst.val = cty.ObjectVal(map[string]cty.Value{"inputs": inst.inputs, "outputs": inst.outVal}).Mark(readMark(inst.addrStr))
+	}
+	return inst.val
 }
 
 // checkOutputs reports references to outputs that a resource with known
@@ -252,20 +335,18 @@ func (d *Deployment) checkOutputs(refs []*ref) hcl.Diagnostics {
 	return diags
 }
 
-// evalResource evaluates one resource block into instances and queues its
-// readers if what they see changed.
+// evalResource evaluates one resource block whole, count or for_each and
+// every instance, and queues its readers if what they see changed.
 func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Diagnostics {
 	d.evaluations++
 	old := r.eval
-	hadValue := old.done && !old.failed && old.valueValid
-	oldValue := old.value
 	next := resourceEval{byKey: map[any]*instance{}}
 	fail := func(diags hcl.Diagnostics) hcl.Diagnostics {
 		next.failed, next.done = true, true
-		next.instances, next.byKey = old.instances, old.byKey
+		next.instances, next.byKey, next.expandReads = old.instances, old.byKey, old.expandReads
 		r.eval = next
 		d.retry = append(d.retry, r)
-		d.valueChanged(r)
+		d.blockChanged(r)
 		return diags
 	}
 	if diags := d.checkOutputs(r.refs); diags.HasErrors() {
@@ -278,6 +359,9 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 	if diags.HasErrors() {
 		return fail(diags)
 	}
+	next.expandReads = readsFrom(marks)
+	d.setReads(reader{decl: r}, old.expandReads, next.expandReads)
+	var changed []*instance
 	if keys == nil {
 		next.structural = &source.Blocked{
 			Address:    append(source.Address{}, r.addr...),
@@ -286,7 +370,7 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 		}
 		next.structMarks = onlyWaits(marks)
 	} else {
-		deps, depWaits := d.dependsOn(r)
+		next.deps, next.depWaits = d.dependsOn(r)
 		for i, key := range keys {
 			inst := old.byKey[key]
 			if inst == nil {
@@ -294,15 +378,16 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 				addr[len(addr)-1].Key = key
 				inst = &instance{key: key, addr: addr, addrStr: addr.String()}
 			}
-			if _, ds := inst.refreshOutputs(known, r); ds.HasErrors() {
-				diags = append(diags, ds...)
-			}
-			ictx := ctx
+			outChanged, ds := inst.refreshOutputs(known, r)
+			diags = append(diags, ds...)
 			if perKey != nil {
-				ictx = ctx.NewChild()
-				ictx.Variables = perKey[i]
+				inst.vars = perKey[i]
 			}
-			diags = append(diags, d.evalInstance(r, inst, ictx, deps, depWaits)...)
+			inChanged, ds := d.evalInstance(r, inst, ctx, next.deps, next.depWaits)
+			diags = append(diags, ds...)
+			if inChanged || outChanged {
+				changed = append(changed, inst)
+			}
 			next.instances = append(next.instances, inst)
 			next.byKey[key] = inst
 		}
@@ -310,20 +395,81 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 			return fail(diags)
 		}
 	}
+	for _, inst := range old.instances {
+		if next.byKey[inst.key] != inst {
+			d.setReads(reader{decl: r, inst: inst}, inst.reads, nil)
+		}
+	}
 	next.done = true
 	r.eval = next
-	if len(r.valueDependents) == 0 && len(r.outputDependents) == 0 {
-		return nil
+	if sameInstances(old, next) {
+		for _, inst := range changed {
+			d.instanceChanged(r, inst)
+		}
+	} else {
+		d.blockChanged(r)
 	}
-	if !hadValue || !d.valueOf(r).RawEquals(oldValue) {
-		d.valueChanged(r)
+	return nil
+}
+
+// sameInstances reports whether two evaluations have the same instance
+// keys, in the same order, so readers that index or list the block need
+// not be evaluated whole.
+func sameInstances(a, b resourceEval) bool {
+	if !a.done || a.failed || a.structural != nil || b.structural != nil || len(a.instances) != len(b.instances) {
+		return a.done && !a.failed && a.structural != nil && b.structural != nil &&
+			slices.Equal(addressStrings(a.structural.WaitsOn), addressStrings(b.structural.WaitsOn))
+	}
+	for i := range a.instances {
+		if a.instances[i] != b.instances[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func addressStrings(as []source.Address) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.String()
+	}
+	return out
+}
+
+// evalInstances evaluates some instances of a block whose count or
+// for_each did not change.
+func (d *Deployment) evalInstances(r *resourceDecl, dirty map[*instance]bool) hcl.Diagnostics {
+	ctx := d.baseCtx.NewChild()
+	ctx.Variables = d.refVariables(r.tree)
+	var diags hcl.Diagnostics
+	var changed []*instance
+	for _, inst := range r.eval.instances {
+		if !dirty[inst] {
+			continue
+		}
+		d.evaluations++
+		c, ds := d.evalInstance(r, inst, ctx, r.eval.deps, r.eval.depWaits)
+		diags = append(diags, ds...)
+		if c {
+			changed = append(changed, inst)
+		}
+	}
+	if diags.HasErrors() {
+		r.eval.failed = true
+		d.retry = append(d.retry, r)
+		d.blockChanged(r)
+		return diags
+	}
+	for _, inst := range changed {
+		d.instanceChanged(r, inst)
 	}
 	return nil
 }
 
 // expandResource evaluates count or for_each. It returns the instance keys
-// (nil when they are not known yet, with the marks saying why) and, for
-// expanded resources, the count or each variable of every instance.
+// (nil when they are not known yet), for expanded resources the count or
+// each variable of every instance, and the marks of the count or for_each
+// value: which instances it read and, when unknown, what it waits for.
 func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]any, []map[string]cty.Value, cty.ValueMarks, hcl.Diagnostics) {
 	if r.expand == expandNone {
 		return []any{nil}, nil, nil, nil
@@ -360,9 +506,9 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 				"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))}),
 			})
 		}
-		return keys, perKey, nil, nil
+		return keys, perKey, marks, nil
 	}
-	if unmarked.LengthInt() > d.maxInstances {
+	if unmarked.CanIterateElements() && unmarked.LengthInt() > d.maxInstances {
 		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
 			"for_each of resource %q has %d elements, more than %d.", r.name, unmarked.LengthInt(), d.maxInstances)}
 	}
@@ -389,7 +535,7 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
 			"for_each of resource %q must be a map, an object or a set of strings, not %s; convert a list with toset().", r.name, ty.FriendlyName())}
 	}
-	return keys, perKey, nil, nil
+	return keys, perKey, marks, nil
 }
 
 func eachVars(k, v cty.Value) map[string]cty.Value {
@@ -440,26 +586,39 @@ func (d *Deployment) dependsOn(r *resourceDecl) ([]source.Address, []source.Addr
 	return deps, waits
 }
 
-func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps, depWaits []source.Address) hcl.Diagnostics {
+// evalInstance evaluates one instance's inputs and reports whether they
+// changed, as its readers see them.
+func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps, depWaits []source.Address) (bool, hcl.Diagnostics) {
 	val := cty.EmptyObjectVal
 	if r.inputs != nil {
+		ictx := ctx
+		if inst.vars != nil {
+			ictx = ctx.NewChild()
+			ictx.Variables = inst.vars
+		}
 		var diags hcl.Diagnostics
-		val, diags = r.inputs.Value(ctx)
+		val, diags = r.inputs.Value(ictx)
 		if diags.HasErrors() {
-			return diags
+			return false, diags
 		}
 	}
 	unmarked, marks := val.UnmarkDeep()
 	if unmarked.IsNull() || (unmarked.IsKnown() && !unmarked.Type().IsObjectType() && !unmarked.Type().IsMapType()) {
-		return hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs",
+		return false, hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs",
 			"inputs of %s must be an object, not %s.", inst.addrStr, friendly(unmarked))}
 	}
 	j, err := toJSON(unmarked)
 	if err != nil {
-		return hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs", "inputs of %s: %s.", inst.addrStr, err)}
+		return false, hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs", "inputs of %s: %s.", inst.addrStr, err)}
 	}
 	inputs, _ := j.(map[string]any)
-	inst.inputs = val
+	changed := inst.inputs == cty.NilVal || !inst.inputs.RawEquals(val)
+	if changed {
+		inst.inputs, inst.val = val, cty.NilVal
+	}
+	reads := readsFrom(marks)
+	d.setReads(reader{decl: r, inst: inst}, inst.reads, reads)
+	inst.reads = reads
 	res := &source.Resource{
 		Address:   inst.addr,
 		Provider:  r.provider,
@@ -471,7 +630,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 	}
 	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil
-		return nil
+		return changed, nil
 	}
 	waits := waitsFrom(marks)
 	for _, w := range depWaits {
@@ -480,7 +639,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		}
 	}
 	inst.ready, inst.blocked = nil, &source.Blocked{Address: inst.addr, WaitsOn: waits, Resource: res}
-	return nil
+	return changed, nil
 }
 
 func friendly(v cty.Value) string {

@@ -166,6 +166,59 @@ resource "after" {
 				},
 			},
 		},
+		"instances read only what they index": {
+			src: `provider "p" {
+  executable = "/bin/p"
+}
+resource "m" {
+  provider = provider.p
+  type     = "t"
+  count    = 3
+}
+resource "x" {
+  provider = provider.p
+  type     = "t"
+  count    = 3
+  inputs   = { v = resource.m[count.index].outputs.v }
+}
+resource "all" {
+  provider = provider.p
+  type     = "t"
+  inputs   = { vs = [for i in resource.m : i.outputs.v] }
+}
+`,
+			rounds: []round{
+				{
+					want: map[string]string{
+						"m[0]": "ready", "m[1]": "ready", "m[2]": "ready",
+						"x[0]": "blocked(m[0])", "x[1]": "blocked(m[1])", "x[2]": "blocked(m[2])",
+						"all": "blocked(m[0] m[1] m[2])",
+					},
+					wantEvaluations: 3,
+				},
+				{
+					// m[1] is applied: x[1] and all are evaluated again, not
+					// x[0] or x[2].
+					known: source.Outputs{"m[1]": {"v": "one"}},
+					want: map[string]string{
+						"m[0]": "ready", "m[1]": "ready", "m[2]": "ready",
+						"x[0]": "blocked(m[0])", "x[1]": "ready", "x[2]": "blocked(m[2])",
+						"all": "blocked(m[0] m[2])",
+					},
+					wantInputs:      map[string]map[string]any{"x[1]": {"v": "one"}},
+					wantEvaluations: 2,
+				},
+				{
+					known: source.Outputs{"m[0]": {"v": "zero"}, "m[1]": {"v": "one"}, "m[2]": {"v": "two"}},
+					want: map[string]string{
+						"m[0]": "ready", "m[1]": "ready", "m[2]": "ready",
+						"x[0]": "ready", "x[1]": "ready", "x[2]": "ready", "all": "ready",
+					},
+					wantInputs:      map[string]map[string]any{"all": {"vs": []any{"zero", "one", "two"}}},
+					wantEvaluations: 3,
+				},
+			},
+		},
 		"for_each on an output": {
 			src: `provider "p" {
   executable = "/bin/p"
