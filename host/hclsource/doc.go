@@ -58,10 +58,14 @@
 // partial inputs carry [source.Unknown] where values are missing. Numbers
 // in inputs and outputs are json.Number.
 //
-// Each evaluation is cached. A later Resolve re-evaluates only blocks that
-// read an output that changed and, through reverse dependencies, blocks
-// that read a block whose value changed, so a round costs the size of the
-// change plus one pass that lists the snapshot.
+// Each evaluation is cached. Every instance's value carries a read mark
+// (a cty mark) naming it, and marks flow through every expression and
+// function, so an evaluated value says which instances it read. A later
+// Resolve re-evaluates only the instances that read an instance whose
+// outputs or inputs changed; a block whose count or for_each read it, or
+// that reads a block whose set of instances changed, is evaluated whole.
+// So a round costs the size of the change plus one pass over the known
+// outputs that are read and one that lists the snapshot.
 //
 // count and for_each may depend on anything, outputs included. While their
 // value is unknown the resource is Blocked structurally (its address has no

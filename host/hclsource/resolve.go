@@ -19,10 +19,10 @@ const maxCount = 100000
 
 // Resolve evaluates the deployment given the outputs known so far.
 //
-// The first call evaluates every block. Later calls re-evaluate only the
-// blocks that read something that changed since the previous call: outputs
-// that became known, changed or were dropped, and, through the reverse
-// dependencies Load recorded, the blocks that read a re-evaluated one. An
+// The first call evaluates every block. Later calls re-evaluate only what
+// read something that changed since the previous call: outputs that became
+// known, changed or were dropped, and then, instance by instance, what read
+// a re-evaluated instance whose value changed (see the package doc). An
 // address whose output map in known is the same map (by identity) as in the
 // previous call is taken as unchanged without comparing contents, so the
 // engine must pass a new map, not mutate the old one, when a resource's
