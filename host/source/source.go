@@ -2,8 +2,8 @@
 // the outputs known so far, which resources are ready to run and which are
 // blocked on which outputs.
 //
-// The HCL loader (host/hcl) answers statically; the Nix front end
-// (host/nix) answers in rounds of `nix eval`. The engine does not care
+// The HCL loader (host/hclsource) answers statically; the Nix front end
+// (host/nixsource) answers in rounds of `nix eval`. The engine does not care
 // which one it talks to. This package holds only the vocabulary: it imports
 // nothing from pier but schema.
 package source
