@@ -62,8 +62,8 @@ func newStateShowCommand() *cli.Command {
 				for _, v := range states {
 					if rec := v.Entries[addr]; rec != nil {
 						e := rec.Entry
-						e.InputProperties = engine.RedactInputs(e.InputProperties, e.OutputProperties)
-						e.OutputProperties = engine.Redact(e.OutputProperties)
+						e.InputProperties = engine.RedactEntryInputs(e)
+						e.OutputProperties = engine.RedactEntryOutputs(e)
 						b, err := json.MarshalIndent(e, "", "  ")
 						if err != nil {
 							return err

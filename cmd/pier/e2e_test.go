@@ -724,3 +724,44 @@ func TestSecondInterruptStopsProviders(t *testing.T) {
 		t.Errorf("after re-apply %d resources recorded, want 6", got)
 	}
 }
+
+// TestSensitiveVariableNeverShown checks that a value from a sensitive
+// variable shows nowhere pier prints inputs: plan, apply, --json, state
+// show.
+func TestSensitiveVariableNeverShown(t *testing.T) {
+	t.Parallel()
+	const secret = "hunter2-do-not-print"
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+variable "token" {
+  type      = string
+  sensitive = true
+}
+resource "conf" {
+  provider = provider.journal
+  type     = "echo"
+  state    = resource.state
+  inputs   = { value = "token=${var.token}" }
+}
+`})
+	var all strings.Builder
+	for _, args := range [][]string{
+		{"plan", "--var", "token=" + secret},
+		{"plan", "--json", "--var", "token=" + secret},
+		{"apply", "--var", "token=" + secret},
+		{"plan", "--var", "token=" + secret + "-new"},
+		{"state", "show", "--var", "token=" + secret, "conf"},
+		{"state", "list", "--var", "token=" + secret},
+	} {
+		out, errs, code := d.run(args...)
+		if code != 0 {
+			t.Fatalf("pier %v: exit %d\n%s\n%s", args[:1], code, out, errs)
+		}
+		all.WriteString(out + errs)
+	}
+	if strings.Contains(all.String(), "hunter2") {
+		t.Errorf("a sensitive value was printed:\n%s", all.String())
+	}
+	if !strings.Contains(all.String(), `~ value = "(sensitive)" -> "(sensitive)"`) {
+		t.Errorf("the update of a sensitive input is not shown as one:\n%s", all.String())
+	}
+}

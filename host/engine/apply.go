@@ -543,7 +543,7 @@ func (a *applier) recordPut(ctx context.Context, event string, c *Change, output
 	for _, d := range r.DependsOn {
 		deps = append(deps, d.String())
 	}
-	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps}
+	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
 	return a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
 		return pb.put(c.Address, entry)
 	})

@@ -372,6 +372,9 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 			waits = append(waits, w.String())
 		}
 		c := &Change{Address: b.Address, Action: ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits}
+		if b.Resource != nil {
+			c.SensitiveInputs = b.Resource.SensitiveInputs
+		}
 		if b.Structural {
 			c.Structural = true
 			c.Note = "members known after " + strings.Join(waits, ", ") + " is applied"
@@ -419,7 +422,7 @@ func underStructural(a source.Address, snap *source.Snapshot) bool {
 
 // changeFor classifies a resource whose inputs are known.
 func (e *Engine) changeFor(r *source.Resource, rec *Recorded) *Change {
-	c := &Change{Address: r.Address, Resource: r}
+	c := &Change{Address: r.Address, Resource: r, SensitiveInputs: r.SensitiveInputs}
 	switch {
 	case !r.Stateful():
 		c.Action, c.Note = ActionCreate, "stateless, runs every apply"

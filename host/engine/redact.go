@@ -39,6 +39,28 @@ func Redact(outputs map[string]any) map[string]any {
 	return out
 }
 
+// RedactEntryInputs returns a copy of a recorded entry's inputs fit to show:
+// those recorded as coming from sensitive values, and those a Terraform
+// resource's outputs list as sensitive, are replaced.
+func RedactEntryInputs(e Entry) map[string]any {
+	out := RedactInputs(e.InputProperties, e.OutputProperties)
+	for _, p := range e.SensitiveInputs {
+		redactPath(out, dotted(p))
+	}
+	return out
+}
+
+// RedactEntryOutputs returns a copy of a recorded entry's outputs fit to
+// show: what [Redact] hides, and outputs named like the inputs recorded as
+// sensitive, since providers commonly echo an input under its own name.
+func RedactEntryOutputs(e Entry) map[string]any {
+	out := Redact(e.OutputProperties)
+	for _, p := range e.SensitiveInputs {
+		redactPath(out, dotted(p))
+	}
+	return out
+}
+
 // RedactInputs returns a copy of a Terraform resource's input properties
 // with the attributes its recorded outputs list as sensitive replaced:
 // inputs and outputs share the schema's attribute names.
@@ -159,6 +181,9 @@ func (c *Change) RedactDiffs(diffs []Diff) []Diff {
 	if c.Prior != nil {
 		tf, _ := c.Prior.Entry.OutputProperties[tfKey].(map[string]any)
 		paths = append(paths, sensitivePaths(tf)...)
+		for _, p := range c.Prior.Entry.SensitiveInputs {
+			paths = append(paths, dotted(p))
+		}
 	}
 	if len(paths) == 0 {
 		return diffs

@@ -22,6 +22,9 @@ type Entry struct {
 	OutputProperties map[string]any `json:"outputProperties,omitempty"`
 	Provider         string         `json:"provider,omitempty"`
 	Dependencies     []string       `json:"dependencies,omitempty"`
+	// SensitiveInputs are the dotted paths of inputs that came from
+	// sensitive values, so that pier state show can hide them.
+	SensitiveInputs []string `json:"sensitiveInputs,omitempty"`
 }
 
 // Recorded is an entry together with where it is recorded.
@@ -159,12 +162,8 @@ func decodeEntry(raw any) (Entry, error) {
 	}
 	e.OutputProperties, _ = m["outputProperties"].(map[string]any)
 	e.Provider, _ = m["provider"].(string)
-	deps, _ := m["dependencies"].([]any)
-	for _, d := range deps {
-		if s, ok := d.(string); ok {
-			e.Dependencies = append(e.Dependencies, s)
-		}
-	}
+	e.Dependencies = stringList(m["dependencies"])
+	e.SensitiveInputs = stringList(m["sensitiveInputs"])
 	return e, nil
 }
 
@@ -295,4 +294,16 @@ func sortedAddresses[T any](m map[string]T) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// stringList reads a JSON array of strings, skipping anything else.
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -90,7 +90,7 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 				continue
 			}
 			// The plan must not show what the schema calls sensitive.
-			c.SensitiveInputs = t.SensitivePaths()
+			c.SensitiveInputs = append(c.SensitiveInputs, t.SensitivePaths()...)
 			for _, u := range t.Check(r.Inputs) {
 				report(&tfschema.InputError{Range: e.tf.locator.Locate(r.Range, u.Path), Resource: r.Address.String(), Provider: r.Provider,
 					Plugin: plugin, Type: r.Type, Attribute: u.Attribute(), Suggestion: u.Suggestion})

@@ -620,13 +620,14 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 	d.setReads(reader{decl: r, inst: inst}, inst.reads, reads)
 	inst.reads = reads
 	res := &source.Resource{
-		Address:   inst.addr,
-		Provider:  r.provider,
-		Type:      r.typ,
-		Inputs:    inputs,
-		State:     r.state,
-		DependsOn: deps,
-		Range:     toSourceRange(r.defRange),
+		Address:         inst.addr,
+		Provider:        r.provider,
+		Type:            r.typ,
+		Inputs:          inputs,
+		State:           r.state,
+		DependsOn:       deps,
+		Range:           toSourceRange(r.defRange),
+		SensitiveInputs: sensitivePaths(val),
 	}
 	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil
@@ -757,4 +758,39 @@ func (q *dirtyQueue) pop() *resourceDecl {
 	}
 	top.queued = false
 	return top
+}
+
+// sensitivePaths lists, as dotted paths, the parts of v that carry the
+// sensitive mark, so the engine can hide them wherever it shows inputs.
+func sensitivePaths(v cty.Value) []string {
+	if !v.ContainsMarked() {
+		return nil
+	}
+	_, pvms := v.UnmarkDeepWithPaths()
+	var out []string
+	for _, pvm := range pvms {
+		if _, ok := pvm.Marks[sensitiveMark{}]; !ok {
+			continue
+		}
+		var steps []string
+		for _, step := range pvm.Path {
+			switch s := step.(type) {
+			case cty.GetAttrStep:
+				steps = append(steps, s.Name)
+			case cty.IndexStep:
+				if s.Key.Type() == cty.String && s.Key.IsKnown() {
+					steps = append(steps, s.Key.AsString())
+				} else {
+					steps = append(steps, "*")
+				}
+			}
+		}
+		if len(steps) == 0 {
+			// The whole inputs object is sensitive.
+			steps = []string{"*"}
+		}
+		out = append(out, strings.Join(steps, "."))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

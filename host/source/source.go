@@ -84,6 +84,10 @@ type Resource struct {
 	DependsOn []Address
 	// Range is where the resource is declared.
 	Range Range
+	// SensitiveInputs are the dotted paths of input values that came from
+	// sensitive values (e.g. a sensitive variable), which pier must never
+	// show; "*" stands for every element of a list or set.
+	SensitiveInputs []string
 }
 
 // Stateful reports whether the resource has a state handler.
