@@ -24,6 +24,12 @@ const DefaultTimeout = time.Minute
 // clear error beats running out of memory.
 const maxSchemaSize = 256 << 20
 
+// pipeDrain bounds how long a fetch waits for the command's output after
+// the command has exited, and for the command to exit after closing its
+// output. Both normally take microseconds; two seconds covers a loaded
+// machine without letting a leftover daemon holding the pipes stall a plan.
+const pipeDrain = 2 * time.Second
+
 // stderrTail is how much of the command's stderr an error quotes.
 const stderrTail = 2048
 
@@ -115,8 +121,24 @@ func (f *Fetcher) run(ctx context.Context, plugin string) (*Schema, error) {
 		defer wg.Done()
 		_, _ = io.Copy(&tailWriter{max: stderrTail, buf: &stderr}, p.Stderr())
 	}()
-	wg.Wait()
-	waitErr := p.Wait(0)
+	// The pipes normally reach end of file when the command exits, but a
+	// descendant that left the process group (setsid) may hold them open
+	// for ever: once the command has exited, give them pipeDrain, then
+	// reap, which closes them and ends the copies.
+	copied := make(chan struct{})
+	go func() { wg.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-p.Exited():
+		drain := time.NewTimer(pipeDrain)
+		select {
+		case <-copied:
+		case <-drain.C:
+		}
+		drain.Stop()
+	}
+	waitErr := p.Wait(pipeDrain)
+	<-copied
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return nil, fmt.Errorf("read the schema of Terraform provider %s: no answer within %s", plugin, timeout)
