@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,6 +112,10 @@ type applier struct {
 	// see dependents.
 	destroyIndex     map[string][]string
 	destroyIndexSize int
+	// knownGen counts changes to known; resolvedGen is its value at the
+	// last resolve. A source answers from the known outputs alone, so
+	// resolving again with nothing new would only repeat its answer.
+	knownGen, resolvedGen int
 }
 
 // Apply carries out a plan. Closing stop makes it start nothing new and
@@ -192,10 +197,12 @@ func (a *applier) link() {
 			}
 		}
 		if failed != nil {
+			why := fmt.Errorf("depends on %s, which did not apply", failed.change.Addr())
 			n.status = StatusSkipped
 			a.result.Skipped = append(a.result.Skipped, addr)
-			a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(),
-				Err: fmt.Errorf("depends on %s, which did not apply", failed.change.Addr())})
+			a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
+			// Nodes linked before this one may already wait on it.
+			a.skipDependents(n, why)
 			continue
 		}
 		if n.change.Pending {
@@ -306,8 +313,12 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 	}
 }
 
-// needResolve reports whether some pending node has all it waits on done.
+// needResolve reports whether some pending node has all it waits on done
+// and outputs arrived since the last resolve.
 func (a *applier) needResolve() bool {
+	if a.knownGen == a.resolvedGen {
+		return false
+	}
 	for _, n := range a.pending {
 		if n.waiting == 0 {
 			return true
@@ -319,6 +330,7 @@ func (a *applier) needResolve() bool {
 func (a *applier) startResolve(ctx context.Context) {
 	a.resolving = true
 	a.resolveAgain = false
+	a.resolvedGen = a.knownGen
 	known := maps.Clone(a.known)
 	go func() {
 		snap, err := a.e.resolve(ctx, known)
@@ -369,14 +381,17 @@ func (a *applier) absorb(r resolveResult) {
 		c := a.e.changeFor(res, a.recordedEntry(addr))
 		a.plan.add(c)
 		if c.Action == ActionNoOp {
-			a.known[addr] = c.Prior.Entry.OutputProperties
+			a.setKnown(addr, c.Prior.Entry.OutputProperties)
 			continue
 		}
 		a.addNode(c)
 	}
 	for _, b := range r.snap.Blocked {
 		addr := b.Address.String()
-		if a.nodes[addr] != nil {
+		if n := a.nodes[addr]; n != nil {
+			if a.pending[addr] == n {
+				a.rewait(n, b.WaitsOn)
+			}
 			continue
 		}
 		var waits []string
@@ -405,6 +420,35 @@ func (a *applier) absorb(r resolveResult) {
 		a.planDeferredDestroys(r.snap)
 	}
 	a.link()
+}
+
+// rewait follows a pending node's blockers as the source now names them:
+// a lazy source (Nix) names only the first unknown output it met, so once
+// that is known the node may wait on another resource. The node must
+// follow that one too, and be skipped if it failed.
+func (a *applier) rewait(n *node, waits []source.Address) {
+	for _, w := range waits {
+		ws := w.String()
+		if slices.Contains(n.change.WaitsOn, ws) {
+			continue
+		}
+		n.change.WaitsOn = append(n.change.WaitsOn, ws)
+		d := a.nodes[ws]
+		switch {
+		case d == nil || d == n || d.status == StatusApplied:
+		case d.status == StatusErrored || d.status == StatusSkipped:
+			why := fmt.Errorf("depends on %s, which did not apply", ws)
+			n.status = StatusSkipped
+			delete(a.pending, n.change.Addr())
+			a.result.Skipped = append(a.result.Skipped, n.change.Addr())
+			a.e.emit(Event{Type: EventStatus, Address: n.change.Addr(), Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
+			a.skipDependents(n, why)
+			return
+		default:
+			d.dependents = append(d.dependents, n)
+			n.waiting++
+		}
+	}
 }
 
 func stillBlocked(addr string, snap *source.Snapshot) bool {
@@ -591,10 +635,7 @@ func (a *applier) complete(n *node, outputs map[string]any) {
 	n.status = StatusApplied
 	c := n.change
 	if c.Action != ActionDestroy {
-		if outputs == nil {
-			outputs = map[string]any{}
-		}
-		a.known[c.Addr()] = outputs
+		a.setKnown(c.Addr(), outputs)
 	}
 	var elapsed time.Duration
 	if !n.started.IsZero() {
@@ -602,6 +643,14 @@ func (a *applier) complete(n *node, outputs map[string]any) {
 	}
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplied, Provider: c.Provider(), Elapsed: elapsed})
 	a.wake(n)
+}
+
+func (a *applier) setKnown(addr string, outputs map[string]any) {
+	if outputs == nil {
+		outputs = map[string]any{}
+	}
+	a.known[addr] = outputs
+	a.knownGen++
 }
 
 func (a *applier) wake(n *node) {
@@ -658,6 +707,13 @@ func (a *applier) failPending() {
 			continue
 		}
 		a.fail(n, fmt.Errorf("inputs never became known (waits on %s)", strings.Join(n.change.WaitsOn, ", ")))
+	}
+	// Nothing may end the run unreported: a node still waiting here lost
+	// its wake-up, which is a bug, but the user must see it.
+	for _, addr := range sortedAddresses(a.nodes) {
+		if n := a.nodes[addr]; n.status == StatusPending {
+			a.fail(n, fmt.Errorf("never became ready (waits on %d unfinished operations): this is a bug in pier", n.waiting))
+		}
 	}
 }
 

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/internal/testbin"
+)
+
+// scriptSource answers Resolve from a function of the known outputs. It
+// stands in for a lazy source (Nix) whose blocked members name only the
+// first output they tripped over, so that the blockers of one member
+// change from round to round; the providers it declares are real.
+type scriptSource struct {
+	mu     sync.Mutex
+	calls  int
+	answer func(known source.Outputs) *source.Snapshot
+}
+
+func (s *scriptSource) Resolve(_ context.Context, known source.Outputs) (*source.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	snap := s.answer(known)
+	snap.Providers = map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}
+	return snap, nil
+}
+
+// scripted builds the resources of a scripted deployment with the local
+// adapter and one state_file handler.
+type scripted struct {
+	t     *testing.T
+	state source.Address
+}
+
+func newScripted(t *testing.T) *scripted {
+	return &scripted{t: t, state: addr(t, "state")}
+}
+
+func (s *scripted) handler() *source.Resource {
+	return &source.Resource{Address: s.state, Provider: "local", Type: "state_file", Inputs: map[string]any{"name": "state.json"}}
+}
+
+// memo is a stateful resource that always succeeds.
+func (s *scripted) memo(a string, deps ...string) *source.Resource {
+	r := &source.Resource{Address: addr(s.t, a), Provider: "local", Type: "memo", State: &s.state, Inputs: map[string]any{"initialize_with": a}}
+	for _, d := range deps {
+		r.DependsOn = append(r.DependsOn, addr(s.t, d))
+	}
+	return r
+}
+
+// run is a stateless resource that runs a program: "false" fails.
+func (s *scripted) run(a string, argv []any, deps ...string) *source.Resource {
+	r := &source.Resource{Address: addr(s.t, a), Provider: "local", Type: "exec", Inputs: map[string]any{"executable": argv[0], "args": argv[1:]}}
+	for _, d := range deps {
+		r.DependsOn = append(r.DependsOn, addr(s.t, d))
+	}
+	return r
+}
+
+func (s *scripted) blocked(a string, structural bool, waits ...string) *source.Blocked {
+	b := &source.Blocked{Address: addr(s.t, a), Structural: structural}
+	for _, w := range waits {
+		b.WaitsOn = append(b.WaitsOn, addr(s.t, w))
+	}
+	return b
+}
+
+// applyScript plans and applies a scripted deployment, failing the test
+// if apply does not return within a generous bound.
+func applyScript(t *testing.T, answer func(known source.Outputs) *source.Snapshot) *Result {
+	t.Helper()
+	dir := t.TempDir()
+	e := New(Config{Source: &scriptSource{answer: answer}, Dir: dir, PierExecutable: testbin.Pier(t), Parallelism: 4})
+	defer e.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	plan, err := e.Plan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type out struct {
+		res *Result
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := e.Apply(ctx, nil, plan)
+		done <- out{res, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		return o.res
+	case <-time.After(60 * time.Second):
+		t.Fatal("apply did not return: the scheduler hangs")
+		return nil
+	}
+}
+
+func has(known source.Outputs, a string) bool { _, ok := known[a]; return ok }
+
+func TestScheduling(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		answer      func(s *scripted, known source.Outputs) *source.Snapshot
+		wantErrors  []string
+		wantSkipped []string
+		wantCreated int
+	}{
+		// c first waits on a; once a is known it turns out to wait on b,
+		// which fails. c must be skipped, not resolved forever.
+		"blockers change and the new one fails": {
+			answer: func(s *scripted, known source.Outputs) *source.Snapshot {
+				snap := &source.Snapshot{Ready: []*source.Resource{s.handler(), s.memo("a")}}
+				if !has(known, "a") {
+					snap.Blocked = append(snap.Blocked, s.blocked("b", false, "a"), s.blocked("c", false, "a"))
+					return snap
+				}
+				snap.Ready = append(snap.Ready, s.run("b", []any{"false"}, "a"))
+				snap.Blocked = append(snap.Blocked, s.blocked("c", false, "b"))
+				return snap
+			},
+			wantErrors:  []string{"b"},
+			wantSkipped: []string{"c"},
+			wantCreated: 1,
+		},
+		// The source keeps c blocked on a although a is applied: c fails
+		// with its blockers named, instead of resolving forever.
+		"source never unblocks": {
+			answer: func(s *scripted, known source.Outputs) *source.Snapshot {
+				return &source.Snapshot{Ready: []*source.Resource{s.handler(), s.memo("a")}, Blocked: []*source.Blocked{s.blocked("c", false, "a")}}
+			},
+			wantErrors:  []string{"c"},
+			wantCreated: 1,
+		},
+		// Members revealed after x failed: z depends on x and y on z. y
+		// sorts first, so it is linked while z is still pending; z's skip
+		// must reach y.
+		"revealed members behind a failure": {
+			answer: func(s *scripted, known source.Outputs) *source.Snapshot {
+				snap := &source.Snapshot{Ready: []*source.Resource{s.handler(), s.memo("a"), s.run("x", []any{"false"})}}
+				if !has(known, "a") {
+					snap.Blocked = append(snap.Blocked, s.blocked("g", true, "a"))
+					return snap
+				}
+				snap.Ready = append(snap.Ready, s.run("slow", []any{"sleep", "1"}, "a"))
+				if !has(known, "slow") {
+					snap.Blocked = append(snap.Blocked, s.blocked("g", true, "slow"))
+					return snap
+				}
+				snap.Ready = append(snap.Ready, s.memo("g.y", "g.z"), s.memo("g.z", "x"))
+				return snap
+			},
+			wantErrors:  []string{"x"},
+			wantSkipped: []string{"g.y", "g.z"},
+			wantCreated: 2,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newScripted(t)
+			res := applyScript(t, func(known source.Outputs) *source.Snapshot { return tc.answer(s, known) })
+			var errs []string
+			for _, e := range res.Errors {
+				errs = append(errs, e.Address)
+			}
+			if diff := cmp.Diff(tc.wantErrors, errs); diff != "" {
+				t.Errorf("errors (-want +got):\n%s\n%v", diff, res.Err())
+			}
+			if diff := cmp.Diff(tc.wantSkipped, res.Skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+			if res.Created != tc.wantCreated {
+				t.Errorf("created %d, want %d", res.Created, tc.wantCreated)
+			}
+		})
+	}
+}
