@@ -60,8 +60,11 @@ type bridge struct {
 	stdin  io.WriteCloser
 	out    *bufio.Reader
 	stderr *lockedBuffer
-	waited bool
-	err    error
+	// hostPipes are the inodes of the pipes the test gives the bridge:
+	// its stdin and, with a configuration, fd 3.
+	hostPipes []uint64
+	waited    bool
+	err       error
 }
 
 // bridgeOpts configure startBridge.
@@ -81,6 +84,7 @@ func startBridge(t *testing.T, plugin string, o bridgeOpts) *bridge {
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "PIER_LOG=debug")
 	cmd.Env = append(cmd.Env, o.env...)
+	var hostPipes []uint64
 	if o.config != nil || o.rawConfig != nil {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -97,15 +101,19 @@ func startBridge(t *testing.T, plugin string, o bridgeOpts) *bridge {
 		}
 		w.Close()
 		defer r.Close()
+		hostPipes = append(hostPipes, pipeInode(t, r))
 		cmd.ExtraFiles = []*os.File{r}
 		cmd.Env = append(cmd.Env, "PIER_PROVIDER_CONFIG_FD=3")
 	}
-	b := &bridge{t: t, cmd: cmd, stderr: &lockedBuffer{}}
+	b := &bridge{t: t, cmd: cmd, stderr: &lockedBuffer{}, hostPipes: hostPipes}
 	cmd.Stderr = b.stderr
-	var err error
-	if b.stdin, err = cmd.StdinPipe(); err != nil {
+	inR, inW, err := os.Pipe()
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer inR.Close()
+	cmd.Stdin, b.stdin = inR, inW
+	b.hostPipes = append(b.hostPipes, pipeInode(t, inR))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -122,6 +130,16 @@ func startBridge(t *testing.T, plugin string, o bridgeOpts) *bridge {
 		}
 	})
 	return b
+}
+
+// pipeInode returns the inode of a pipe, as /proc/PID/fd shows it.
+func pipeInode(t testing.TB, f *os.File) uint64 {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Ino
 }
 
 // wait reaps the bridge once, killing it if it does not exit in time.

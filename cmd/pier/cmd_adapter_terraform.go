@@ -80,7 +80,14 @@ protocol failed, 2 usage error, 130 interrupted.`,
 			if opts.plugin == "" {
 				return usagef("adapter terraform needs --plugin, the Terraform provider binary")
 			}
-			return runAdapterTerraform(c.Context, opts, os.Stdin, os.Stdout, os.Stderr)
+			// The provider the bridge starts must not inherit the request
+			// stream: serve it from a descriptor of its own.
+			stdin, err := terraform.DetachStdin()
+			if err != nil {
+				return err
+			}
+			defer stdin.Close()
+			return runAdapterTerraform(c.Context, opts, stdin, os.Stdout, os.Stderr)
 		},
 	}
 }
