@@ -97,13 +97,18 @@ func createInputs(all string, strs, jsons []string) (schema.Properties, error) {
 		return nil, err
 	}
 	seen := map[string]string{}
+	// Errors name the flag and the key, never the value: it may be a
+	// secret, and stderr often ends up in CI logs.
 	set := func(flag, kv string, parse func(string) (any, error)) error {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usagef("--%s %q: want KEY=VALUE", flag, kv)
+		switch {
+		case !ok:
+			return usagef("--%s: want KEY=VALUE, got an argument without \"=\"", flag)
+		case k == "":
+			return usagef("--%s: want KEY=VALUE, got an empty KEY", flag)
 		}
 		if prev, dup := seen[k]; dup {
-			return usagef("--%s %q: input %q is already set by --%s", flag, kv, k, prev)
+			return usagef("--%s: input %q is already set by --%s", flag, k, prev)
 		}
 		seen[k] = flag
 		val, err := parse(v)
