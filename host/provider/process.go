@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pierhq/pier/host/internal/jsonl"
@@ -170,14 +171,15 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 
 	deadline := time.Now().Add(p.cfg.Timeout)
 	p.log.Debug("request", KeyResource, r.resource, KeyOp, r.kind, "bytes", len(r.data))
+	unwatch := p.watchExit()
 	_ = p.proc.Stdin().SetWriteDeadline(deadline)
 	if err := jsonl.WriteFrame(p.proc.Stdin(), r.data); err != nil {
-		return nil, p.failIO(ctx, r, fmt.Errorf("send request: %w", err))
+		return nil, p.failIO(ctx, r, unwatch(), fmt.Errorf("send request: %w", err))
 	}
 	_ = p.proc.Stdout().SetReadDeadline(deadline)
 	line, err := p.out.ReadFrame()
-	if err != nil {
-		return nil, p.failIO(ctx, r, err)
+	if exited := unwatch(); err != nil {
+		return nil, p.failIO(ctx, r, exited, err)
 	}
 	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
 	p.stderr.settle() // log what the provider wrote before answering under this resource
@@ -202,12 +204,51 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	return resp, nil
 }
 
-// failIO classifies a failed write or read.
-func (p *Process) failIO(ctx context.Context, r request, err error) *Error {
+// watchExit guards a request against a process that exits while a
+// descendant that left its process group (setsid) keeps its stdin or
+// stdout open: then no end of file or broken pipe ends the request, and it
+// would run to its timeout. Once the process has exited, the watcher gives
+// its last output exitWait to arrive and then ends the pipe I/O. unwatch
+// stops the watcher, waits for it, and reports whether it ended the I/O.
+// The caller holds mu.
+func (p *Process) watchExit() (unwatch func() bool) {
+	var exitedEarly atomic.Bool
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-p.proc.Exited():
+		case <-stop:
+			return
+		}
+		t := time.NewTimer(exitWait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-stop:
+			return
+		}
+		exitedEarly.Store(true)
+		past := time.Unix(1, 0)
+		_ = p.proc.Stdout().SetReadDeadline(past)
+		_ = p.proc.Stdin().SetWriteDeadline(past)
+	}()
+	return func() bool {
+		close(stop)
+		<-done
+		return exitedEarly.Load()
+	}
+}
+
+// failIO classifies a failed write or read; exited says the process had
+// exited and the watcher ended the I/O.
+func (p *Process) failIO(ctx context.Context, r request, exited bool, err error) *Error {
 	var tooLarge *jsonl.FrameTooLargeError
 	switch {
 	case ctx.Err() != nil:
 		return p.fail(r, KindCanceled, fmt.Errorf("request abandoned: %w", context.Cause(ctx)))
+	case exited && errors.Is(err, os.ErrDeadlineExceeded):
+		return p.fail(r, KindExited, errors.New("exited before responding; a process it started still holds its stdout"))
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return p.fail(r, KindTimeout, fmt.Errorf("no response within %s", p.cfg.Timeout))
 	case errors.As(err, &tooLarge):
