@@ -765,3 +765,44 @@ resource "conf" {
 		t.Errorf("the update of a sensitive input is not shown as one:\n%s", all.String())
 	}
 }
+
+// TestDestroyAfterFormerDependentUpdates checks destroy ordering: a
+// resource removed from the deployment is destroyed only after the
+// resources that were recorded as depending on it have been updated away
+// from it, so that nothing still using it sees it vanish.
+func TestDestroyAfterFormerDependentUpdates(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "x" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "x" }
+}
+resource "y" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "${resource.x.outputs.value}-y" }
+}
+`})
+	d.mustRun("apply")
+	d.write(map[string]string{"main.pier.hcl": header + `
+resource "y" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "alone", sleep = 0.5 }
+}
+`})
+	d.mustRun("apply")
+	var order []string
+	for _, e := range d.journal() {
+		if e.Op == "update" || e.Op == "destroy" {
+			order = append(order, e.Op+" "+e.Inputs["value"].(string))
+		}
+	}
+	if diff := cmp.Diff([]string{"update alone", "destroy x"}, order); diff != "" {
+		t.Errorf("order of changes (-want +got):\n%s", diff)
+	}
+}

@@ -108,10 +108,15 @@ type applier struct {
 	recorders    map[string]*recorder
 	stopped      bool
 	lastSnap     *source.Snapshot
-	// destroyIndex maps an address to the destroy nodes that depend on it;
-	// see dependents.
-	destroyIndex     map[string][]string
-	destroyIndexSize int
+	// destroyIndex maps an address to the destroy and update nodes whose
+	// prior entry was recorded as depending on it; see dependencies.
+	destroyIndex map[string][]string
+	// unlinked are the nodes added since the last link.
+	unlinked []*node
+	// deferredDone is set once resources absent from a complete snapshot
+	// were planned for destroy: at plan time, or on the first complete
+	// snapshot during apply.
+	deferredDone bool
 	// knownGen counts changes to known; resolvedGen is its value at the
 	// last resolve. A source answers from the known outputs alone, so
 	// resolving again with nothing new would only repeat its answer.
@@ -135,6 +140,9 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 		resolved:   make(chan resolveResult, 1),
 		recorders:  map[string]*recorder{},
 		lastSnap:   plan.Snapshot,
+
+		destroyIndex: map[string][]string{},
+		deferredDone: plan.Snapshot == nil || plan.Snapshot.Complete(),
 	}
 	for h, ref := range e.handlers {
 		a.recorders[h] = newRecorder(e, h, ref)
@@ -170,16 +178,32 @@ func (a *applier) build() {
 func (a *applier) addNode(c *Change) *node {
 	n := &node{change: c, status: StatusPending}
 	a.nodes[c.Addr()] = n
+	a.unlinked = append(a.unlinked, n)
+	if p := c.Prior; p != nil && (c.Action == ActionDestroy || c.Action == ActionUpdate) {
+		for _, d := range p.Entry.Dependencies {
+			a.destroyIndex[d] = append(a.destroyIndex[d], c.Addr())
+		}
+	}
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusPending, Provider: c.Provider()})
 	return n
 }
 
 // link wires dependencies between the nodes not yet linked: creates and
 // updates follow what they depend on; destroys run in reverse dependency
-// order, after everything that depended on them is gone.
+// order, after everything that depended on them is gone. It costs the
+// number of new nodes, not of all nodes: it runs after every resolve.
 func (a *applier) link() {
-	for _, addr := range sortedAddresses(a.nodes) {
-		n := a.nodes[addr]
+	batch := make([]struct {
+		addr string
+		n    *node
+	}, len(a.unlinked))
+	for i, n := range a.unlinked {
+		batch[i].addr, batch[i].n = n.change.Addr(), n
+	}
+	a.unlinked = a.unlinked[:0]
+	sort.Slice(batch, func(i, j int) bool { return batch[i].addr < batch[j].addr })
+	for _, b := range batch {
+		addr, n := b.addr, b.n
 		if n.linked {
 			continue
 		}
@@ -221,9 +245,9 @@ func finished(s Status) bool {
 func (a *applier) dependencies(n *node) []string {
 	c := n.change
 	if c.Action == ActionDestroy {
-		// Destroy after the destroys of everything recorded as depending
-		// on this resource.
-		return a.dependents()[c.Addr()]
+		// Destroy after everything recorded as depending on this resource
+		// is destroyed, or updated to no longer depend on it.
+		return a.destroyIndex[c.Addr()]
 	}
 	var out []string
 	if c.Resource != nil {
@@ -233,26 +257,6 @@ func (a *applier) dependencies(n *node) []string {
 	}
 	out = append(out, c.WaitsOn...)
 	return out
-}
-
-// dependents indexes the destroy nodes by the addresses they were
-// recorded as depending on, so that linking destroys costs the number of
-// recorded dependencies rather than the square of the number of destroys.
-// It is rebuilt when destroys are added.
-func (a *applier) dependents() map[string][]string {
-	if a.destroyIndex != nil && a.destroyIndexSize == len(a.nodes) {
-		return a.destroyIndex
-	}
-	idx := map[string][]string{}
-	for addr, other := range a.nodes {
-		if other.change.Action == ActionDestroy && other.change.Prior != nil {
-			for _, d := range other.change.Prior.Entry.Dependencies {
-				idx[d] = append(idx[d], addr)
-			}
-		}
-	}
-	a.destroyIndex, a.destroyIndexSize = idx, len(a.nodes)
-	return idx
 }
 
 // run is the scheduling loop.
@@ -386,8 +390,10 @@ func (a *applier) absorb(r resolveResult) {
 		}
 		a.addNode(c)
 	}
+	blocked := make(map[string]bool, len(r.snap.Blocked))
 	for _, b := range r.snap.Blocked {
 		addr := b.Address.String()
+		blocked[addr] = true
 		if n := a.nodes[addr]; n != nil {
 			if a.pending[addr] == n {
 				a.rewait(n, b.WaitsOn)
@@ -410,13 +416,14 @@ func (a *applier) absorb(r resolveResult) {
 	// Structural blocks that cleared may have resolved into resources; the
 	// blocked composite itself is done.
 	for addr, n := range a.pending {
-		if n.change.Resource == nil && !stillBlocked(addr, r.snap) {
+		if n.change.Resource == nil && !blocked[addr] {
 			delete(a.pending, addr)
 			n.status = StatusApplied
 			a.wake(n)
 		}
 	}
-	if r.snap.Complete() {
+	if !a.deferredDone && r.snap.Complete() {
+		a.deferredDone = true
 		a.planDeferredDestroys(r.snap)
 	}
 	a.link()
@@ -449,15 +456,6 @@ func (a *applier) rewait(n *node, waits []source.Address) {
 			n.waiting++
 		}
 	}
-}
-
-func stillBlocked(addr string, snap *source.Snapshot) bool {
-	for _, b := range snap.Blocked {
-		if b.Address.String() == addr {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *applier) recordedEntry(addr string) *Recorded {
