@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -804,5 +805,33 @@ resource "y" {
 	}
 	if diff := cmp.Diff([]string{"update alone", "destroy x"}, order); diff != "" {
 		t.Errorf("order of changes (-want +got):\n%s", diff)
+	}
+}
+
+// TestSavedPlanFromAnotherDirectory checks that pier apply FILE carries out
+// the plan on the deployment it was made from, wherever it runs.
+func TestSavedPlanFromAnotherDirectory(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+variable "v" { default = "one" }
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = var.v }
+}
+`, "vars.pier.vars": `v = "from-file"`})
+	d.mustRun("plan", "-out", "plan.json", "--var-file", "vars.pier.vars")
+	cmd := d.command("apply", filepath.Join(d.dir, "plan.json"))
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("apply from another directory: %v\n%s", err, out)
+	}
+	if d.count("create", "from-file") != 1 {
+		t.Errorf("the saved plan was not applied to its deployment:\n%s", out)
+	}
+	if got := resources(d.state("state.json")); !slices.Equal(got, []string{"r"}) {
+		t.Errorf("recorded %v, want [r]", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/pierhq/pier/host/engine"
 )
@@ -35,13 +37,50 @@ func writePlanFile(path string, o deployOptions, p *engine.Plan) error {
 	if err != nil {
 		return err
 	}
-	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g,
-		Deployment: deploymentRef{Dir: o.Dir, Flake: o.Flake, Vars: o.Vars, VarFiles: o.VarFiles}}
+	ref, err := absoluteRef(o)
+	if err != nil {
+		return err
+	}
+	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref}
 	data, err := json.MarshalIndent(sp, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o600)
+}
+
+// absoluteRef names the deployment by absolute paths: pier apply FILE
+// may run from another directory, and must load the deployment the plan
+// was made from, not whatever lies in its working directory.
+func absoluteRef(o deployOptions) (deploymentRef, error) {
+	ref := deploymentRef{Flake: o.Flake, Vars: o.Vars}
+	if o.Flake == "" {
+		dir, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return ref, fmt.Errorf("deployment directory %s: %w", o.Dir, err)
+		}
+		ref.Dir = dir
+	} else if path, attr, hasAttr := strings.Cut(o.Flake, "#"); path != "" {
+		// A local flake path (not a flake reference such as github:…).
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return ref, fmt.Errorf("flake %s: %w", o.Flake, err)
+			}
+			ref.Flake = abs
+			if hasAttr {
+				ref.Flake += "#" + attr
+			}
+		}
+	}
+	for _, f := range o.VarFiles {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return ref, fmt.Errorf("variable file %s: %w", f, err)
+		}
+		ref.VarFiles = append(ref.VarFiles, abs)
+	}
+	return ref, nil
 }
 
 func readPlanFile(path string) (*savedPlan, error) {
