@@ -77,6 +77,7 @@ func (t execType) run(ctx context.Context, in execInputs) (schema.Properties, er
 	cmd := exec.CommandContext(ctx, in.Executable, in.Args...)
 	cmd.Dir = t.p.opts.Dir
 	cmd.WaitDelay = execWaitDelay
+	cmd.SysProcAttr = execSysProcAttr()
 	if in.Stdin != nil {
 		cmd.Stdin = strings.NewReader(*in.Stdin)
 	}
