@@ -835,3 +835,29 @@ resource "r" {
 		t.Errorf("recorded %v, want [r]", got)
 	}
 }
+
+// TestDestroyDropsOutputs checks that pier output does not show values of
+// resources that pier destroy removed.
+func TestDestroyDropsOutputs(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "v" }
+}
+output "o" { value = resource.r.outputs.value }
+`})
+	d.mustRun("apply")
+	if out := d.mustRun("output", "o"); strings.TrimSpace(out) != `"v"` {
+		t.Fatalf("pier output o after apply = %q", out)
+	}
+	d.mustRun("destroy", "--yes")
+	if out := d.mustRun("output"); out != "" {
+		t.Errorf("pier output after destroy shows:\n%s", out)
+	}
+	if _, errs, code := d.run("output", "o"); code != exitError || !strings.Contains(errs, `no output "o" is recorded`) {
+		t.Errorf("pier output o after destroy: exit %d\n%s", code, errs)
+	}
+}

@@ -154,7 +154,9 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 	}()
 	a.build()
 	a.run(ctx, stop)
-	if !plan.Destroy && !a.result.Interrupted {
+	// After a complete destroy the outputs name things that are gone, so
+	// they are dropped; a partial one leaves them, like the resources.
+	if !a.result.Interrupted && (!plan.Destroy || len(a.result.Errors) == 0) {
 		if err := a.recordOutputs(ctx); err != nil {
 			return a.result, err
 		}
@@ -723,6 +725,9 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 	if handler == "" {
 		return nil
 	}
+	if a.plan.Destroy {
+		return a.writeOutputs(ctx, handler, nil)
+	}
 	snap := a.lastSnap
 	if len(a.pending) == 0 && len(a.result.Errors) == 0 && (a.result.Created+a.result.Updated+a.result.Destroyed > 0 || snap == nil) {
 		s, err := a.e.resolve(ctx, maps.Clone(a.known))
@@ -735,8 +740,14 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 		return nil
 	}
 	a.result.Outputs = snap.Outputs
+	return a.writeOutputs(ctx, handler, snap.Outputs)
+}
+
+// writeOutputs records outputs as the deployment's, writing only
+// differences from what the state holds.
+func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*source.Output) error {
 	want := map[string]RecordedOutput{}
-	for _, o := range snap.Outputs {
+	for _, o := range outputs {
 		ro := RecordedOutput{Sensitive: o.Sensitive}
 		if !o.Sensitive {
 			ro.Value = o.Value
