@@ -861,3 +861,27 @@ output "o" { value = resource.r.outputs.value }
 		t.Errorf("pier output o after destroy: exit %d\n%s", code, errs)
 	}
 }
+
+// TestSavedPlanRefusesChangedProvider checks that a saved plan is not
+// carried out by a provider declared differently since it was made.
+func TestSavedPlanRefusesChangedProvider(t *testing.T) {
+	t.Parallel()
+	body := `
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "v" }
+}
+`
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + body})
+	d.mustRun("plan", "-out", "plan.json")
+	d.write(map[string]string{"main.pier.hcl": strings.Replace(header, "parallelism = 4", `env = { JOURNAL_MODE = "other" }`, 1) + body})
+	_, errs, code := d.run("apply", "plan.json")
+	if code != exitStalePlan || !strings.Contains(errs, "the declaration of provider [journal] has changed") {
+		t.Fatalf("apply with a changed provider: exit %d\n%s", code, errs)
+	}
+	if n := d.count("create", "v"); n != 0 {
+		t.Errorf("the plan ran %d creates against the changed provider", n)
+	}
+}

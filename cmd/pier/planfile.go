@@ -114,6 +114,9 @@ func checkSavedPlan(path string, saved *savedPlan, now *engine.Plan) error {
 	if moved := engine.MovedStates(saved.Graph, g); len(moved) > 0 {
 		return &staleError{fmt.Sprintf("saved plan %s is stale: the state held by %v has changed since the plan was made; run pier plan again", path, moved)}
 	}
+	if moved := engine.MovedProviders(saved.Graph, g); len(moved) > 0 {
+		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: the declaration of provider %v has changed since the plan was made; run pier plan again", path, moved)}
+	}
 	if diff := engine.SameOperations(saved.Graph, g); diff != "" {
 		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: %s; run pier plan again", path, diff)}
 	}

@@ -2,10 +2,14 @@ package engine
 
 import (
 	"container/heap"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pierhq/pier/host/source"
 )
 
 // Graph is a plan as an execution graph: operations in an order where each
@@ -16,6 +20,12 @@ type Graph struct {
 	States []StatePosition `json:"states"`
 	// Operations in execution order.
 	Operations []Operation `json:"operations"`
+	// Providers fingerprint the declarations of the providers the
+	// operations use, by name: a saved plan must not run against a
+	// provider whose executable, arguments, environment or configuration
+	// changed. They are hashes, since environments and configurations may
+	// hold credentials.
+	Providers map[string]string `json:"providers,omitempty"`
 }
 
 // StatePosition identifies the content of one state when the plan was
@@ -138,6 +148,16 @@ func (p *Plan) Graph() (*Graph, error) {
 			}
 		}
 	}
+	if p.Snapshot != nil {
+		for _, op := range g.Operations {
+			if d := p.Snapshot.Providers[op.Provider]; d != nil && g.Providers[op.Provider] == "" {
+				if g.Providers == nil {
+					g.Providers = map[string]string{}
+				}
+				g.Providers[op.Provider] = providerFingerprint(d)
+			}
+		}
+	}
 	if placed := len(g.Operations) - len(g.States); placed < len(todo) {
 		var stuck []string
 		for i, c := range todo {
@@ -148,6 +168,32 @@ func (p *Plan) Graph() (*Graph, error) {
 		return nil, fmt.Errorf("plan has a dependency cycle among %s", strings.Join(stuck, ", "))
 	}
 	return g, nil
+}
+
+// providerFingerprint hashes what decides how a provider runs. Its
+// position and parallelism are left out: they do not change what the
+// plan does.
+func providerFingerprint(d *source.Provider) string {
+	c := *d
+	c.Range, c.Parallelism = source.Range{}, 0
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return "unencodable: " + err.Error()
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// MovedProviders lists the providers whose declaration differs from the
+// one a graph was made with.
+func MovedProviders(saved, now *Graph) []string {
+	var moved []string
+	for _, name := range sortedAddresses(now.Providers) {
+		if saved.Providers[name] != now.Providers[name] {
+			moved = append(moved, name)
+		}
+	}
+	return moved
 }
 
 // planDependencies lists the addresses c must follow.
