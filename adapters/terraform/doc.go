@@ -22,7 +22,8 @@
 // The provider's own configuration arrives once, on a file descriptor
 // ([ReadConfig]), and is validated and sent to the provider lazily, on the
 // first request that needs a configured provider. It never enters inputs,
-// outputs or logs.
+// outputs or logs. The request stream is served from a copy of stdin
+// ([DetachStdin]), so the provider and what it runs get /dev/null instead.
 //
 // The package imports [schema], [providersdk] and its own internal packages,
 // never the engine. Start at [Bridge]; the protocol client is in
