@@ -885,3 +885,44 @@ resource "r" {
 		t.Errorf("the plan ran %d creates against the changed provider", n)
 	}
 }
+
+// TestMoveBetweenStates checks that a resource whose state handler
+// changes is recorded in the new state and removed from the old one,
+// without asking its provider to change anything.
+func TestMoveBetweenStates(t *testing.T) {
+	t.Parallel()
+	deployment := func(state string) string {
+		return header + `
+resource "state2" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "other.json" }
+}
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.` + state + `
+  inputs = { value = "v" }
+}
+`
+	}
+	d := newDeployment(t, map[string]string{"main.pier.hcl": deployment("state")})
+	d.mustRun("apply")
+	d.write(map[string]string{"main.pier.hcl": deployment("state2")})
+	if out := d.mustRun("plan"); !strings.Contains(out, "moves from state state to state2") {
+		t.Errorf("plan does not say the resource moves:\n%s", out)
+	}
+	d.mustRun("apply")
+	if got := resources(d.state("state.json")); len(got) != 0 {
+		t.Errorf("state.json still holds %v", got)
+	}
+	if diff := cmp.Diff([]string{"r"}, resources(d.state("other.json"))); diff != "" {
+		t.Errorf("other.json (-want +got):\n%s", diff)
+	}
+	if out := d.mustRun("apply"); !strings.Contains(out, "1 unchanged") {
+		t.Errorf("re-apply after the move:\n%s", out)
+	}
+	if n := d.count("create", "v") + d.count("update", "v") + d.count("destroy", "v"); n != 1 {
+		t.Errorf("the provider saw %d operations, want only the first create", n)
+	}
+}

@@ -551,6 +551,10 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 	case ActionUpdate:
 		r := c.Resource
 		prior := c.Prior.Entry
+		if moves(r, c.Prior) && prior.Type == r.Type && sameInputs(r.Inputs, prior.InputProperties) {
+			// Only the record moves; the provider has nothing to change.
+			return prior.OutputProperties, a.recordPut(ctx, "update", c, prior.OutputProperties)
+		}
 		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
 			Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 			InputProperties: r.Inputs,
@@ -588,8 +592,19 @@ func (a *applier) recordPut(ctx context.Context, event string, c *Change, output
 		deps = append(deps, d.String())
 	}
 	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
-	return a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
+	if err := a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
 		return pb.put(c.Address, entry)
+	}); err != nil {
+		return err
+	}
+	if c.Prior == nil || !moves(r, c.Prior) {
+		return nil
+	}
+	// Recorded in the new state first: were pier stopped in between, the
+	// next plan names both states rather than forgetting the resource.
+	return a.record(ctx, c.Prior.Handler, "forget", func(pb *patchBuilder) error {
+		pb.remove(c.Address)
+		return nil
 	})
 }
 

@@ -428,15 +428,24 @@ func (e *Engine) changeFor(r *source.Resource, rec *Recorded) *Change {
 		c.Action, c.Note = ActionCreate, "stateless, runs every apply"
 	case rec == nil:
 		c.Action = ActionCreate
-	case sameInputs(r.Inputs, rec.Entry.InputProperties) && rec.Entry.Type == r.Type:
+	case sameInputs(r.Inputs, rec.Entry.InputProperties) && rec.Entry.Type == r.Type && !moves(r, rec):
 		c.Action, c.Prior = ActionNoOp, rec
 	default:
 		c.Action, c.Prior = ActionUpdate, rec
 	}
-	if rec != nil && rec.Entry.Type != r.Type {
+	switch {
+	case rec != nil && rec.Entry.Type != r.Type:
 		c.Note = fmt.Sprintf("type changed from %s to %s", rec.Entry.Type, r.Type)
+	case rec != nil && moves(r, rec):
+		c.Note = fmt.Sprintf("moves from state %s to %s", rec.Handler, r.State)
 	}
 	return c
+}
+
+// moves reports whether a stateful resource now names another state
+// handler than the one that records it: the entry must move.
+func moves(r *source.Resource, rec *Recorded) bool {
+	return r.State != nil && r.State.String() != rec.Handler
 }
 
 func (e *Engine) destroyChange(rec *Recorded) *Change {
