@@ -109,6 +109,7 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 	cmd := exec.CommandContext(ctx, s.opts.NixBin, args...)
 	cmd.Dir = s.opts.Dir
 	cmd.WaitDelay = waitDelay
+	ownGroup(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
@@ -162,6 +163,7 @@ func (s *Source) realise(ctx context.Context, r *source.Resource, executable str
 	cmd := exec.CommandContext(ctx, s.opts.NixStoreBin, args...)
 	cmd.Dir = s.opts.Dir
 	cmd.WaitDelay = waitDelay
+	ownGroup(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
