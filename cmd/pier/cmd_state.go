@@ -106,18 +106,18 @@ func newStateForgetCommand() *cli.Command {
 		Name:      "forget",
 		Usage:     "remove a resource from state, leaving the real object alone",
 		ArgsUsage: "ADDR",
-		Flags:     deployFlags(),
+		Flags:     append(deployFlags(), &cli.StringFlag{Name: "state", Usage: "forget it from the state held by `HANDLER` only, when several record it"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("state forget takes one address")
 			}
 			o := readDeployOptions(c)
-			return runStateForget(c.Context, o, c.Args().First(), c.App.Writer, c.App.ErrWriter)
+			return runStateForget(c.Context, o, c.Args().First(), c.String("state"), c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
-func runStateForget(ctx context.Context, o deployOptions, addr string, stdout, stderr io.Writer) error {
+func runStateForget(ctx context.Context, o deployOptions, addr, state string, stdout, stderr io.Writer) error {
 	view := newProgress(stderr, false, o.Verbose)
 	defer view.close()
 	eng, err := newEngine(o, view, stderr)
@@ -125,7 +125,7 @@ func runStateForget(ctx context.Context, o deployOptions, addr string, stdout, s
 		return err
 	}
 	defer eng.Close()
-	h, err := eng.Forget(ctx, addr)
+	h, err := eng.Forget(ctx, addr, state)
 	if err != nil {
 		return err
 	}

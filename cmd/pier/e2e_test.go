@@ -926,3 +926,44 @@ resource "r" {
 		t.Errorf("the provider saw %d operations, want only the first create", n)
 	}
 }
+
+// TestForgetResolvesDuplicate checks the advice planning gives for a
+// resource recorded in two states: pier state forget must work although
+// planning refuses, and must ask which state to forget it from.
+func TestForgetResolvesDuplicate(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "state2" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "other.json" }
+}
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "v" }
+}
+`})
+	d.mustRun("apply")
+	data, err := os.ReadFile(filepath.Join(d.dir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.dir, "other.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := d.run("plan"); code != exitError || !strings.Contains(errs, "pier state forget --state state2 r") {
+		t.Fatalf("plan with a duplicate: exit %d\n%s", code, errs)
+	}
+	if _, errs, code := d.run("state", "forget", "r"); code != exitError || !strings.Contains(errs, "r is recorded in states state, state2; name the one to forget it from with --state") {
+		t.Fatalf("forget without --state: exit %d\n%s", code, errs)
+	}
+	d.mustRun("state", "forget", "--state", "state2", "r")
+	if got := resources(d.state("other.json")); len(got) != 0 {
+		t.Errorf("other.json still holds %v", got)
+	}
+	if out := d.mustRun("apply"); !strings.Contains(out, "1 unchanged") {
+		t.Errorf("apply after forget:\n%s", out)
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pierhq/pier/host/source"
@@ -85,23 +86,38 @@ func (e *Engine) States(ctx context.Context) (map[string]*StateView, error) {
 }
 
 // Forget removes a resource from the state that records it, with a
-// "forget" event. The real object is left alone.
-func (e *Engine) Forget(ctx context.Context, addr string) (handler string, err error) {
+// "forget" event. The real object is left alone. A resource recorded in
+// more than one state is forgotten only from the one state names; state
+// may be empty otherwise.
+func (e *Engine) Forget(ctx context.Context, addr, state string) (handler string, err error) {
 	states, err := e.States(ctx)
 	if err != nil {
 		return "", err
 	}
+	var in []string
 	for _, h := range sortedAddresses(states) {
-		rec := states[h].Entries[addr]
-		if rec == nil {
-			continue
+		if states[h].Entries[addr] != nil && (state == "" || state == h) {
+			in = append(in, h)
 		}
-		r := newRecorder(e, h, e.handlers[h])
-		defer r.close()
-		return h, r.record(ctx, "forget", func(pb *patchBuilder) error {
-			pb.remove(rec.Address)
-			return nil
-		})
 	}
-	return "", fmt.Errorf("%s is not recorded in any state of this deployment (see pier state list)", addr)
+	switch {
+	case len(in) == 0 && state != "":
+		return "", fmt.Errorf("%s is not recorded in state %s (see pier state list)", addr, state)
+	case len(in) == 0:
+		return "", fmt.Errorf("%s is not recorded in any state of this deployment (see pier state list)", addr)
+	case len(in) > 1:
+		return "", fmt.Errorf("%s is recorded in states %s; name the one to forget it from with --state", addr, strings.Join(in, ", "))
+	}
+	h := in[0]
+	rec := states[h].Entries[addr]
+	r := newRecorder(e, h, e.handlers[h])
+	defer r.close()
+	if err := r.record(ctx, "forget", func(pb *patchBuilder) error {
+		pb.remove(rec.Address)
+		return nil
+	}); err != nil {
+		ref := e.handlers[h]
+		return "", fmt.Errorf("forget %s in state %s (provider %s): %w", addr, h, ref.resource.Provider, err)
+	}
+	return h, nil
 }

@@ -175,6 +175,10 @@ type planner struct {
 	plan *Plan
 	// recorded are all entries across the states, by address.
 	recorded map[string]*Recorded
+	// duplicate is the first resource found recorded in two states:
+	// planning refuses it, while the state commands must still work, to
+	// let pier state forget resolve it.
+	duplicate error
 }
 
 // Plan resolves the deployment against its recorded state. It starts the
@@ -197,6 +201,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 	}
 	if err := pl.readStates(ctx, snap); err != nil {
 		return nil, err
+	}
+	if pl.duplicate != nil {
+		return nil, pl.duplicate
 	}
 	if destroyAll {
 		pl.plan.Snapshot = snap
@@ -265,7 +272,10 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 		pl.plan.add(&Change{Address: r.Address, Action: ActionCreate, Resource: r, StateHandler: true, Note: "state handler, read before planning"})
 		for addr, rec := range view.Entries {
 			if other, dup := pl.recorded[addr]; dup {
-				return fmt.Errorf("resource %s is recorded in two states, %s and %s; remove it from one with pier state forget", addr, other.Handler, h)
+				if pl.duplicate == nil {
+					pl.duplicate = fmt.Errorf("resource %s is recorded in two states, %s and %s; remove it from one with: pier state forget --state %s %s", addr, other.Handler, h, h, addr)
+				}
+				continue
 			}
 			pl.recorded[addr] = rec
 		}
