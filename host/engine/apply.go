@@ -239,6 +239,21 @@ func (a *applier) link() {
 	}
 }
 
+// follows reports whether a node already waits for addr.
+func (n *node) follows(addr string) bool {
+	if slices.Contains(n.change.WaitsOn, addr) {
+		return true
+	}
+	if r := n.change.Resource; r != nil {
+		for _, d := range r.DependsOn {
+			if d.String() == addr {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func finished(s Status) bool {
 	return s == StatusApplied || s == StatusErrored || s == StatusSkipped
 }
@@ -369,6 +384,15 @@ func (a *applier) absorb(r resolveResult) {
 				prior = a.recordedEntry(addr)
 			}
 			c := a.e.changeFor(res, prior)
+			if c.Action != ActionNoOp {
+				// The resolved resource may depend on more than the
+				// blocked one said (a lazy source may not know a blocked
+				// member's dependencies at all): follow those too.
+				a.rewait(n, res.DependsOn)
+				if n.status != StatusPending {
+					continue
+				}
+			}
 			n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
 			if c.Action == ActionNoOp {
 				a.complete(n, c.Prior.Entry.OutputProperties)
@@ -438,7 +462,7 @@ func (a *applier) absorb(r resolveResult) {
 func (a *applier) rewait(n *node, waits []source.Address) {
 	for _, w := range waits {
 		ws := w.String()
-		if slices.Contains(n.change.WaitsOn, ws) {
+		if n.follows(ws) {
 			continue
 		}
 		n.change.WaitsOn = append(n.change.WaitsOn, ws)

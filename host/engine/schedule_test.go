@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,11 +75,22 @@ func (s *scripted) blocked(a string, structural bool, waits ...string) *source.B
 }
 
 // applyScript plans and applies a scripted deployment, failing the test
-// if apply does not return within a generous bound.
-func applyScript(t *testing.T, answer func(known source.Outputs) *source.Snapshot) *Result {
+// if apply does not return within a generous bound. It returns the result
+// and the status events in the order they happened, as "ADDR STATUS".
+func applyScript(t *testing.T, answer func(known source.Outputs) *source.Snapshot) (*Result, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	e := New(Config{Source: &scriptSource{answer: answer}, Dir: dir, PierExecutable: testbin.Pier(t), Parallelism: 4})
+	var mu sync.Mutex
+	var events []string
+	record := func(ev Event) {
+		if ev.Type != EventStatus {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, ev.Address+" "+ev.Status.String())
+	}
+	e := New(Config{Source: &scriptSource{answer: answer}, Dir: dir, PierExecutable: testbin.Pier(t), Parallelism: 4, Events: record})
 	defer e.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -99,10 +112,12 @@ func applyScript(t *testing.T, answer func(known source.Outputs) *source.Snapsho
 		if o.err != nil {
 			t.Fatal(o.err)
 		}
-		return o.res
+		mu.Lock()
+		defer mu.Unlock()
+		return o.res, events
 	case <-time.After(60 * time.Second):
 		t.Fatal("apply did not return: the scheduler hangs")
-		return nil
+		return nil, nil
 	}
 }
 
@@ -115,6 +130,8 @@ func TestScheduling(t *testing.T) {
 		wantErrors  []string
 		wantSkipped []string
 		wantCreated int
+		// wantBefore pairs events that must happen in this order.
+		wantBefore [][2]string
 	}{
 		// c first waits on a; once a is known it turns out to wait on b,
 		// which fails. c must be skipped, not resolved forever.
@@ -164,12 +181,34 @@ func TestScheduling(t *testing.T) {
 			wantSkipped: []string{"g.y", "g.z"},
 			wantCreated: 2,
 		},
+		// c's blocked form names no resource (a lazy source cannot tell
+		// its dependencies); resolved, it depends on the slow z too, and
+		// must wait for it.
+		"resolved resource depends on more than it waited on": {
+			answer: func(s *scripted, known source.Outputs) *source.Snapshot {
+				snap := &source.Snapshot{Ready: []*source.Resource{s.handler(), s.memo("a"), s.run("z", []any{"sleep", "1"})}}
+				if !has(known, "a") {
+					snap.Blocked = append(snap.Blocked, s.blocked("c", false, "a"))
+					return snap
+				}
+				snap.Ready = append(snap.Ready, s.memo("c", "a", "z"))
+				return snap
+			},
+			wantCreated: 3,
+			wantBefore:  [][2]string{{"z APPLIED", "c APPLYING"}},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := newScripted(t)
-			res := applyScript(t, func(known source.Outputs) *source.Snapshot { return tc.answer(s, known) })
+			res, events := applyScript(t, func(known source.Outputs) *source.Snapshot { return tc.answer(s, known) })
+			for _, pair := range tc.wantBefore {
+				first, second := slices.Index(events, pair[0]), slices.Index(events, pair[1])
+				if first < 0 || second < 0 || first > second {
+					t.Errorf("want %q before %q; events:\n%s", pair[0], pair[1], strings.Join(events, "\n"))
+				}
+			}
 			var errs []string
 			for _, e := range res.Errors {
 				errs = append(errs, e.Address)
