@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/pierhq/pier/host/internal/proc/proctest"
 )
@@ -33,7 +34,29 @@ func TestMain(m *testing.M) {
 		fmt.Println(p.Pid())
 		os.Exit(0)
 	}
+	leakedPipe = leakPipe()
 	os.Exit(m.Run())
+}
+
+// leakedPipe is the inode of a pipe whose write end the test binary holds
+// without close-on-exec, as a descriptor pier's own parent leaked to it
+// would be. It is made before any child starts.
+var leakedPipe uint64
+
+func leakPipe() uint64 {
+	r, w, err := os.Pipe()
+	if err != nil {
+		panic(err)
+	}
+	r.Close()
+	if _, err := unix.FcntlInt(w.Fd(), unix.F_SETFD, 0); err != nil {
+		panic(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(w.Fd()), &st); err != nil {
+		panic(err)
+	}
+	return st.Ino // w stays open for the life of the test binary
 }
 
 func TestBuildEnv(t *testing.T) {

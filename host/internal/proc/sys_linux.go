@@ -1,8 +1,13 @@
 package proc
 
 import (
+	"os"
 	"os/exec"
+	"strconv"
+	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // sysProcAttr puts the child in its own process group and asks the kernel
@@ -19,4 +24,36 @@ func sysProcAttr() *syscall.SysProcAttr {
 
 // startLocked starts cmd. It exists so the fork point is in one place
 // should a platform need to pin the forking thread.
-func startLocked(cmd *exec.Cmd) error { return cmd.Start() }
+func startLocked(cmd *exec.Cmd) error {
+	inheritedOnce.Do(closeInheritedOnExec)
+	return cmd.Start()
+}
+
+// inheritedOnce runs closeInheritedOnExec before pier's first child starts.
+var inheritedOnce sync.Once
+
+// closeInheritedOnExec marks every descriptor above 2 close-on-exec. Go
+// opens its own files close-on-exec, so the only ones without the flag
+// are those pier's parent leaked to it (a CI runner's pipes, a shell's
+// redirections). Without this they would pass to every provider, like
+// parent environment variables the allow-list keeps out, and a daemon a
+// provider left behind could hold a parent's pipe open for ever. Once is
+// enough: pier itself creates no descriptor without the flag. It is best
+// effort: without /proc nothing is marked.
+func closeInheritedOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil || flags&unix.FD_CLOEXEC != 0 {
+			continue // closed meanwhile (ReadDir's own), or already marked
+		}
+		_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
+	}
+}
