@@ -7,7 +7,8 @@
 // a Ctrl-C in the terminal reaches pier, which owns shutdown, and not the
 // providers), and a parent-death signal. Optional configuration bytes are
 // passed on file descriptor 3 through a pipe, never in argv or the
-// environment.
+// environment. No other descriptor passes: those pier inherited without
+// close-on-exec are marked before the first child starts.
 //
 // The package knows nothing about the protocol spoken on the pipes; see
 // package jsonl for framing and package provider for the protocol. Start
