@@ -967,3 +967,31 @@ resource "r" {
 		t.Errorf("apply after forget:\n%s", out)
 	}
 }
+
+// TestFailedUpdateKeepsOutputs checks that an output reading a resource
+// whose update failed keeps its recorded value: the object was not
+// changed, so the value still holds.
+func TestFailedUpdateKeepsOutputs(t *testing.T) {
+	t.Parallel()
+	deployment := func(extra string) string {
+		return header + `
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "v1"` + extra + ` }
+}
+output "o" { value = resource.r.outputs.value }
+`
+	}
+	d := newDeployment(t, map[string]string{"main.pier.hcl": deployment("")})
+	d.mustRun("apply")
+	// The journal provider refuses an unknown input, so the update fails.
+	d.write(map[string]string{"main.pier.hcl": deployment(", bogus = 1")})
+	if out, errs, code := d.run("apply"); code != exitError {
+		t.Fatalf("apply with a failing update: exit %d\n%s\n%s", code, out, errs)
+	}
+	if out := d.mustRun("output", "o"); strings.TrimSpace(out) != `"v1"` {
+		t.Errorf("pier output o after the failed update = %q, want \"v1\"", out)
+	}
+}

@@ -765,7 +765,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 		return nil
 	}
 	if a.plan.Destroy {
-		return a.writeOutputs(ctx, handler, nil)
+		return a.writeOutputs(ctx, handler, nil, false)
 	}
 	snap := a.lastSnap
 	if len(a.pending) == 0 && len(a.result.Errors) == 0 && (a.result.Created+a.result.Updated+a.result.Destroyed > 0 || snap == nil) {
@@ -779,12 +779,17 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 		return nil
 	}
 	a.result.Outputs = snap.Outputs
-	return a.writeOutputs(ctx, handler, snap.Outputs)
+	// After a failure an output may be unknown only because what it reads
+	// failed to change; the object, and so the recorded value, is still
+	// there.
+	partial := len(a.result.Errors) > 0 || len(a.pending) > 0
+	return a.writeOutputs(ctx, handler, snap.Outputs, partial)
 }
 
 // writeOutputs records outputs as the deployment's, writing only
-// differences from what the state holds.
-func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*source.Output) error {
+// differences from what the state holds. keep keeps recorded outputs
+// that outputs lacks.
+func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*source.Output, keep bool) error {
 	want := map[string]RecordedOutput{}
 	for _, o := range outputs {
 		ro := RecordedOutput{Sensitive: o.Sensitive}
@@ -794,22 +799,28 @@ func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*s
 		want[o.Name] = ro
 	}
 	view := a.plan.States[handler]
-	changed := len(want) != len(view.Outputs)
-	for name, o := range want {
+	var put, remove []string
+	for _, name := range sortedAddresses(want) {
+		o := want[name]
 		if old, ok := view.Outputs[name]; !ok || old.Sensitive != o.Sensitive || !sameInputs(map[string]any{"v": old.Value}, map[string]any{"v": o.Value}) {
-			changed = true
+			put = append(put, name)
 		}
 	}
-	if !changed {
+	if !keep {
+		for _, name := range sortedAddresses(view.Outputs) {
+			if _, ok := want[name]; !ok {
+				remove = append(remove, name)
+			}
+		}
+	}
+	if len(put)+len(remove) == 0 {
 		return nil
 	}
 	return a.record(ctx, handler, "outputs", func(pb *patchBuilder) error {
-		for _, name := range sortedAddresses(pb.doc.outputs) {
-			if _, ok := want[name]; !ok {
-				pb.removeOutput(name)
-			}
+		for _, name := range remove {
+			pb.removeOutput(name)
 		}
-		for _, name := range sortedAddresses(want) {
+		for _, name := range put {
 			if err := pb.putOutput(name, want[name]); err != nil {
 				return err
 			}
