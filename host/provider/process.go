@@ -248,7 +248,7 @@ func (p *Process) failIO(ctx context.Context, r request, exited bool, err error)
 	case ctx.Err() != nil:
 		return p.fail(r, KindCanceled, fmt.Errorf("request abandoned: %w", context.Cause(ctx)))
 	case exited && errors.Is(err, os.ErrDeadlineExceeded):
-		return p.fail(r, KindExited, errors.New("exited before responding; a process it started still holds its stdout"))
+		return p.fail(r, KindExited, errors.New("exited before responding; a process it started still holds its pipes"))
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return p.fail(r, KindTimeout, fmt.Errorf("no response within %s", p.cfg.Timeout))
 	case errors.As(err, &tooLarge):
