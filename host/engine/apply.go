@@ -561,6 +561,11 @@ func (a *applier) start(ctx context.Context, n *node) {
 func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error) {
 	addr := c.Addr()
 	prov := c.Provider()
+	if r := c.Resource; r != nil && r.Stateful() && a.recorders[r.State.String()] == nil {
+		// Checked before the provider call: a change that cannot be
+		// recorded must not be made.
+		return nil, fmt.Errorf("%s: state handler %s was not read when planning, so nothing was done: a resource known only during apply must use a state handler the plan already reads", r.Range, r.State)
+	}
 	switch c.Action {
 	case ActionCreate:
 		r := c.Resource

@@ -2,6 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -19,9 +23,10 @@ import (
 // first output they tripped over, so that the blockers of one member
 // change from round to round; the providers it declares are real.
 type scriptSource struct {
-	mu     sync.Mutex
-	calls  int
-	answer func(known source.Outputs) *source.Snapshot
+	mu        sync.Mutex
+	calls     int
+	providers map[string]*source.Provider
+	answer    func(known source.Outputs) *source.Snapshot
 }
 
 func (s *scriptSource) Resolve(_ context.Context, known source.Outputs) (*source.Snapshot, error) {
@@ -29,7 +34,7 @@ func (s *scriptSource) Resolve(_ context.Context, known source.Outputs) (*source
 	defer s.mu.Unlock()
 	s.calls++
 	snap := s.answer(known)
-	snap.Providers = map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}
+	snap.Providers = s.providers
 	return snap, nil
 }
 
@@ -77,9 +82,8 @@ func (s *scripted) blocked(a string, structural bool, waits ...string) *source.B
 // applyScript plans and applies a scripted deployment, failing the test
 // if apply does not return within a generous bound. It returns the result
 // and the status events in the order they happened, as "ADDR STATUS".
-func applyScript(t *testing.T, answer func(known source.Outputs) *source.Snapshot) (*Result, []string) {
+func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *source.Snapshot) (*Result, []string) {
 	t.Helper()
-	dir := t.TempDir()
 	var mu sync.Mutex
 	var events []string
 	record := func(ev Event) {
@@ -90,7 +94,13 @@ func applyScript(t *testing.T, answer func(known source.Outputs) *source.Snapsho
 		defer mu.Unlock()
 		events = append(events, ev.Address+" "+ev.Status.String())
 	}
-	e := New(Config{Source: &scriptSource{answer: answer}, Dir: dir, PierExecutable: testbin.Pier(t), Parallelism: 4, Events: record})
+	providers := map[string]*source.Provider{
+		"local": {Name: "local", Builtin: "local"},
+		// The local adapter declared as a third-party executable: its
+		// state_file is not known to pier as a state type.
+		"plain": {Name: "plain", Executable: testbin.Pier(t), Args: []string{"adapter", "local"}, Operations: []string{"destroy"}},
+	}
+	e := New(Config{Source: &scriptSource{answer: answer, providers: providers}, Dir: dir, PierExecutable: testbin.Pier(t), Parallelism: 4, Events: record})
 	defer e.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -132,6 +142,8 @@ func TestScheduling(t *testing.T) {
 		wantCreated int
 		// wantBefore pairs events that must happen in this order.
 		wantBefore [][2]string
+		// wantAbsent are files no resource may have made.
+		wantAbsent []string
 	}{
 		// c first waits on a; once a is known it turns out to wait on b,
 		// which fails. c must be skipped, not resolved forever.
@@ -197,12 +209,37 @@ func TestScheduling(t *testing.T) {
 			wantCreated: 3,
 			wantBefore:  [][2]string{{"z APPLIED", "c APPLYING"}},
 		},
+		// A member revealed during apply names a state handler the plan
+		// did not read: it must fail before its provider makes anything
+		// that could then not be recorded.
+		"revealed member's state handler was not read": {
+			answer: func(s *scripted, known source.Outputs) *source.Snapshot {
+				other := &source.Resource{Address: addr(s.t, "other"), Provider: "plain", Type: "state_file", Inputs: map[string]any{"name": "other.json"}}
+				snap := &source.Snapshot{Ready: []*source.Resource{s.handler(), s.memo("a"), other}}
+				if !has(known, "a") {
+					snap.Blocked = append(snap.Blocked, s.blocked("g", true, "a"))
+					return snap
+				}
+				f := &source.Resource{Address: addr(s.t, "g.f"), Provider: "local", Type: "file", State: &other.Address, Inputs: map[string]any{"name": "f.txt", "contents": "x"}}
+				snap.Ready = append(snap.Ready, f)
+				return snap
+			},
+			wantErrors:  []string{"g.f"},
+			wantCreated: 2,
+			wantAbsent:  []string{"f.txt"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := newScripted(t)
-			res, events := applyScript(t, func(known source.Outputs) *source.Snapshot { return tc.answer(s, known) })
+			dir := t.TempDir()
+			res, events := applyScript(t, dir, func(known source.Outputs) *source.Snapshot { return tc.answer(s, known) })
+			for _, f := range tc.wantAbsent {
+				if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s exists (%v): a change was made that could not be recorded", f, err)
+				}
+			}
 			for _, pair := range tc.wantBefore {
 				first, second := slices.Index(events, pair[0]), slices.Index(events, pair[1])
 				if first < 0 || second < 0 || first > second {
