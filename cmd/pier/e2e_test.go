@@ -995,3 +995,35 @@ output "o" { value = resource.r.outputs.value }
 		t.Errorf("pier output o after the failed update = %q, want \"v1\"", out)
 	}
 }
+
+// TestDestroyWithProviderRemoved checks the cause given when a removed
+// resource's provider is no longer declared: the provider is missing, not
+// lacking the destroy operation.
+func TestDestroyWithProviderRemoved(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "v" }
+}
+`})
+	d.mustRun("apply")
+	d.write(map[string]string{"main.pier.hcl": `
+provider "local" { builtin = "local" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+`})
+	want := `provider "journal", which recorded this resource, is no longer declared in the deployment`
+	out, _, code := d.run("apply")
+	if code != exitError || !strings.Contains(out, want) || !strings.Contains(out, "pier state forget r") {
+		t.Fatalf("apply: exit %d, want the message %q:\n%s", code, want, out)
+	}
+	if strings.Contains(out, "does not declare the destroy operation") {
+		t.Errorf("apply blames the destroy operation:\n%s", out)
+	}
+}

@@ -595,6 +595,9 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		return out, a.recordPut(ctx, "update", c, out)
 	case ActionDestroy:
 		prior := c.Prior.Entry
+		if !a.e.providers.declared(prov) {
+			return nil, fmt.Errorf("provider %q, which recorded this resource, is no longer declared in the deployment, so pier cannot destroy it; declare the provider again, or remove the real object yourself, then run: pier state forget %s", prov, addr)
+		}
 		if !a.e.providers.supports(prov, schema.OperationDestroy) {
 			return nil, fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
 		}

@@ -460,7 +460,9 @@ func moves(r *source.Resource, rec *Recorded) bool {
 
 func (e *Engine) destroyChange(rec *Recorded) *Change {
 	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
-	if !e.providers.supports(rec.Entry.Provider, schema.OperationDestroy) {
+	if !e.providers.declared(rec.Entry.Provider) {
+		c.Note = fmt.Sprintf("provider %q is no longer declared; apply will fail for this resource: declare the provider again to destroy it, or remove the real object yourself, then run: pier state forget %s", rec.Entry.Provider, rec.Address)
+	} else if !e.providers.supports(rec.Entry.Provider, schema.OperationDestroy) {
 		c.Note = fmt.Sprintf("provider %q does not declare the destroy operation; apply will fail for this resource: remove the real object yourself, then run: pier state forget %s", rec.Entry.Provider, rec.Address)
 	}
 	return c

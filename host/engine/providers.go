@@ -68,6 +68,13 @@ func (p *providers) operations(name string) []schema.Operation {
 	return ops
 }
 
+// declared reports whether the deployment declares a provider.
+func (p *providers) declared(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.decls[name] != nil
+}
+
 func (p *providers) supports(name string, op schema.Operation) bool {
 	return slices.Contains(p.operations(name), op)
 }
