@@ -284,14 +284,35 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 }
 
 func (e *Engine) handlerNotReady(h string, snap *source.Snapshot) error {
+	// The position of a resource that names h, so that the user can find
+	// the reference.
+	var user *source.Resource
+	for _, r := range snap.Ready {
+		if r.State != nil && r.State.String() == h {
+			user = r
+			break
+		}
+	}
+	for _, b := range snap.Blocked {
+		if user == nil && b.Resource != nil && b.Resource.State != nil && b.Resource.State.String() == h {
+			user = b.Resource
+		}
+	}
 	for _, b := range snap.Blocked {
 		if b.Address.String() == h {
 			var waits []string
 			for _, w := range b.WaitsOn {
 				waits = append(waits, w.String())
 			}
-			return fmt.Errorf("state handler %s depends on outputs of %s: a state handler's inputs must be known before apply, because state is read first", h, strings.Join(waits, ", "))
+			at := ""
+			if b.Resource != nil && b.Resource.Range.Filename != "" {
+				at = b.Resource.Range.String() + ": "
+			}
+			return fmt.Errorf("%sstate handler %s depends on outputs of %s: a state handler's inputs must be known before apply, because state is read first", at, h, strings.Join(waits, ", "))
 		}
+	}
+	if user != nil {
+		return fmt.Errorf("%s: %s names state handler %s, which is not a resource of the deployment", user.Range, user.Address, h)
 	}
 	return fmt.Errorf("state handler %s is not a resource of the deployment", h)
 }

@@ -262,3 +262,47 @@ func TestScheduling(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanErrorsNamePositions(t *testing.T) {
+	t.Parallel()
+	at := func(file string, line int) source.Range { return source.Range{Filename: file, Line: line, Column: 1} }
+	tests := map[string]struct {
+		answer func(s *scripted) *source.Snapshot
+		want   string
+	}{
+		"missing handler": {
+			answer: func(s *scripted) *source.Snapshot {
+				r := s.memo("a")
+				r.State = &source.Address{{Name: "nowhere"}}
+				r.Range = at("main.nix", 7)
+				return &source.Snapshot{Ready: []*source.Resource{s.handler(), r}}
+			},
+			want: "main.nix:7:1: a names state handler nowhere, which is not a resource of the deployment",
+		},
+		"handler waits on outputs": {
+			answer: func(s *scripted) *source.Snapshot {
+				h := s.handler()
+				h.Range = at("main.nix", 3)
+				return &source.Snapshot{
+					Ready:   []*source.Resource{s.memo("a"), s.memo("b")},
+					Blocked: []*source.Blocked{{Address: s.state, WaitsOn: []source.Address{addr(t, "a")}, Resource: h}},
+				}
+			},
+			want: "main.nix:3:1: state handler state depends on outputs of a",
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newScripted(t)
+			src := &scriptSource{providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}},
+				answer: func(source.Outputs) *source.Snapshot { return tc.answer(s) }}
+			e := New(Config{Source: src, Dir: t.TempDir(), PierExecutable: testbin.Pier(t)})
+			defer e.Close()
+			_, err := e.Plan(t.Context())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("plan error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
