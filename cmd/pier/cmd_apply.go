@@ -92,11 +92,21 @@ func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout,
 	}
 	res, err := eng.Apply(ctx, stop, plan)
 	view.close()
+	return finishApply(stdout, o.JSON, res, err, plan.Destroy, eng.ProvidersStarted())
+}
+
+// finishApply reports what an apply did and returns its error. An apply
+// that fails after making changes (recording the outputs, say) still says
+// what it changed.
+func finishApply(w io.Writer, jsonOut bool, res *engine.Result, err error, destroy bool, started map[string]int) error {
+	if res == nil {
+		return err
+	}
+	reportResult(w, jsonOut, res, destroy, err)
+	reportProviders(w, jsonOut, started)
 	if err != nil {
 		return err
 	}
-	reportResult(stdout, o.JSON, res, plan.Destroy)
-	reportProviders(stdout, o.JSON, eng.ProvidersStarted())
 	return res.Err()
 }
 
@@ -119,11 +129,15 @@ func reportProviders(w io.Writer, jsonOut bool, started map[string]int) {
 }
 
 // reportResult prints the closing summary, the errors and the outputs.
-func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool) {
+// late is an error after the resources were applied, or nil.
+func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, late error) {
 	if jsonOut {
 		var errs []string
 		for _, e := range res.Errors {
 			errs = append(errs, e.Error())
+		}
+		if late != nil {
+			errs = append(errs, late.Error())
 		}
 		writeJSONLine(w, map[string]any{
 			"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed,
@@ -143,15 +157,18 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool) {
 	switch {
 	case res.Interrupted:
 		fmt.Fprintf(w, "%s interrupted. Resources: %d created, %d updated, %d destroyed; %d not started.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Skipped))
-	case len(res.Errors) > 0:
+	case len(res.Errors) > 0 || late != nil:
 		fmt.Fprintf(w, "%s failed. Resources: %d created, %d updated, %d destroyed; %d failed, %d skipped.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
 	default:
 		fmt.Fprintf(w, "%s complete! Resources: %d created, %d updated, %d destroyed.\n", verb, res.Created, res.Updated, res.Destroyed)
 	}
-	if len(res.Errors) > 0 {
+	if len(res.Errors) > 0 || late != nil {
 		fmt.Fprintln(w, "\nErrors:")
 		for _, e := range res.Errors {
 			fmt.Fprintf(w, "  - %v\n", e)
+		}
+		if late != nil {
+			fmt.Fprintf(w, "  - %v\n", late)
 		}
 	}
 	if len(res.Outputs) > 0 {

@@ -78,10 +78,5 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 	}
 	res, err := eng.Apply(ctx, stop, plan)
 	view.close()
-	if err != nil {
-		return err
-	}
-	reportResult(stdout, o.JSON, res, true)
-	reportProviders(stdout, o.JSON, eng.ProvidersStarted())
-	return res.Err()
+	return finishApply(stdout, o.JSON, res, err, true, eng.ProvidersStarted())
 }

@@ -1027,3 +1027,30 @@ resource "state" {
 		t.Errorf("apply blames the destroy operation:\n%s", out)
 	}
 }
+
+// TestOutputErrorStillReportsChanges checks that an output failing to
+// evaluate after resources were applied does not hide what was applied.
+func TestOutputErrorStillReportsChanges(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "abc" }
+}
+output "n" { value = tonumber(resource.r.outputs.value) }
+`})
+	out, errs, code := d.run("apply")
+	if code != exitError {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{"Apply failed. Resources: 1 created", `cannot convert "abc" to number`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if got := resources(d.state("state.json")); !slices.Equal(got, []string{"r"}) {
+		t.Errorf("recorded %v, want [r]", got)
+	}
+}
