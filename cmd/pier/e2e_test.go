@@ -336,6 +336,15 @@ resource "r" {
 	if d.count("update", "two") != 0 {
 		t.Error("the stale plan was applied")
 	}
+
+	// Variables given with a plan file would be ignored: refused.
+	d.mustRun("plan", "-out", "p3.json")
+	if _, errs, code := d.run("apply", "--var", "v=four", "p3.json"); code != exitUsage || !strings.Contains(errs, "--var cannot be combined with a plan file") {
+		t.Fatalf("apply --var with a plan file: exit %d\n%s", code, errs)
+	}
+	if d.count("update", "four") != 0 {
+		t.Error("apply --var with a plan file changed something")
+	}
 }
 
 func TestPlanOutputGolden(t *testing.T) {
