@@ -113,6 +113,10 @@ type applier struct {
 	destroyIndex map[string][]string
 	// unlinked are the nodes added since the last link.
 	unlinked []*node
+	// absorbed are the ready resources absorbed already: a source returns
+	// the same resource for an instance it did not re-evaluate, so each
+	// resolve costs the resources it changed, not an address per resource.
+	absorbed map[*source.Resource]bool
 	// deferredDone is set once resources absent from a complete snapshot
 	// were planned for destroy: at plan time, or on the first complete
 	// snapshot during apply.
@@ -142,6 +146,7 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 		lastSnap:   plan.Snapshot,
 
 		destroyIndex: map[string][]string{},
+		absorbed:     map[*source.Resource]bool{},
 		deferredDone: plan.Snapshot == nil || plan.Snapshot.Complete(),
 	}
 	for h, ref := range e.handlers {
@@ -376,6 +381,10 @@ func (a *applier) absorb(r resolveResult) {
 	}
 	a.lastSnap = r.snap
 	for _, res := range r.snap.Ready {
+		if a.absorbed[res] {
+			continue
+		}
+		a.absorbed[res] = true
 		addr := res.Address.String()
 		if n := a.pending[addr]; n != nil {
 			delete(a.pending, addr)

@@ -346,15 +346,18 @@ func (e *Engine) readState(ctx context.Context, r *source.Resource) (*StateView,
 // inputs equal its recorded inputs keeps its recorded outputs, which may in
 // turn make its dependents' inputs known and equal.
 func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, error) {
-	seen := map[string]bool{}
+	// Keyed by resource, not address: a source returns the same resource
+	// for an instance it did not re-evaluate, and spelling every address
+	// in every round is what a deep chain costs.
+	seen := map[*source.Resource]bool{}
 	for {
 		added := false
 		for _, r := range snap.Ready {
-			addr := r.Address.String()
-			if seen[addr] {
+			if seen[r] {
 				continue
 			}
-			seen[addr] = true
+			seen[r] = true
+			addr := r.Address.String()
 			rec := pl.recorded[addr]
 			if rec == nil || !r.Stateful() || !sameInputs(r.Inputs, rec.Entry.InputProperties) {
 				continue
