@@ -116,7 +116,8 @@ type applier struct {
 	// absorbed are the ready resources absorbed already: a source returns
 	// the same resource for an instance it did not re-evaluate, so each
 	// resolve costs the resources it changed, not an address per resource.
-	absorbed map[*source.Resource]bool
+	absorbed        map[*source.Resource]bool
+	absorbedBlocked map[*source.Blocked]bool
 	// deferredDone is set once resources absent from a complete snapshot
 	// were planned for destroy: at plan time, or on the first complete
 	// snapshot during apply.
@@ -147,7 +148,9 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 
 		destroyIndex: map[string][]string{},
 		absorbed:     map[*source.Resource]bool{},
-		deferredDone: plan.Snapshot == nil || plan.Snapshot.Complete(),
+
+		absorbedBlocked: map[*source.Blocked]bool{},
+		deferredDone:    plan.Snapshot == nil || plan.Snapshot.Complete(),
 	}
 	for h, ref := range e.handlers {
 		a.recorders[h] = newRecorder(e, h, ref)
@@ -425,10 +428,12 @@ func (a *applier) absorb(r resolveResult) {
 		}
 		a.addNode(c)
 	}
-	blocked := make(map[string]bool, len(r.snap.Blocked))
 	for _, b := range r.snap.Blocked {
+		if a.absorbedBlocked[b] {
+			continue
+		}
+		a.absorbedBlocked[b] = true
 		addr := b.Address.String()
-		blocked[addr] = true
 		if n := a.nodes[addr]; n != nil {
 			if a.pending[addr] == n {
 				a.rewait(n, b.WaitsOn)
@@ -450,8 +455,18 @@ func (a *applier) absorb(r resolveResult) {
 	}
 	// Structural blocks that cleared may have resolved into resources; the
 	// blocked composite itself is done.
+	var blocked map[string]bool
 	for addr, n := range a.pending {
-		if n.change.Resource == nil && !blocked[addr] {
+		if n.change.Resource != nil {
+			continue
+		}
+		if blocked == nil {
+			blocked = make(map[string]bool, len(r.snap.Blocked))
+			for _, b := range r.snap.Blocked {
+				blocked[b.Address.String()] = true
+			}
+		}
+		if !blocked[addr] {
 			delete(a.pending, addr)
 			n.status = StatusApplied
 			a.wake(n)
