@@ -316,10 +316,14 @@ resource "r" {
   inputs = { value = var.v }
 }
 `})
+	// A plan may hold secrets: it is 0600 even over a wider file.
+	if err := os.WriteFile(filepath.Join(d.dir, "p1.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	d.mustRun("plan", "-out", "p1.json")
 	fi, err := os.Stat(filepath.Join(d.dir, "p1.json"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("plan file: %v %v", fi, err)
+		t.Fatalf("plan file: %v %v", fi.Mode(), err)
 	}
 	out := d.mustRun("apply", "p1.json")
 	if !strings.Contains(out, "1 created") {

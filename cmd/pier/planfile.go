@@ -46,7 +46,24 @@ func writePlanFile(path string, o deployOptions, p *engine.Plan) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("write plan file: %w", err)
+	}
+	// An existing file keeps its mode on open: narrow it before the plan,
+	// which may hold secrets, is in it.
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("write plan file %s: %w", path, err)
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("write plan file %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write plan file %s: %w", path, err)
+	}
+	return nil
 }
 
 // absoluteRef names the deployment by absolute paths: pier apply FILE
