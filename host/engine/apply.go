@@ -214,7 +214,8 @@ func (a *applier) link() {
 	sort.Slice(batch, func(i, j int) bool { return batch[i].addr < batch[j].addr })
 	for _, b := range batch {
 		addr, n := b.addr, b.n
-		if n.linked {
+		if n.linked || n.status != StatusPending {
+			n.linked = true
 			continue
 		}
 		n.linked = true
