@@ -1,0 +1,18 @@
+// Package engine plans and applies one deployment: it asks a
+// [source.Source] which resources exist, reads their recorded state
+// through the deployment's state handlers, decides per resource whether
+// to create, update, destroy or leave it (plan.go), and carries that out
+// with bounded parallelism, recording every stateful change as a state
+// event before anything that depends on it starts (apply.go, recorder.go).
+//
+// It owns scheduling (ordering, failure and skip propagation, interrupts,
+// resolving blocked resources as outputs arrive), the shape of state
+// entries and the JSON patches that record them (state.go), the execution
+// graph that saved plans are compared by (graph.go), redaction of
+// sensitive values in plans (redact.go) and the progress events
+// (events.go). It starts provider processes lazily through host/provider
+// (providers.go): a provider whose resources are all unchanged never
+// starts. It knows nothing of HCL or Nix, nor of the command line.
+//
+// Start reading at [Engine.Plan] and [Engine.Apply].
+package engine
