@@ -125,7 +125,10 @@ func (p *Plan) Graph() (*Graph, error) {
 			if j, ok := index[c.Resource.State.String()]; ok {
 				operands = append(operands, j)
 			}
-		} else if c.Prior != nil {
+		}
+		// The state recorded in so far: the same one, or the one a moving
+		// resource leaves.
+		if c.Prior != nil {
 			if j, ok := index[c.Prior.Handler]; ok {
 				operands = append(operands, j)
 			}
