@@ -70,9 +70,21 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 	}
 	if !o.Yes {
 		fmt.Fprintf(stdout, "\nDestroy all %d resources? Only 'yes' will be accepted: ", plan.Summary().Destroy)
-		answer, _ := bufio.NewReader(stdin).ReadString('\n')
+		// Ctrl-C at the prompt only closes stop (the first interrupt lets
+		// running work finish), so wait for it as well as for the answer.
+		answers := make(chan string, 1)
+		go func() {
+			answer, _ := bufio.NewReader(stdin).ReadString('\n')
+			answers <- answer
+		}()
+		var answer string
+		select {
+		case answer = <-answers:
+		case <-stop:
+		case <-ctx.Done():
+		}
 		if strings.TrimSpace(answer) != "yes" {
-			fmt.Fprintln(stdout, "Destroy cancelled.")
+			fmt.Fprintln(stdout, "\nDestroy cancelled.")
 			return nil
 		}
 	}

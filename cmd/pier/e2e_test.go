@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -1066,4 +1068,81 @@ output "n" { value = tonumber(resource.r.outputs.value) }
 	if got := resources(d.state("state.json")); !slices.Equal(got, []string{"r"}) {
 		t.Errorf("recorded %v, want [r]", got)
 	}
+}
+
+// TestDestroyPromptInterrupt checks that Ctrl-C at pier destroy's
+// confirmation prompt cancels at once, on a real terminal (a pty from
+// script(1)), destroying nothing.
+func TestDestroyPromptInterrupt(t *testing.T) {
+	t.Parallel()
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script is missing: it comes with Debian's essential bsdutils package")
+	}
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "r" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "v" }
+}
+`})
+	d.mustRun("apply")
+	cmd := exec.Command(scriptBin, "-qfec", d.pier+" destroy", "/dev/null")
+	cmd.Dir = d.dir
+	cmd.Env = d.command().Env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "Only 'yes' will be accepted") {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no prompt:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// ^C on the terminal: its line discipline interrupts pier.
+	if _, err := stdin.Write([]byte{3}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("pier destroy kept waiting at the prompt after Ctrl-C:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "Destroy cancelled.") {
+		t.Errorf("output lacks the cancellation:\n%s", out.String())
+	}
+	if n := d.count("destroy", "v"); n != 0 {
+		t.Errorf("%d destroys after Ctrl-C at the prompt", n)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
