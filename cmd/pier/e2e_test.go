@@ -1146,3 +1146,27 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestBadStateEntryNamesProvider checks that a state document pier cannot
+// read is reported with the state, the entry and the provider.
+func TestBadStateEntryNamesProvider(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header})
+	d.mustRun("apply")
+	f, err := os.OpenFile(filepath.Join(d.dir, "state.json"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An entry edited by hand into the log, without its type.
+	_, err = f.WriteString(`{"index":1,"meta":{"time":"2026-01-01T00:00:00Z"},"patch":[{"op":"add","path":"/resources/bad","value":{"inputProperties":{}}}]}` + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := d.run("plan")
+	if want := "state held by state: resource bad: type is missing or not a string (read through provider local)"; code != exitError || !strings.Contains(errs, want) {
+		t.Errorf("plan: exit %d, want %q in:\n%s", code, want, errs)
+	}
+}

@@ -335,7 +335,7 @@ func (e *Engine) readState(ctx context.Context, r *source.Resource) (*StateView,
 	}
 	view, err := decodeState(addr, read.StateResourceReadResponse.State)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w (read through provider %s)", err, r.Provider)
 	}
 	e.handlers[addr] = &handlerRef{resource: r, outputs: outputs, view: view}
 	return view, outputs, nil
