@@ -327,3 +327,42 @@ func TestGraphMoveReadsBothStates(t *testing.T) {
 		t.Errorf("graph (-want +got):\n%s", diff)
 	}
 }
+
+// TestDeferredDestroy checks that a member recorded under a composite
+// whose members are known only during apply is destroyed then, once the
+// composite turns out not to include it any more.
+func TestDeferredDestroy(t *testing.T) {
+	t.Parallel()
+	s := newScripted(t)
+	dir := t.TempDir()
+	members := []string{"g.keep", "g.old"}
+	answer := func(known source.Outputs) *source.Snapshot {
+		// run is stateless, so its outputs are never known when planning.
+		snap := &source.Snapshot{Ready: []*source.Resource{s.handler(), s.run("run", []any{"true"})}}
+		if !has(known, "run") {
+			snap.Blocked = append(snap.Blocked, s.blocked("g", true, "run"))
+			return snap
+		}
+		for _, m := range members {
+			snap.Ready = append(snap.Ready, s.memo(m, "run"))
+		}
+		return snap
+	}
+	if res, _ := applyScript(t, dir, answer); res.Err() != nil || res.Created != 3 {
+		t.Fatalf("first apply: %d created, %v", res.Created, res.Err())
+	}
+	members = []string{"g.keep"}
+	res, _ := applyScript(t, dir, answer)
+	if res.Err() != nil || res.Destroyed != 1 || res.Created != 1 {
+		t.Fatalf("second apply: %d created, %d destroyed, %v", res.Created, res.Destroyed, res.Err())
+	}
+	e := New(Config{Source: &scriptSource{answer: answer, providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}}, Dir: dir, PierExecutable: testbin.Pier(t)})
+	defer e.Close()
+	states, err := e.States(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"g.keep"}, sortedAddresses(states["state"].Entries)); diff != "" {
+		t.Errorf("recorded (-want +got):\n%s", diff)
+	}
+}
