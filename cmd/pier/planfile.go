@@ -10,8 +10,9 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-// planFileVersion is bumped whenever the saved plan's shape changes.
-const planFileVersion = 1
+// planFileVersion is bumped whenever the saved plan's shape changes: 2
+// added provider fingerprints and absolute deployment paths.
+const planFileVersion = 2
 
 // savedPlan is what `pier plan -out FILE` writes: the execution graph, the
 // state positions it was made against, and how to load the deployment
