@@ -16,7 +16,6 @@ type Engine struct {
 	providers *providers
 	// handlers are the state handlers read while planning, by address.
 	handlers map[string]*handlerRef
-	rounds   int
 	// tf checks inputs against Terraform schemas; see tfcheck.go.
 	tf *tfCheck
 }
@@ -47,7 +46,6 @@ func (e *Engine) resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	if err != nil {
 		return nil, err
 	}
-	e.rounds++
 	e.providers.declare(snap.Providers)
 	for _, d := range snap.Providers {
 		if _, err := declaredOperations(d); err != nil {

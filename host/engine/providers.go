@@ -252,8 +252,10 @@ type Config struct {
 	Timeout time.Duration
 	// Logger receives provider stderr and engine diagnostics.
 	Logger *slog.Logger
-	// Events receives progress events; it is called from one goroutine at a
-	// time. Nil discards them.
+	// Events receives progress events. It is called from several
+	// goroutines at once (the scheduler, the source's resolves and, through
+	// [LogHandler], provider stderr), so it must be safe for concurrent
+	// use. Nil discards them.
 	Events func(Event)
 	// NixopsVersion is sent with state events.
 	NixopsVersion string
