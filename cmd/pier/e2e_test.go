@@ -1170,3 +1170,53 @@ func TestBadStateEntryNamesProvider(t *testing.T) {
 		t.Errorf("plan: exit %d, want %q in:\n%s", code, want, errs)
 	}
 }
+
+// TestTypeChangeReplaces checks that a resource whose type changes is
+// destroyed as what it was and created as what it is: no provider can
+// update an object into another type.
+func TestTypeChangeReplaces(t *testing.T) {
+	t.Parallel()
+	deployment := func(typ, inputs string) string {
+		return header + `
+resource "r" {
+  provider = provider.local
+  type = "` + typ + `"
+  state = resource.state
+  inputs = ` + inputs + `
+}
+`
+	}
+	// after reads r's outputs: it must see the new object's, not the
+	// recorded ones of the object replaced.
+	after := `
+resource "after" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = jsonencode(resource.r.outputs) }
+}
+`
+	d := newDeployment(t, map[string]string{"main.pier.hcl": deployment("memo", `{ initialize_with = "x" }`) + after})
+	d.mustRun("apply")
+	d.write(map[string]string{"main.pier.hcl": deployment("file", `{ name = "r.txt", contents = "x" }`) + after})
+	if out := d.mustRun("plan"); !strings.Contains(out, "r will be replaced (type changed from memo to file") || !strings.Contains(out, "1 to replace") {
+		t.Errorf("plan:\n%s", out)
+	}
+	out := d.mustRun("apply")
+	if !strings.Contains(out, "1 created, 1 updated, 1 destroyed") {
+		t.Errorf("apply:\n%s", out)
+	}
+	if n := d.count("update", `{"value":"x"}`); n != 0 {
+		t.Errorf("after was updated %d times with the replaced memo's outputs", n)
+	}
+	if data, err := os.ReadFile(filepath.Join(d.dir, "r.txt")); err != nil || string(data) != "x" {
+		t.Errorf("r.txt = %q, %v", data, err)
+	}
+	entry, _ := d.state("state.json")["resources"].(map[string]any)["r"].(map[string]any)
+	if entry["type"] != "file" {
+		t.Errorf("recorded entry %v, want type file", entry)
+	}
+	if out := d.mustRun("apply"); !strings.Contains(out, "2 unchanged") {
+		t.Errorf("re-apply:\n%s", out)
+	}
+}

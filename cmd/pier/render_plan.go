@@ -78,7 +78,7 @@ func renderChange(w io.Writer, c *engine.Change) {
 	switch c.Action {
 	case engine.ActionCreate:
 		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(nil, c.Resource.Inputs)), "      ")
-	case engine.ActionUpdate:
+	case engine.ActionUpdate, engine.ActionReplace:
 		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs)), "      ")
 	case engine.ActionDestroy:
 		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")

@@ -359,7 +359,8 @@ func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.S
 			seen[r] = true
 			addr := r.Address.String()
 			rec := pl.recorded[addr]
-			if rec == nil || !r.Stateful() || !sameInputs(r.Inputs, rec.Entry.InputProperties) {
+			// A changed type is replaced, with new outputs.
+			if rec == nil || !r.Stateful() || rec.Entry.Type != r.Type || !sameInputs(r.Inputs, rec.Entry.InputProperties) {
 				continue
 			}
 			if _, known := pl.plan.Known[addr]; !known {
@@ -419,6 +420,9 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 			}
 			if rec := pl.recorded[addr]; rec != nil && b.Resource.Stateful() {
 				c.Action, c.Prior = ActionUpdate, rec
+				if rec.Entry.Type != b.Resource.Type {
+					c.Action = ActionReplace
+				}
 			} else if !b.Resource.Stateful() {
 				c.Note = "stateless, runs every apply"
 			}
@@ -462,14 +466,18 @@ func (e *Engine) changeFor(r *source.Resource, rec *Recorded) *Change {
 		c.Action, c.Note = ActionCreate, "stateless, runs every apply"
 	case rec == nil:
 		c.Action = ActionCreate
-	case sameInputs(r.Inputs, rec.Entry.InputProperties) && rec.Entry.Type == r.Type && !moves(r, rec):
+	case rec.Entry.Type != r.Type:
+		// A provider updates an object of one type; another type is
+		// another object.
+		c.Action, c.Prior = ActionReplace, rec
+	case sameInputs(r.Inputs, rec.Entry.InputProperties) && !moves(r, rec):
 		c.Action, c.Prior = ActionNoOp, rec
 	default:
 		c.Action, c.Prior = ActionUpdate, rec
 	}
 	switch {
 	case rec != nil && rec.Entry.Type != r.Type:
-		c.Note = fmt.Sprintf("type changed from %s to %s", rec.Entry.Type, r.Type)
+		c.Note = fmt.Sprintf("type changed from %s to %s: destroyed, then created", rec.Entry.Type, r.Type)
 	case rec != nil && moves(r, rec):
 		c.Note = fmt.Sprintf("moves from state %s to %s", rec.Handler, r.State)
 	}
