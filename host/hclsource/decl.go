@@ -5,6 +5,8 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/pierhq/pier/host/source"
 	"github.com/zclconf/go-cty/cty"
+	"slices"
+	"strings"
 )
 
 // scope is the root of the deployment or one deployment block: the names
@@ -115,9 +117,66 @@ type resourceEval struct {
 	valueValid  bool
 	// expandReads are the instances count or for_each read.
 	expandReads []string
-	// deps and depWaits are every instance's DependsOn and the waits that
+	// deps are what every instance depends on, and depWaits the waits that
 	// depends_on adds.
-	deps, depWaits []source.Address
+	deps     depSet
+	depWaits []source.Address
+}
+
+// depSet is what a resource's instances depend on: static holds what every
+// instance follows (references with a written key, the state handler,
+// depends_on); dynamic holds, per resource referenced with a computed key
+// or as a whole, its instances. An instance depends on those of them it
+// read (or that count/for_each read), and on all of them when it read none
+// (e.g. length(resource.m), whose value carries no element's mark). Without
+// that, every instance of "m[count.index]" would depend on every instance
+// of m, and the recorded dependencies would grow with the square of the
+// count.
+type depSet struct {
+	static      []source.Address
+	dynamic     []map[string]source.Address
+	expandReads []string
+}
+
+// of lists one instance's dependencies, given what its inputs read, in
+// address order.
+func (ds depSet) of(reads []string) []source.Address {
+	if len(ds.dynamic) == 0 {
+		return ds.static
+	}
+	seen := make(map[string]bool, len(ds.static))
+	for _, a := range ds.static {
+		seen[a.String()] = true
+	}
+	out := slices.Clone(ds.static)
+	add := func(s string, a source.Address) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, a)
+		}
+	}
+	for _, target := range ds.dynamic {
+		found := false
+		for _, list := range [][]string{reads, ds.expandReads} {
+			for _, s := range list {
+				if a, ok := target[s]; ok {
+					add(s, a)
+					found = true
+				}
+			}
+		}
+		if !found {
+			for s, a := range target {
+				add(s, a)
+			}
+		}
+	}
+	sortAddresses(out)
+	return out
+}
+
+func sortAddresses(as []source.Address) {
+	slices.SortFunc(as, func(a, b source.Address) int { return strings.Compare(a.String(), b.String()) })
 }
 
 // instance is one instance of a resource block.

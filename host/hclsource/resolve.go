@@ -371,6 +371,7 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 		next.structMarks = onlyWaits(marks)
 	} else {
 		next.deps, next.depWaits = d.dependsOn(r)
+		next.deps.expandReads = next.expandReads
 		for i, key := range keys {
 			inst := old.byKey[key]
 			if inst == nil {
@@ -544,8 +545,9 @@ func eachVars(k, v cty.Value) map[string]cty.Value {
 
 // dependsOn lists the instances r must follow. It also returns what r must
 // wait for when a depends_on target has no known instances yet.
-func (d *Deployment) dependsOn(r *resourceDecl) ([]source.Address, []source.Address) {
+func (d *Deployment) dependsOn(r *resourceDecl) (depSet, []source.Address) {
 	var deps, waits []source.Address
+	var dynamic []map[string]source.Address
 	seen := map[string]bool{}
 	add := func(a source.Address) {
 		if s := a.String(); !seen[s] {
@@ -563,9 +565,13 @@ func (d *Deployment) dependsOn(r *resourceDecl) ([]source.Address, []source.Addr
 			a := append(source.Address{}, x.target.addr...)
 			a[len(a)-1].Key = x.key
 			add(a)
-		} else {
-			all(x.target)
+			continue
 		}
+		target := make(map[string]source.Address, len(x.target.eval.instances))
+		for _, inst := range x.target.eval.instances {
+			target[inst.addrStr] = inst.addr
+		}
+		dynamic = append(dynamic, target)
 	}
 	if r.state != nil {
 		add(*r.state)
@@ -583,12 +589,13 @@ func (d *Deployment) dependsOn(r *resourceDecl) ([]source.Address, []source.Addr
 			all(x.target)
 		}
 	}
-	return deps, waits
+	sortAddresses(deps)
+	return depSet{static: deps, dynamic: dynamic}, waits
 }
 
 // evalInstance evaluates one instance's inputs and reports whether they
 // changed, as its readers see them.
-func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps, depWaits []source.Address) (bool, hcl.Diagnostics) {
+func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps depSet, depWaits []source.Address) (bool, hcl.Diagnostics) {
 	val := cty.EmptyObjectVal
 	if r.inputs != nil {
 		ictx := ctx
@@ -625,7 +632,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		Type:            r.typ,
 		Inputs:          inputs,
 		State:           r.state,
-		DependsOn:       deps,
+		DependsOn:       deps.of(reads),
 		Range:           toSourceRange(r.defRange),
 		SensitiveInputs: sensitivePaths(val),
 	}

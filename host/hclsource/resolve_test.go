@@ -2,6 +2,7 @@ package hclsource
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,7 +12,9 @@ import (
 func TestResolveFixtures(t *testing.T) {
 	t.Parallel()
 	memo := func(status string, line int, inputs map[string]any, deps ...string) resView {
-		return resView{Status: status, Provider: "local", Type: "memo", Inputs: inputs, State: "state", DependsOn: append(deps, "state"), Line: line}
+		deps = append(deps, "state")
+		slices.Sort(deps) // DependsOn is in address order
+		return resView{Status: status, Provider: "local", Type: "memo", Inputs: inputs, State: "state", DependsOn: deps, Line: line}
 	}
 	stateFile := resView{Status: "ready", Provider: "local", Type: "state_file", Inputs: map[string]any{"name": "state.json"}, Line: 10}
 	tests := map[string]struct {
