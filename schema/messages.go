@@ -24,6 +24,7 @@ type Request struct {
 	DestroyResourceRequest   *DestroyResourceRequest   `json:"destroyResourceRequest,omitempty"`
 	ReadResourceRequest      *ReadResourceRequest      `json:"readResourceRequest,omitempty"`
 	ImportResourceRequest    *ImportResourceRequest    `json:"importResourceRequest,omitempty"`
+	PreviewResourceRequest   *PreviewResourceRequest   `json:"previewResourceRequest,omitempty"`
 }
 
 // Response is the one-key wrapper object a provider writes back. Exactly one
@@ -36,6 +37,7 @@ type Response struct {
 	DestroyResourceResponse    *DestroyResourceResponse    `json:"destroyResourceResponse,omitempty"`
 	ReadResourceResponse       *ReadResourceResponse       `json:"readResourceResponse,omitempty"`
 	ImportResourceResponse     *ImportResourceResponse     `json:"importResourceResponse,omitempty"`
+	PreviewResourceResponse    *PreviewResourceResponse    `json:"previewResourceResponse,omitempty"`
 	ErrorResponse              *ErrorResponse              `json:"errorResponse,omitempty"`
 }
 
@@ -129,6 +131,25 @@ type ImportResourceResponse struct {
 	OutputProperties Properties `json:"outputProperties"`
 }
 
+// PreviewResourceRequest is the optional preview operation (see
+// [OperationPreview]): say what updating Resource to InputProperties would
+// do, without doing it. The plan uses it to show replacements.
+type PreviewResourceRequest struct {
+	Resource        ExtantResource `json:"resource"`
+	InputProperties Properties     `json:"inputProperties"`
+}
+
+// PreviewResourceResponse says whether the update would replace the
+// resource (destroy and create it anew) and, if so, which attributes force
+// that, as paths such as "triggers" or "rule.0.port". PlannedOutputProperties
+// are the outputs the update is expected to produce, where the provider can
+// tell; values it cannot know yet are absent.
+type PreviewResourceResponse struct {
+	Replace                 bool       `json:"replace"`
+	ReplaceReasons          []string   `json:"replaceReasons,omitempty"`
+	PlannedOutputProperties Properties `json:"plannedOutputProperties,omitempty"`
+}
+
 // ErrorResponse reports that the requested operation failed.
 type ErrorResponse struct {
 	Message string `json:"message"`
@@ -158,6 +179,7 @@ func (r *Request) Kind() string {
 		"destroyResourceRequest":   r.DestroyResourceRequest != nil,
 		"readResourceRequest":      r.ReadResourceRequest != nil,
 		"importResourceRequest":    r.ImportResourceRequest != nil,
+		"previewResourceRequest":   r.PreviewResourceRequest != nil,
 	})
 }
 
@@ -178,6 +200,8 @@ func (r *Request) ResourceType() string {
 		return r.ReadResourceRequest.Resource.Type
 	case r.ImportResourceRequest != nil:
 		return r.ImportResourceRequest.Type
+	case r.PreviewResourceRequest != nil:
+		return r.PreviewResourceRequest.Resource.Type
 	}
 	return ""
 }
@@ -200,6 +224,8 @@ func ResponseKind(requestKind string) string {
 		return "readResourceResponse"
 	case "importResourceRequest":
 		return "importResourceResponse"
+	case "previewResourceRequest":
+		return "previewResourceResponse"
 	}
 	return ""
 }
@@ -214,6 +240,7 @@ func (r *Response) Kind() string {
 		"destroyResourceResponse":    r.DestroyResourceResponse != nil,
 		"readResourceResponse":       r.ReadResourceResponse != nil,
 		"importResourceResponse":     r.ImportResourceResponse != nil,
+		"previewResourceResponse":    r.PreviewResourceResponse != nil,
 		"errorResponse":              r.ErrorResponse != nil,
 	})
 }
@@ -247,13 +274,17 @@ const (
 	// OperationImport is importResourceRequest → importResourceResponse:
 	// adopt an existing object by id.
 	OperationImport Operation = "import"
+	// OperationPreview is previewResourceRequest → previewResourceResponse:
+	// say what an update would do (in particular whether it replaces), for
+	// the plan.
+	OperationPreview Operation = "preview"
 )
 
 // ParseOperation checks that name is a known optional operation.
 func ParseOperation(name string) (Operation, error) {
 	switch op := Operation(name); op {
-	case OperationDestroy, OperationRead, OperationImport:
+	case OperationDestroy, OperationRead, OperationImport, OperationPreview:
 		return op, nil
 	}
-	return "", fmt.Errorf("unknown optional operation %q (known: destroy, read, import)", name)
+	return "", fmt.Errorf("unknown optional operation %q (known: destroy, read, import, preview)", name)
 }

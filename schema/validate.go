@@ -47,6 +47,7 @@ var requestDefs = map[string]messageDef{
 	"destroyResourceRequest":   {ExtensionSchemaURL + "#/definitions/DestroyResourceRequest", OperationDestroy},
 	"readResourceRequest":      {ExtensionSchemaURL + "#/definitions/ReadResourceRequest", OperationRead},
 	"importResourceRequest":    {ExtensionSchemaURL + "#/definitions/ImportResourceRequest", OperationImport},
+	"previewResourceRequest":   {ExtensionSchemaURL + "#/definitions/PreviewResourceRequest", OperationPreview},
 }
 
 var responseDefs = map[string]messageDef{
@@ -58,6 +59,7 @@ var responseDefs = map[string]messageDef{
 	"destroyResourceResponse":    {ExtensionSchemaURL + "#/definitions/DestroyResourceResponse", OperationDestroy},
 	"readResourceResponse":       {ExtensionSchemaURL + "#/definitions/ReadResourceResponse", OperationRead},
 	"importResourceResponse":     {ExtensionSchemaURL + "#/definitions/ImportResourceResponse", OperationImport},
+	"previewResourceResponse":    {ExtensionSchemaURL + "#/definitions/PreviewResourceResponse", OperationPreview},
 }
 
 // ErrRemoteRef is returned when a schema refers to a document that pier

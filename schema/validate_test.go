@@ -29,6 +29,9 @@ func TestValidateAccepts(t *testing.T) {
 		"escaped pointer":             {true, `{"stateResourceEvent":{"resource":{"type":"s","inputProperties":{}},"event":"e","nixopsVersion":"v","patch":[{"op":"remove","path":"/resources/a~1b~0c"}]}}`, nil},
 		"read response gone":          {false, `{"readResourceResponse":{"exists":false}}`, []Operation{OperationRead}},
 		"import request":              {true, `{"importResourceRequest":{"type":"time_static","id":"2024-01-01T00:00:00Z"}}`, []Operation{OperationImport}},
+		"preview request":             {true, `{"previewResourceRequest":{"resource":{"type":"time_static","inputProperties":{"triggers":{"r":"v1"}},"outputProperties":{"id":"x"}},"inputProperties":{"triggers":{"r":"v2"}}}}`, []Operation{OperationPreview}},
+		"preview response replace":    {false, `{"previewResourceResponse":{"replace":true,"replaceReasons":["triggers"],"plannedOutputProperties":{"triggers":{"r":"v2"}}}}`, []Operation{OperationPreview}},
+		"preview response in place":   {false, `{"previewResourceResponse":{"replace":false}}`, []Operation{OperationPreview}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -66,6 +69,8 @@ func TestValidateRejects(t *testing.T) {
 			[]string{"at /frobnicateRequest:", "one of createResourceRequest"}},
 		"undeclared destroy": {true, `{"destroyResourceRequest":{"resource":{"type":"file","inputProperties":{}}}}`,
 			[]string{`optional operation "destroy", which the provider did not declare`}},
+		"undeclared preview": {true, `{"previewResourceRequest":{"resource":{"type":"file","inputProperties":{}},"inputProperties":{}}}`,
+			[]string{`optional operation "preview", which the provider did not declare`}},
 		"not json": {false, `garbage`, []string{"a JSON object with exactly one of"}},
 		"extra field in body": {false, `{"createResourceResponse":{"outputProperties":{},"bonus":true}}`,
 			[]string{"at /createResourceResponse:", "additionalProperties 'bonus' not allowed"}},
@@ -88,6 +93,40 @@ func TestValidateRejects(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
+			}
+		})
+	}
+}
+
+// TestValidateRejectsPreview checks the preview bodies when the provider
+// did declare the operation.
+func TestValidateRejectsPreview(t *testing.T) {
+	t.Parallel()
+	ops := []Operation{OperationPreview}
+	tests := map[string]struct {
+		request bool
+		msg     string
+		want    string
+	}{
+		"request without inputProperties": {true, `{"previewResourceRequest":{"resource":{"type":"f","inputProperties":{}}}}`, "inputProperties"},
+		"response without replace":        {false, `{"previewResourceResponse":{"replaceReasons":["triggers"]}}`, "replace"},
+		"reasons not strings":             {false, `{"previewResourceResponse":{"replace":true,"replaceReasons":[1]}}`, "at /previewResourceResponse/replaceReasons/0:"},
+		"replace not boolean":             {false, `{"previewResourceResponse":{"replace":"yes"}}`, "at /previewResourceResponse/replace:"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			validate := ValidateResponse
+			if tc.request {
+				validate = ValidateRequest
+			}
+			err := validate([]byte(tc.msg), ops)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("want *ValidationError, got %v", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q lacks %q", err, tc.want)
 			}
 		})
 	}
@@ -140,14 +179,18 @@ func TestKinds(t *testing.T) {
 	tests := map[string]struct {
 		got, want string
 	}{
-		"create request":  {(&Request{CreateResourceRequest: &CreateResourceRequest{}}).Kind(), "createResourceRequest"},
-		"import request":  {(&Request{ImportResourceRequest: &ImportResourceRequest{}}).Kind(), "importResourceRequest"},
-		"two requests":    {(&Request{CreateResourceRequest: &CreateResourceRequest{}, UpdateResourceRequest: &UpdateResourceRequest{}}).Kind(), ""},
-		"empty request":   {(&Request{}).Kind(), ""},
-		"read response":   {(&Response{ReadResourceResponse: &ReadResourceResponse{}}).Kind(), "readResourceResponse"},
-		"import response": {(&Response{ImportResourceResponse: &ImportResourceResponse{}}).Kind(), "importResourceResponse"},
-		"error response":  {(&Response{ErrorResponse: &ErrorResponse{}}).Kind(), "errorResponse"},
-		"response kind":   {ResponseKind("readResourceRequest"), "readResourceResponse"},
+		"create request":   {(&Request{CreateResourceRequest: &CreateResourceRequest{}}).Kind(), "createResourceRequest"},
+		"import request":   {(&Request{ImportResourceRequest: &ImportResourceRequest{}}).Kind(), "importResourceRequest"},
+		"two requests":     {(&Request{CreateResourceRequest: &CreateResourceRequest{}, UpdateResourceRequest: &UpdateResourceRequest{}}).Kind(), ""},
+		"empty request":    {(&Request{}).Kind(), ""},
+		"read response":    {(&Response{ReadResourceResponse: &ReadResourceResponse{}}).Kind(), "readResourceResponse"},
+		"import response":  {(&Response{ImportResourceResponse: &ImportResourceResponse{}}).Kind(), "importResourceResponse"},
+		"preview request":  {(&Request{PreviewResourceRequest: &PreviewResourceRequest{Resource: ExtantResource{Type: "t"}}}).Kind(), "previewResourceRequest"},
+		"preview type":     {(&Request{PreviewResourceRequest: &PreviewResourceRequest{Resource: ExtantResource{Type: "t"}}}).ResourceType(), "t"},
+		"preview response": {(&Response{PreviewResourceResponse: &PreviewResourceResponse{}}).Kind(), "previewResourceResponse"},
+		"preview kind":     {ResponseKind("previewResourceRequest"), "previewResourceResponse"},
+		"error response":   {(&Response{ErrorResponse: &ErrorResponse{}}).Kind(), "errorResponse"},
+		"response kind":    {ResponseKind("readResourceRequest"), "readResourceResponse"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

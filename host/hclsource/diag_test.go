@@ -155,7 +155,7 @@ variable "region" { default = "eu" }
 		},
 		"unknown operation": {
 			src:  `provider "p" {` + "\n" + `  executable = "x"` + "\n" + `  operations = ["destroy", "destory"]` + "\n}\n",
-			want: []string{`main.pier.hcl:3:28: Unknown operation: provider "p": unknown optional operation "destory" (known: destroy, read, import). Did you mean "destroy"?`},
+			want: []string{`main.pier.hcl:3:28: Unknown operation: provider "p": unknown optional operation "destory" (known: destroy, read, import, preview). Did you mean "destroy"?`},
 		},
 		"unknown builtin": {
 			src:  `provider "p" {` + "\n" + `  builtin = "locl"` + "\n}\n",

@@ -90,6 +90,8 @@ func operationOf(kind string) schema.Operation {
 		return schema.OperationRead
 	case "importResourceRequest":
 		return schema.OperationImport
+	case "previewResourceRequest":
+		return schema.OperationPreview
 	}
 	return ""
 }
