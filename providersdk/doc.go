@@ -12,7 +12,7 @@
 //
 // Start with [Handler]: it has the two operations every provider must
 // implement. A handler opts into more by also implementing [Destroyer],
-// [Reader], [Importer] (the optional operations, see [Operations]) or
+// [Reader], [Importer], [Previewer] (the optional operations, see [Operations]) or
 // [StateProvider] (state storage). [DecodeInputs] and [EncodeOutputs] convert
 // between protocol properties and Go structs, with the unknown-field check
 // the protocol requires. [Logger] writes logs to stderr, the only place a

@@ -43,6 +43,15 @@ type Importer interface {
 	Import(ctx context.Context, req *schema.ImportResourceRequest) (*schema.ImportResourceResponse, error)
 }
 
+// Previewer is the optional preview operation ([schema.OperationPreview]):
+// say what Update would do with the same request, without doing it. The
+// host calls it while planning, for resources whose inputs changed, and
+// shows a replacement when the response says Replace. It must not change
+// anything real.
+type Previewer interface {
+	Preview(ctx context.Context, req *schema.PreviewResourceRequest) (*schema.PreviewResourceResponse, error)
+}
+
 // StateProvider is implemented by handlers whose resources store state (v0
 // stateResourceReadRequest and stateResourceEvent). The host reads the whole
 // state once, then sends one event per change; StateEvent must have made the
@@ -55,7 +64,7 @@ type StateProvider interface {
 }
 
 // Operations returns the optional operations h implements, in the order
-// destroy, read, import. [Serve] accepts requests and responses of exactly
+// destroy, read, import, preview. [Serve] accepts requests and responses of exactly
 // these; the provider's declaration in a deployment should list the same.
 func Operations(h Handler) []schema.Operation {
 	var ops []schema.Operation
@@ -67,6 +76,9 @@ func Operations(h Handler) []schema.Operation {
 	}
 	if _, ok := h.(Importer); ok {
 		ops = append(ops, schema.OperationImport)
+	}
+	if _, ok := h.(Previewer); ok {
+		ops = append(ops, schema.OperationPreview)
 	}
 	return ops
 }

@@ -240,6 +240,12 @@ func (s *server) dispatch(ctx context.Context, req *schema.Request) (resp *schem
 		r.InputProperties = nonNil(r.InputProperties)
 		r.OutputProperties = nonNil(r.OutputProperties)
 		return &schema.Response{ImportResourceResponse: r}, nil
+	case req.PreviewResourceRequest != nil:
+		r, err := s.h.(Previewer).Preview(ctx, req.PreviewResourceRequest)
+		if err != nil || r == nil {
+			return nil, orNil(err)
+		}
+		return &schema.Response{PreviewResourceResponse: r}, nil
 	}
 	return nil, errors.New("request has no known operation (this is a bug in pier's schema package)")
 }
@@ -274,6 +280,8 @@ func opName(kind string) string {
 		return "read"
 	case "importResourceRequest":
 		return "import"
+	case "previewResourceRequest":
+		return "preview"
 	case "stateResourceReadRequest":
 		return "state read"
 	case "stateResourceEvent":

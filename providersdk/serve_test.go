@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -88,6 +89,19 @@ func (echoAll) Import(_ context.Context, req *schema.ImportResourceRequest) (*sc
 	return &schema.ImportResourceResponse{InputProperties: schema.Properties{"value": req.ID}}, nil
 }
 
+// Preview says that a changed value replaces, as a provider whose value
+// is immutable would, and plans the new value as the output.
+func (echoAll) Preview(_ context.Context, req *schema.PreviewResourceRequest) (*schema.PreviewResourceResponse, error) {
+	if fmt.Sprint(req.Resource.InputProperties["value"]) == fmt.Sprint(req.InputProperties["value"]) {
+		return &schema.PreviewResourceResponse{}, nil
+	}
+	return &schema.PreviewResourceResponse{
+		Replace:                 true,
+		ReplaceReasons:          []string{"value"},
+		PlannedOutputProperties: schema.Properties{"value": req.InputProperties["value"]},
+	}, nil
+}
+
 func TestServeResponses(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
@@ -169,6 +183,21 @@ func TestServeResponses(t *testing.T) {
 			handler: echoAll{},
 			line:    `{"readResourceRequest":{"resource":{"type":"t","inputProperties":{}}}}`,
 			want:    `{"readResourceResponse":{"exists":false}}`,
+		},
+		"preview replaces": {
+			handler: echoAll{},
+			line:    `{"previewResourceRequest":{"resource":{"type":"t","inputProperties":{"value":1},"outputProperties":{"value":1}},"inputProperties":{"value":2}}}`,
+			want:    `{"previewResourceResponse":{"replace":true,"replaceReasons":["value"],"plannedOutputProperties":{"value":2}}}`,
+		},
+		"preview in place": {
+			handler: echoAll{},
+			line:    `{"previewResourceRequest":{"resource":{"type":"t","inputProperties":{"value":1}},"inputProperties":{"value":1}}}`,
+			want:    `{"previewResourceResponse":{"replace":false}}`,
+		},
+		"undeclared preview": {
+			handler: echo{},
+			line:    `{"previewResourceRequest":{"resource":{"type":"t","inputProperties":{"value":1}},"inputProperties":{"value":2}}}`,
+			want:    `{"errorResponse":{"message":"invalid request previewResourceRequest: at /previewResourceRequest: previewResourceRequest belongs to the optional operation \"preview\", which the provider did not declare"}}`,
 		},
 		"import fills empty outputs": {
 			handler: echoAll{},
@@ -265,7 +294,7 @@ func TestOperations(t *testing.T) {
 	}{
 		"none":  {handler: echo{}, want: nil},
 		"state": {handler: echoState{}, want: nil},
-		"all":   {handler: echoAll{}, want: []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport}},
+		"all":   {handler: echoAll{}, want: []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
