@@ -62,6 +62,7 @@ var (
 	_ providersdk.Destroyer = (*Bridge)(nil)
 	_ providersdk.Reader    = (*Bridge)(nil)
 	_ providersdk.Importer  = (*Bridge)(nil)
+	_ providersdk.Previewer = (*Bridge)(nil)
 )
 
 // New starts the provider and fetches its schema. Close the Bridge to stop

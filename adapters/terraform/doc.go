@@ -10,6 +10,9 @@
 //     PlanResourceChange; destroy and create when the plan requires
 //     replacement, ApplyResourceChange otherwise, nothing when the plan
 //     changes nothing.
+//   - preview: the update's UpgradeResourceState and PlanResourceChange,
+//     without applying; it replaces when the plan's requires_replace is
+//     non-empty, naming those paths.
 //   - destroy: plan and apply to null. read: ReadResource. import:
 //     ImportResourceState, then ReadResource.
 //   - types named "data-source-<name>" are data sources: ReadDataSource on

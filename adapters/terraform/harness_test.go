@@ -189,7 +189,7 @@ func (b *bridge) receive() schema.Response {
 	if err != nil {
 		b.t.Fatalf("read response: %v\nstderr:\n%s", err, b.stderr)
 	}
-	if err := schema.ValidateResponse(line, []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport}); err != nil {
+	if err := schema.ValidateResponse(line, []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}); err != nil {
 		b.t.Fatalf("invalid response %s: %v", line, err)
 	}
 	var resp schema.Response
@@ -244,6 +244,14 @@ func (b *bridge) read(typ string, in, out schema.Properties) schema.Response {
 	b.t.Helper()
 	return b.send(schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
 		Resource: schema.ExtantResource{Type: typ, InputProperties: in, OutputProperties: out},
+	}})
+}
+
+func (b *bridge) preview(typ string, oldIn, out, in schema.Properties) schema.Response {
+	b.t.Helper()
+	return b.send(schema.Request{PreviewResourceRequest: &schema.PreviewResourceRequest{
+		Resource:        schema.ExtantResource{Type: typ, InputProperties: oldIn, OutputProperties: out},
+		InputProperties: in,
 	}})
 }
 

@@ -242,14 +242,29 @@ func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Pro
 	return outputs(rt, state, private)
 }
 
-func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (schema.Properties, error) {
+// updatePlan is what an update plans: the upgraded prior object and the
+// provider's plan against the new inputs. prior is null when the recorded
+// object is gone, and the rest is then unset.
+type updatePlan struct {
+	prior              cty.Value
+	priorPrivate       []byte
+	priorData, cfgData []byte
+	plan               *tfclient.PlanResponse
+	planned            cty.Value
+	replacePaths       []string // the requires_replace paths, e.g. "triggers"
+}
+
+// planUpdate is the part of an update that changes nothing real:
+// UpgradeResourceState on the recorded state, then PlanResourceChange.
+// Update and Preview share it, so a preview says what an update would do.
+func (b *Bridge) planUpdate(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (*updatePlan, error) {
 	prior, priorPrivate, err := b.prior(ctx, rt, recorded)
 	if err != nil {
 		return nil, err
 	}
+	u := &updatePlan{prior: prior, priorPrivate: priorPrivate}
 	if prior.IsNull() {
-		b.log.Info("recorded object is gone; creating it again", "type", rt.name)
-		return b.create(ctx, rt, inputs)
+		return u, nil
 	}
 	cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
 	if err != nil {
@@ -267,12 +282,108 @@ func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs 
 	if err != nil {
 		return nil, err
 	}
-	if len(plan.RequiresReplace) > 0 {
-		paths := make([]string, len(plan.RequiresReplace))
-		for i, p := range plan.RequiresReplace {
-			paths[i] = p.String()
+	u.priorData, u.cfgData, u.plan, u.planned = priorData, cfgData, plan, planned
+	for _, p := range plan.RequiresReplace {
+		u.replacePaths = append(u.replacePaths, p.String())
+	}
+	return u, nil
+}
+
+// Preview implements [providersdk.Previewer]: the steps of an update up
+// to the plan, without applying. A data source is never replaced (it is
+// read again), and neither is an object that is gone (it is created).
+// Planned outputs are given only when the plan knows every value, which a
+// replacement never does.
+func (b *Bridge) Preview(ctx context.Context, req *schema.PreviewResourceRequest) (_ *schema.PreviewResourceResponse, err error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	defer func() { err = b.timedOut(ctx, err) }()
+	rt, err := b.ready(ctx, req.Resource.Type)
+	if err != nil {
+		return nil, err
+	}
+	if rt.dataSource {
+		return &schema.PreviewResourceResponse{}, nil
+	}
+	u, err := b.planUpdate(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
+	if err != nil {
+		return nil, err
+	}
+	if u.prior.IsNull() {
+		return &schema.PreviewResourceResponse{}, nil
+	}
+	resp := &schema.PreviewResourceResponse{Replace: len(u.replacePaths) > 0}
+	if resp.Replace {
+		resp.ReplaceReasons = replaceCauses(u.prior, u.planned, u.plan.RequiresReplace)
+	}
+	if !resp.Replace && u.planned.IsWhollyKnown() {
+		// The private bytes the apply will return are not known yet.
+		if resp.PlannedOutputProperties, err = outputs(rt, u.planned, nil); err != nil {
+			return nil, err
 		}
-		b.log.Info("replacing: the provider cannot update these attributes in place", "type", rt.name, "attributes", strings.Join(paths, ", "))
+	}
+	return resp, nil
+}
+
+// replaceCauses picks, from the paths the provider says require
+// replacement, those whose value the new inputs change to a known value.
+// Providers also list computed attributes that become unknown only because
+// of the replacement (time_static lists rfc3339 beside triggers); those
+// are its consequence, not its cause. When no path qualifies, all are
+// given, so a replacement always names something.
+func replaceCauses(prior, planned cty.Value, paths []tfproto.AttributePath) []string {
+	var causes, all []string
+	for _, p := range paths {
+		all = append(all, p.String())
+		cp := ctyPath(p)
+		before, errBefore := cp.Apply(prior)
+		after, errAfter := cp.Apply(planned)
+		if errBefore != nil || errAfter != nil {
+			// The path exists on one side only: a structural change.
+			causes = append(causes, p.String())
+			continue
+		}
+		if !after.IsWhollyKnown() {
+			continue
+		}
+		if eq := after.Equals(before); eq.IsKnown() && eq.False() {
+			causes = append(causes, p.String())
+		}
+	}
+	if len(causes) == 0 {
+		return all
+	}
+	return causes
+}
+
+// ctyPath converts a plugin protocol path to a cty path.
+func ctyPath(p tfproto.AttributePath) cty.Path {
+	out := make(cty.Path, 0, len(p))
+	for _, s := range p {
+		switch s.Kind {
+		case tfproto.StepAttribute:
+			out = append(out, cty.GetAttrStep{Name: s.Name})
+		case tfproto.StepKeyString:
+			out = append(out, cty.IndexStep{Key: cty.StringVal(s.Key)})
+		case tfproto.StepKeyInt:
+			out = append(out, cty.IndexStep{Key: cty.NumberIntVal(s.Int)})
+		}
+	}
+	return out
+}
+
+func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (schema.Properties, error) {
+	u, err := b.planUpdate(ctx, rt, recorded, inputs)
+	if err != nil {
+		return nil, err
+	}
+	prior, priorPrivate, planned, plan := u.prior, u.priorPrivate, u.planned, u.plan
+	if prior.IsNull() {
+		b.log.Info("recorded object is gone; creating it again", "type", rt.name)
+		return b.create(ctx, rt, inputs)
+	}
+	if len(u.replacePaths) > 0 {
+		b.log.Info("replacing: the provider cannot update these attributes in place", "type", rt.name, "attributes", strings.Join(u.replacePaths, ", "))
 		if err := b.destroy(ctx, rt, prior, priorPrivate); err != nil {
 			return nil, fmt.Errorf("replace (destroy step): %w", err)
 		}
@@ -287,7 +398,7 @@ func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs 
 		return outputs(rt, prior, priorPrivate)
 	}
 	state, private, err := b.apply(ctx, rt, planned, &tfclient.ApplyRequest{
-		TypeName: rt.name, Prior: priorData, Planned: plan.Planned, Config: cfgData, PlannedPrivate: plan.PlannedPrivate,
+		TypeName: rt.name, Prior: u.priorData, Planned: plan.Planned, Config: u.cfgData, PlannedPrivate: plan.PlannedPrivate,
 	})
 	if err != nil {
 		return nil, err

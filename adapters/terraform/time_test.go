@@ -65,6 +65,49 @@ func TestTimeStaticLifecycle(t *testing.T) {
 	}
 }
 
+// TestTimeStaticPreview checks that a preview tells a replacement from an
+// in-place update the way the update then behaves, and changes nothing.
+func TestTimeStaticPreview(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	pid := b.providerPID()
+	in := schema.Properties{"triggers": map[string]any{"k": "1"}}
+	created := ok(t, b.create("time_static", in)).CreateResourceResponse.OutputProperties
+
+	tests := map[string]struct {
+		in   schema.Properties
+		want schema.PreviewResourceResponse
+	}{
+		"unchanged": {in: in, want: schema.PreviewResourceResponse{PlannedOutputProperties: created}},
+		"triggers changed": {
+			in:   schema.Properties{"triggers": map[string]any{"k": "2"}},
+			want: schema.PreviewResourceResponse{Replace: true, ReplaceReasons: []string{"triggers"}},
+		},
+	}
+	// One bridge serves one request at a time: no t.Parallel here.
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := ok(t, b.preview("time_static", in, created, tc.in)).PreviewResourceResponse
+			if diff := cmp.Diff(&tc.want, got); diff != "" {
+				t.Errorf("preview (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The previews changed nothing: the recorded object still reads back
+	// as it was, and no replacement was logged.
+	read := ok(t, b.read("time_static", in, created)).ReadResourceResponse
+	if diff := cmp.Diff(created, read.OutputProperties); diff != "" {
+		t.Errorf("object changed by a preview (-want +got):\n%s", diff)
+	}
+	if strings.Contains(b.stderr.String(), "replacing") {
+		t.Errorf("a preview replaced the object:\n%s", b.stderr)
+	}
+	if got := b.providerPID(); got != pid {
+		t.Errorf("provider pid changed from %d to %d: a preview started another provider", pid, got)
+	}
+	ok(t, b.destroy("time_static", in, created))
+}
+
 func TestTimeStaticRequiresState(t *testing.T) {
 	t.Parallel()
 	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
