@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -152,12 +153,48 @@ func TestTerraformTimeExample(t *testing.T) {
 	}
 
 	// A new trigger forces a replacement: time_static records a new
-	// timestamp (wait for the next second, its resolution), and the apply
-	// says which attributes forced it.
+	// timestamp (wait for the next second, its resolution). The plan knows
+	// it from the bridge's preview and says which attribute forces it;
+	// grace_ends waits on the new timestamp, so it stays an update.
 	time.Sleep(time.Until(r1.Add(time.Second + 50*time.Millisecond)))
 	plan := d.mustRun("plan", "--var", tp, "--var", "release=v2")
-	if !strings.Contains(plan, `~ release = "v1" -> "v2"`) || !strings.Contains(plan, "Plan: 0 to create, 2 to update") {
-		t.Errorf("plan for release=v2:\n%s", plan)
+	for _, want := range []string{
+		"# released will be replaced (triggers forces a new object)",
+		"-/+ released (time time_static)",
+		`~ release = "v1" -> "v2"`,
+		"# grace_ends will be updated in place (inputs depend on outputs of released)",
+		"Plan: 0 to create, 1 to update, 0 to destroy, 1 to replace, 0 unchanged.",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan for release=v2 lacks %q:\n%s", want, plan)
+		}
+	}
+	// The JSON plan says the same to machines.
+	planJSON := d.mustRun("plan", "--json", "--var", tp, "--var", "release=v2")
+	plans := jsonLines(t, planJSON, "plan")
+	if len(plans) != 1 {
+		t.Fatalf("plan --json: %d plan messages:\n%s", len(plans), planJSON)
+	}
+	var jsonPlan struct {
+		Summary engine.Summary
+		Graph   engine.Graph
+	}
+	data, err := json.Marshal(plans[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &jsonPlan); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(engine.Summary{Update: 1, Replace: 1}, jsonPlan.Summary); diff != "" {
+		t.Errorf("plan --json summary (-want +got):\n%s", diff)
+	}
+	ops := map[string]string{}
+	for _, op := range jsonPlan.Graph.Operations {
+		ops[op.Address] = op.Op
+	}
+	if diff := cmp.Diff(map[string]string{"state": "read-state", "released": "replace", "grace_ends": "update"}, ops); diff != "" {
+		t.Errorf("plan --json operations (-want +got):\n%s", diff)
 	}
 	cmd := d.command("apply", "--var", tp, "--var", "release=v2")
 	var stdout, stderr bytes.Buffer
@@ -165,16 +202,32 @@ func TestTerraformTimeExample(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("apply release=v2: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "0 created, 2 updated, 0 destroyed") {
+	// The replace counts as one created and one destroyed, as in
+	// Terraform; the bridge did both within one update request.
+	if !strings.Contains(stdout.String(), "released will be replaced (triggers forces a new object)") ||
+		!strings.Contains(stdout.String(), "Apply complete! Resources: 1 created, 1 updated, 1 destroyed.") {
 		t.Errorf("apply release=v2:\n%s", stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "Provider processes started: local×1, time×1.") {
+		t.Errorf("apply release=v2 should preview and update with one bridge:\n%s", stdout.String())
+	}
+	// The old object was destroyed once, by the bridge: the engine
+	// recorded an update, not a destroy and a create.
+	stateLog, err := os.ReadFile(filepath.Join(d.dir, "time.state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := string(stateLog); strings.Contains(raw, `"event":"destroy"`) || !strings.Contains(raw, `"event":"update"`) {
+		t.Errorf("state events after the replace:\n%s", raw)
 	}
 	why := stderr.String()
 	if !strings.Contains(why, "released:") || !strings.Contains(why, "replacing: the provider cannot update these attributes in place") || !strings.Contains(why, "triggers") {
 		t.Errorf("apply release=v2 does not say why released is replaced (requires_replace):\n%s", why)
 	}
-	// plan read the schema (1); apply read it and ran the bridge (2).
-	if n := starts(); n != 5 {
-		t.Errorf("after plan and apply of the replace: %d starts of terraform-provider-time in all, want 5", n)
+	// Each of the two plans and the apply read the schema and ran one
+	// bridge, which previewed and, in the apply, updated (2 each).
+	if n := starts(); n != 8 {
+		t.Errorf("after two plans and the apply of the replace: %d starts of terraform-provider-time in all, want 8", n)
 	}
 	released2 := d.outputValue("released_at", "--var", tp, "--var", "release=v2")
 	if released2 == released {

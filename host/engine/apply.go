@@ -602,7 +602,10 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		}
 		out := resp.CreateResourceResponse.OutputProperties
 		return out, a.recordPut(ctx, "create", c, out)
-	case ActionUpdate:
+	case ActionUpdate, ActionReplace:
+		if c.Action == ActionReplace && !replacedByUpdate(c) {
+			return a.replace(ctx, c)
+		}
 		r := c.Resource
 		prior := c.Prior.Entry
 		if moves(r, c.Prior) && prior.Type == r.Type && sameInputs(r.Inputs, prior.InputProperties) {
@@ -618,34 +621,6 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		}
 		out := resp.UpdateResourceResponse.OutputProperties
 		return out, a.recordPut(ctx, "update", c, out)
-	case ActionReplace:
-		// Destroy first: the new object may need the old one's name. The
-		// removal is recorded before the create, so a failed create
-		// leaves a state that says the object is gone, as it is.
-		prior := c.Prior.Entry
-		if !a.e.providers.supports(prior.Provider, schema.OperationDestroy) {
-			return nil, fmt.Errorf("its type changed from %s to %s, which needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Type, c.Resource.Type, prior.Provider, addr)
-		}
-		if _, err := a.e.providers.call(ctx, prior.Provider, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
-			Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
-		}}); err != nil {
-			return nil, fmt.Errorf("destroy the %s it was: %w", prior.Type, err)
-		}
-		if err := a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
-			pb.remove(c.Address)
-			return nil
-		}); err != nil {
-			return nil, err
-		}
-		r := c.Resource
-		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
-			Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
-		}})
-		if err != nil {
-			return nil, fmt.Errorf("the %s it was is destroyed; create the %s: %w", prior.Type, r.Type, err)
-		}
-		out := resp.CreateResourceResponse.OutputProperties
-		return out, a.recordPut(ctx, "create", c, out)
 	case ActionDestroy:
 		prior := c.Prior.Entry
 		if !a.e.providers.declared(prov) {
@@ -665,6 +640,40 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		})
 	}
 	return nil, fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+}
+
+// replace carries out a replacement the provider cannot do itself, a
+// change of type: destroy what the resource was, then create what it is.
+func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error) {
+	addr := c.Addr()
+	prov := c.Provider()
+	// Destroy first: the new object may need the old one's name. The
+	// removal is recorded before the create, so a failed create
+	// leaves a state that says the object is gone, as it is.
+	prior := c.Prior.Entry
+	if !a.e.providers.supports(prior.Provider, schema.OperationDestroy) {
+		return nil, fmt.Errorf("its type changed from %s to %s, which needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Type, c.Resource.Type, prior.Provider, addr)
+	}
+	if _, err := a.e.providers.call(ctx, prior.Provider, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+	}}); err != nil {
+		return nil, fmt.Errorf("destroy the %s it was: %w", prior.Type, err)
+	}
+	if err := a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
+		pb.remove(c.Address)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	r := c.Resource
+	resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("the %s it was is destroyed; create the %s: %w", prior.Type, r.Type, err)
+	}
+	out := resp.CreateResourceResponse.OutputProperties
+	return out, a.recordPut(ctx, "create", c, out)
 }
 
 func (a *applier) recordPut(ctx context.Context, event string, c *Change, outputs map[string]any) error {

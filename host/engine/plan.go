@@ -68,7 +68,8 @@ type Change struct {
 	// WaitsOn are applied; it is not a resource and is not counted.
 	Structural bool
 	// Note explains something the user should know (e.g. "stateless, runs
-	// every apply", or that the provider cannot destroy).
+	// every apply", that the provider cannot destroy, or which attributes
+	// force a replacement).
 	Note string
 	// SensitiveInputs are input paths whose values the plan must not show,
 	// in the Terraform bridge's dotted form ("metadata.api_key", "*" for
@@ -220,6 +221,11 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 		return nil, err
 	}
 	if err := e.checkTerraformInputs(ctx, pl.plan); err != nil {
+		return nil, err
+	}
+	// After the input check: an input a provider does not know is better
+	// reported with its position than as a failed preview.
+	if err := e.previewUpdates(ctx, pl.plan); err != nil {
 		return nil, err
 	}
 	pl.plan.sort()

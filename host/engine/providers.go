@@ -26,8 +26,9 @@ var builtinStateTypes = map[string][]string{
 	"local": {"state_file"},
 }
 
-// terraformOperations are what the Terraform bridge implements.
-var terraformOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport}
+// terraformOperations are what the Terraform bridge implements. Preview
+// lets the plan show the replacements Terraform providers require.
+var terraformOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}
 
 // providers holds one lazily started pool per provider declaration. A pool
 // starts processes only on first use, so a provider whose resources are all
