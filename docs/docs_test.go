@@ -13,7 +13,7 @@ import (
 
 // allOperations lets examples of every optional operation validate: the
 // guide documents them all.
-var allOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport}
+var allOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}
 
 // example is one fenced JSON block of a document.
 type example struct {
@@ -146,6 +146,7 @@ var kinds = []string{
 	"destroyResourceRequest", "destroyResourceResponse",
 	"readResourceRequest", "readResourceResponse",
 	"importResourceRequest", "importResourceResponse",
+	"previewResourceRequest", "previewResourceResponse",
 	"stateResourceReadRequest", "stateResourceReadResponse",
 	"stateResourceEvent", "stateResourceEventResponse",
 	"errorResponse",
