@@ -74,11 +74,11 @@ func (p *Plan) Graph() (*Graph, error) {
 			todo = append(todo, c)
 		}
 	}
-	// Destroys follow the destroys and updates of what was recorded as
-	// depending on them; index those once.
+	// Destroys follow the destroys, updates and replaces of what was
+	// recorded as depending on them, as in apply; index those once.
 	destroyDependents := map[string][]string{}
 	for _, o := range todo {
-		if (o.Action == ActionDestroy || o.Action == ActionUpdate) && o.Prior != nil {
+		if (o.Action == ActionDestroy || o.Action == ActionUpdate || o.Action == ActionReplace) && o.Prior != nil {
 			for _, d := range o.Prior.Entry.Dependencies {
 				destroyDependents[d] = append(destroyDependents[d], o.Addr())
 			}

@@ -7,8 +7,8 @@ import (
 )
 
 // ErrNotDeclared is wrapped by the error returned for a request of an
-// optional operation (destroy, read, import) that the provider did not
-// declare. Nothing is sent to the provider.
+// optional operation (destroy, read, import, preview) that the provider
+// did not declare. Nothing is sent to the provider.
 var ErrNotDeclared = errors.New("optional operation not declared by the provider")
 
 // ErrClosed is wrapped by the error returned for a request to a closed
