@@ -102,7 +102,10 @@ func TestPreviewShowsReplacement(t *testing.T) {
 		t.Errorf("previews sent (-want +got):\n%s", diff)
 	}
 
-	out = d.mustRun("apply")
+	// A saved plan holds the replace, and applying it previews again to
+	// check that nothing moved.
+	d.mustRun("plan", "-out", "replace.plan")
+	out = d.mustRun("apply", "replace.plan")
 	if !strings.Contains(out, "Apply complete! Resources: 1 created, 2 updated, 1 destroyed.") {
 		t.Errorf("apply:\n%s", out)
 	}
