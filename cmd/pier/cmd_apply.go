@@ -168,6 +168,8 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		fmt.Fprintf(w, "%s interrupted. Resources: %d created, %d updated, %d destroyed; %d not started.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Skipped))
 	case len(res.Errors) > 0 || late != nil:
 		fmt.Fprintf(w, "%s failed. Resources: %d created, %d updated, %d destroyed; %d failed, %d skipped.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
+	case destroy && res.Created+res.Updated == 0:
+		fmt.Fprintf(w, "Destroy complete! Resources: %d destroyed.\n", res.Destroyed)
 	default:
 		fmt.Fprintf(w, "%s complete! Resources: %d created, %d updated, %d destroyed.\n", verb, res.Created, res.Updated, res.Destroyed)
 	}

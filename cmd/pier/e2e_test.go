@@ -104,7 +104,7 @@ resource "memo" {
 		t.Errorf("destroy without --yes: exit %d, %s", code, errs)
 	}
 	out = d.mustRun("destroy", "--yes")
-	if !strings.Contains(out, "Destroy complete! Resources: 0 created, 0 updated, 1 destroyed.") {
+	if !strings.Contains(out, "Destroy complete! Resources: 1 destroyed.") {
 		t.Fatalf("destroy:\n%s", out)
 	}
 	if got := resources(d.state("state.json")); len(got) != 0 {
