@@ -1,7 +1,6 @@
 package statefile
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -245,16 +244,6 @@ func TestApplyPatchCopyIsDeep(t *testing.T) {
 	if diff := cmp.Diff(want, d.root); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-}
-
-func canonical(t testing.TB, v any) string {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return buf.String()
 }
 
 // FuzzApplyPatch explores operations and pointers directly (FuzzReplay

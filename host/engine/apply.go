@@ -263,10 +263,6 @@ func (n *node) follows(addr string) bool {
 	return false
 }
 
-func finished(s Status) bool {
-	return s == StatusApplied || s == StatusErrored || s == StatusSkipped
-}
-
 // dependencies lists the addresses a node must wait for.
 func (a *applier) dependencies(n *node) []string {
 	c := n.change

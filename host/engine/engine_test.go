@@ -118,8 +118,22 @@ func TestDecodeStateNested(t *testing.T) {
 	if _, err := decodeState("s", map[string]any{"_type": "other"}); err == nil {
 		t.Error("a document that is not nixopsState was accepted")
 	}
-	if v.ContentHash() == "" || v.ContentHash() != v.ContentHash() {
-		t.Error("content hash is not stable")
+	// The hash follows the content: the same document read again hashes
+	// the same, and a changed one differently.
+	again, err := decodeState("s", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ContentHash() == "" || again.ContentHash() != v.ContentHash() {
+		t.Error("content hash is not stable across reads")
+	}
+	doc["resources"].(map[string]any)["b"] = map[string]any{"type": "memo", "inputProperties": map[string]any{}}
+	moved, err := decodeState("s", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved.ContentHash() == v.ContentHash() {
+		t.Error("content hash did not change with the content")
 	}
 }
 

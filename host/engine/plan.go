@@ -114,7 +114,7 @@ type Plan struct {
 	Known source.Outputs
 	// Destroy means the plan destroys everything in state (pier destroy).
 	Destroy bool
-	// Diagnostics are warnings found while planning.
+	// Warnings are problems found while planning that do not stop it.
 	Warnings []string
 
 	byAddr map[string]*Change
