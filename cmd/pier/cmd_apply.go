@@ -54,10 +54,6 @@ Exit codes: 0 applied, 1 error (some resources failed), 2 usage,
 	}
 }
 
-// exitStalePlan is apply's exit code for a saved plan that no longer
-// matches the state or the deployment.
-const exitStalePlan = 3
-
 func (e *staleError) ExitCode() int { return exitStalePlan }
 
 func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout, stderr io.Writer) error {

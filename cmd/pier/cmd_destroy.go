@@ -27,8 +27,8 @@ dependency order, through its provider's destroyResourceRequest. It shows
 the plan and asks for confirmation on a terminal unless --yes is given; off
 a terminal it requires --yes.
 
-Exit codes: 0 destroyed (or nothing to do), 1 error, 2 usage (e.g. no --yes
-off a terminal), 130 interrupted.`,
+Exit codes: 0 destroyed (or nothing to do), 1 error or the confirmation was
+declined, 2 usage (e.g. no --yes off a terminal), 130 interrupted.`,
 		Flags: append(deployFlags(), &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -84,8 +84,8 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 		case <-ctx.Done():
 		}
 		if strings.TrimSpace(answer) != "yes" {
-			fmt.Fprintln(stdout, "\nDestroy cancelled.")
-			return nil
+			fmt.Fprintln(stdout)
+			return declinedError{"destroy"}
 		}
 	}
 	res, err := eng.Apply(ctx, stop, plan)

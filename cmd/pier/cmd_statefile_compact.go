@@ -15,10 +15,6 @@ import (
 
 func init() { registerSub("statefile", newStatefileCompactCommand) }
 
-// exitStateLocked is the exit code when another process holds a state
-// file's lock.
-const exitStateLocked = 4
-
 // statefileCompactOptions are the flags of pier statefile compact.
 type statefileCompactOptions struct {
 	Path string

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1116,12 +1117,17 @@ resource "r" {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		// script -e exits with pier's code: a declined confirmation is 1.
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitError {
+			t.Errorf("pier destroy cancelled at the prompt: %v, want exit %d", err, exitError)
+		}
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
 		t.Fatalf("pier destroy kept waiting at the prompt after Ctrl-C:\n%s", out.String())
 	}
-	if !strings.Contains(out.String(), "Destroy cancelled.") {
+	if !strings.Contains(out.String(), "pier: destroy cancelled") {
 		t.Errorf("output lacks the cancellation:\n%s", out.String())
 	}
 	if n := d.count("destroy", "v"); n != 0 {

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -53,7 +53,7 @@ func newApp() *cli.App {
 		commands = append(commands, f())
 	}
 	for group, fs := range subCommands {
-		c := &cli.Command{Name: group, Usage: groupUsage[group]}
+		c := &cli.Command{Name: group, Usage: groupUsage[group], Action: unknownSubcommand}
 		for _, f := range fs {
 			c.Subcommands = append(c.Subcommands, f())
 		}
@@ -61,14 +61,81 @@ func newApp() *cli.App {
 		commands = append(commands, c)
 	}
 	sortCommands(commands)
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "pier",
 		Usage:                "deploy resources through JSON-lines resource providers",
 		Version:              version,
 		Commands:             commands,
 		EnableBashCompletion: true,
+		// Values of repeatable flags (--var, --input-json, --target, ...)
+		// may hold commas: names=["red","blue"]. Each flag is one value.
+		DisableSliceFlagSeparator: true,
+		CustomAppHelpTemplate:     cli.AppHelpTemplate + "\n" + exitCodesHelp(),
+		Action:                    unknownSubcommand,
+		OnUsageError:              usageErrorOf,
 		// Exit codes are chosen in main, after deferred cleanup has run.
 		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	walkCommands(commands, func(c *cli.Command) {
+		if c.OnUsageError == nil {
+			c.OnUsageError = usageErrorOf
+		}
+	})
+	return app
+}
+
+// run runs pier with args (args[0] is the program name) and returns the
+// error that decides the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	app := newApp()
+	app.Writer, app.ErrWriter = stdout, stderr
+	// pier help NAME for an unknown NAME: urfave/cli would exit 3, which
+	// is pier's stale-plan code.
+	var notFound string
+	app.CommandNotFound = func(_ *cli.Context, name string) { notFound = name }
+	err := app.RunContext(ctx, args)
+	if err == nil && notFound != "" {
+		err = usagef("no help for %q: no such command; see pier --help", notFound)
+	}
+	return err
+}
+
+// usageErrorOf makes a flag-parsing error (an unknown flag, a bad value) a
+// usage error, so it exits 2 and is printed once, without the whole help.
+func usageErrorOf(c *cli.Context, err error, _ bool) error {
+	return usagef("%w; see %s --help", err, c.Command.HelpName)
+}
+
+// unknownSubcommand is the action of pier and of each command group: with
+// no argument it shows the help, with one it names the unknown command.
+func unknownSubcommand(c *cli.Context) error {
+	if c.NArg() == 0 {
+		if c.Command.Name == "" || c.Command.HelpName == c.App.Name {
+			return cli.ShowAppHelp(c)
+		}
+		return cli.ShowSubcommandHelp(c)
+	}
+	name := c.Args().First()
+	subs := c.Command.Subcommands
+	where := c.Command.HelpName
+	if where == "" {
+		where = c.App.Name
+		subs = c.App.Commands
+	}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if where != c.App.Name {
+		msg = where + ": " + msg
+	}
+	if s := cli.SuggestCommand(subs, name); s != "" {
+		msg += "; " + strings.ToLower(s[:1]) + s[1:]
+	}
+	return usagef("%s; see %s --help", msg, where)
+}
+
+func walkCommands(cs []*cli.Command, f func(*cli.Command)) {
+	for _, c := range cs {
+		f(c)
+		walkCommands(c.Subcommands, f)
 	}
 }
 
@@ -126,46 +193,12 @@ func main() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	interrupt.watch(cancel)
-	err := newApp().RunContext(ctx, os.Args)
+	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pier:", err)
+	}
 	code := exitCode(err)
 	pprof.StopCPUProfile()
 	os.Exit(code)
-}
-
-// Exit codes. They are API: each command's help lists the ones it uses.
-const (
-	exitOK          = 0
-	exitError       = 1
-	exitUsage       = 2
-	exitInterrupted = 130
-)
-
-// usageError marks an error in how pier was invoked.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-// exitCoder lets an error choose its own exit code (e.g. "plan has changes").
-type exitCoder interface{ ExitCode() int }
-
-func exitCode(err error) int {
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintln(os.Stderr, "pier:", err)
-	var ue usageError
-	var ec exitCoder
-	switch {
-	case errors.As(err, &ue):
-		return exitUsage
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
-	case errors.As(err, &ec):
-		return ec.ExitCode()
-	}
-	return exitError
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Exit codes are API: scripts branch on them. This file is the one place
+// they are defined; exitCodes is printed by pier --help, and each command's
+// help lists the ones it uses.
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitStalePlan   = 3
+	exitStateLocked = 4
+	exitInterrupted = 130
+)
+
+// exitCodes is the table pier --help prints, in order.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success"},
+	{exitError, "error: a resource, provider or the configuration failed, or a confirmation was declined"},
+	{exitUsage, "usage: an unknown command or flag, or wrong arguments"},
+	{exitStalePlan, "stale plan: a saved plan no longer matches the state or the deployment (run pier plan again)"},
+	{exitStateLocked, "state locked: another process holds a state file's lock"},
+	{exitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
+}
+
+// exitCodesHelp renders exitCodes for help text.
+func exitCodesHelp() string {
+	var b strings.Builder
+	b.WriteString("EXIT CODES:\n")
+	for _, e := range exitCodes {
+		fmt.Fprintf(&b, "   %-5d%s\n", e.code, e.meaning)
+	}
+	return b.String()
+}
+
+// usageError marks an error in how pier was invoked.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// declinedError is returned when the user answers a confirmation prompt
+// with anything but "yes". Nothing was changed, but the command did not do
+// what it was asked, so scripts must not read it as success.
+type declinedError struct{ what string }
+
+func (e declinedError) Error() string { return e.what + " cancelled" }
+func (e declinedError) ExitCode() int { return exitError }
+
+// exitCoder lets an error choose its own exit code (e.g. a stale plan).
+type exitCoder interface{ ExitCode() int }
+
+// exitCode maps the error a command returned to pier's exit code. It is
+// the only switch from errors to codes.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ue usageError
+	var ec exitCoder
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &ec):
+		return ec.ExitCode()
+	}
+	return exitError
+}

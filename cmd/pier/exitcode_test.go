@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/pierhq/pier/internal/testbin"
+)
+
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args    []string
+		code    int
+		wantErr string
+	}{
+		"no arguments shows help":  {nil, exitOK, ""},
+		"help":                     {[]string{"--help"}, exitOK, ""},
+		"unknown command":          {[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		"misspelt command":         {[]string{"stat"}, exitUsage, `did you mean "state"?`},
+		"unknown subcommand":       {[]string{"state", "frobnicate"}, exitUsage, `pier state: unknown command "frobnicate"`},
+		"help for unknown command": {[]string{"help", "frobnicate"}, exitUsage, `no help for "frobnicate"`},
+		"unknown flag":             {[]string{"plan", "--bogus"}, exitUsage, "flag provided but not defined: -bogus; see pier plan --help"},
+		"unknown global flag":      {[]string{"--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		"unknown flag of a subcmd": {[]string{"statefile", "show", "--bogus"}, exitUsage, "see pier statefile show --help"},
+		"bad flag value":           {[]string{"provider", "create", "--timeout", "soon"}, exitUsage, "invalid value"},
+		"extra argument":           {[]string{"plan", "extra"}, exitUsage, "plan takes no arguments"},
+		"var without equals":       {[]string{"plan", "--dir", "nonexistent", "--var", "x"}, exitUsage, `--var "x": want NAME=VALUE`},
+		"ordinary failure":         {[]string{"statefile", "show", "nonexistent.json"}, exitError, "nonexistent.json"},
+		"destroy off a terminal":   {[]string{"destroy", "--dir", "nonexistent"}, exitUsage, "pass --yes"},
+		"group without subcommand": {[]string{"state"}, exitOK, ""},
+		"subcommand help":          {[]string{"help", "plan"}, exitOK, ""},
+		"version":                  {[]string{"--version"}, exitOK, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var out, errb bytes.Buffer
+			err := run(t.Context(), append([]string{"pier"}, tc.args...), &out, &errb)
+			if got := exitCode(err); got != tc.code {
+				t.Errorf("pier %v: exit %d (err %v), want %d", tc.args, got, err, tc.code)
+			}
+			if tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("pier %v: error %v, want it to contain %q", tc.args, err, tc.wantErr)
+			}
+			if tc.code == exitUsage && strings.Contains(out.String(), "USAGE:") {
+				t.Errorf("pier %v: a usage error printed the whole help:\n%s", tc.args, out.String())
+			}
+		})
+	}
+}
+
+func TestExitCodeOfErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		err  error
+		code int
+	}{
+		"nil":                   {nil, exitOK},
+		"declined confirmation": {declinedError{"destroy"}, exitError},
+		"stale plan":            {&staleError{"stale"}, exitStalePlan},
+		"usage":                 {usagef("bad"), exitUsage},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := exitCode(tc.err); got != tc.code {
+				t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.code)
+			}
+		})
+	}
+}
+
+// TestHelpListsExitCodes keeps pier --help and the table in exitcode.go
+// the same list.
+func TestHelpListsExitCodes(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := run(t.Context(), []string{"pier", "--help"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range exitCodes {
+		if !strings.Contains(out.String(), e.meaning) {
+			t.Errorf("pier --help does not list exit code %d (%s):\n%s", e.code, e.meaning, out.String())
+		}
+	}
+}
+
+// TestVarValuesKeepCommas runs the real binary: a --var value is one value
+// even when it holds commas, for list literals and plain strings alike.
+func TestVarValuesKeepCommas(t *testing.T) {
+	t.Parallel()
+	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
+	d.write(map[string]string{"main.pier.hcl": `
+provider "local" { builtin = "local" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+variable "names" {
+  type    = list(string)
+  default = []
+}
+variable "greeting" { default = "hi" }
+output "names" { value = join("+", var.names) }
+output "greeting" { value = var.greeting }
+`})
+	d.mustRun("apply", "--var", `names=["red","blue"]`, "--var", "greeting=hello, world")
+	if got := strings.TrimSpace(d.mustRun("output", "names")); got != `"red+blue"` {
+		t.Errorf("names = %s, want \"red+blue\"", got)
+	}
+	if got := strings.TrimSpace(d.mustRun("output", "greeting")); got != `"hello, world"` {
+		t.Errorf("greeting = %s, want \"hello, world\"", got)
+	}
+}
