@@ -7,12 +7,15 @@
 //
 //   - create: PlanResourceChange from a null prior, then ApplyResourceChange.
 //   - update: UpgradeResourceState of the stored JSON first, then
-//     PlanResourceChange; destroy and create when the plan requires
-//     replacement, ApplyResourceChange otherwise, nothing when the plan
+//     PlanResourceChange, then ApplyResourceChange, in place only: an
+//     update whose plan requires replacement is refused
+//     ([ReplaceRequiredError]), because the engine replaces with a
+//     recorded destroy and create of its own. Nothing when the plan
 //     changes nothing.
 //   - preview: the update's UpgradeResourceState and PlanResourceChange,
-//     without applying; it replaces when the plan's requires_replace is
-//     non-empty, naming those paths.
+//     without applying. It replaces as Terraform decides it: when a value
+//     at a requires_replace path differs (or may differ) between prior
+//     and planned state.
 //   - destroy: plan and apply to null. read: ReadResource. import:
 //     ImportResourceState, then ReadResource.
 //   - types named "data-source-<name>" are data sources: ReadDataSource on

@@ -157,9 +157,21 @@ func TestFixtureFileLifecycle(t *testing.T) {
 		t.Errorf("in-place update replaced the file")
 	}
 
-	// A new path forces replacement: the old file goes, the new one comes.
+	// A new path forces replacement, which an update refuses, touching
+	// nothing; the engine replaces with a destroy and a create instead.
 	in3 := fullInputs("b.txt", "two")
-	repl := ok(t, b.update("fixture_file", in2, upd, in3)).UpdateResourceResponse.OutputProperties
+	if msg := failure(t, b.update("fixture_file", in2, upd, in3)); !strings.Contains(msg, "path forces a new object") {
+		t.Errorf("refused update: %s", msg)
+	}
+	if got := readFile(t, filepath.Join(root, "a.txt")); got != "two" {
+		t.Errorf("a.txt after the refused update: %q", got)
+	}
+	preview := ok(t, b.preview("fixture_file", in2, upd, in3)).PreviewResourceResponse
+	if diff := cmp.Diff([]string{"path"}, preview.ReplaceReasons); !preview.Replace || diff != "" {
+		t.Errorf("preview: replace %v, reasons (-want +got):\n%s", preview.Replace, diff)
+	}
+	ok(t, b.destroy("fixture_file", in2, upd))
+	repl := ok(t, b.create("fixture_file", in3)).CreateResourceResponse.OutputProperties
 	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
 		t.Errorf("a.txt survives its replacement: %v", err)
 	}
@@ -168,9 +180,6 @@ func TestFixtureFileLifecycle(t *testing.T) {
 	}
 	if repl["id"] != "b.txt" {
 		t.Errorf("id after replace = %v", repl["id"])
-	}
-	if !b.logged("replacing", `"attributes":"path"`) {
-		t.Errorf("stderr does not say that path forced the replacement")
 	}
 
 	// Drift: the file deleted behind the bridge's back reads as gone.

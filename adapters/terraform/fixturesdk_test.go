@@ -89,16 +89,22 @@ func TestFixtureSDKDirLifecycle(t *testing.T) {
 		t.Errorf("content change replaced the directory")
 	}
 
+	// A new name replaces: the update refuses it, and the engine's
+	// destroy and create carry it out.
 	in3 := dirInputs("e", "A2")
-	repl := ok(t, b.update("fixturesdk_dir", in2, upd, in3)).UpdateResourceResponse.OutputProperties
+	if msg := failure(t, b.update("fixturesdk_dir", in2, upd, in3)); !strings.Contains(msg, "name forces a new object") {
+		t.Errorf("refused update: %s", msg)
+	}
+	if got := readFile(t, filepath.Join(root, "d", "a")); got != "A2" {
+		t.Errorf("d/a after the refused update = %q", got)
+	}
+	ok(t, b.destroy("fixturesdk_dir", in2, upd))
+	repl := ok(t, b.create("fixturesdk_dir", in3)).CreateResourceResponse.OutputProperties
 	if _, err := os.Stat(filepath.Join(root, "d")); !os.IsNotExist(err) {
 		t.Errorf("old directory survives replacement: %v", err)
 	}
 	if repl["id"] != "e" {
 		t.Errorf("id after replacement = %v", repl["id"])
-	}
-	if !b.logged(`"attributes":"name`) {
-		t.Errorf("stderr does not say that name forced the replacement")
 	}
 
 	read := ok(t, b.read("fixturesdk_dir", in3, repl)).ReadResourceResponse

@@ -41,7 +41,9 @@ func (b *Bridge) Create(ctx context.Context, req *schema.CreateResourceRequest) 
 }
 
 // Update implements [providersdk.Handler]: upgrade the recorded state, plan,
-// then apply, or destroy and create when the plan requires replacement.
+// then apply, in place only: an update whose plan requires replacement is
+// refused with a [*ReplaceRequiredError] (the plan, told by Preview, has
+// the engine destroy and create instead).
 func (b *Bridge) Update(ctx context.Context, req *schema.UpdateResourceRequest) (_ *schema.UpdateResourceResponse, err error) {
 	ctx, cancel := b.op(ctx)
 	defer cancel()
@@ -251,7 +253,9 @@ type updatePlan struct {
 	priorData, cfgData []byte
 	plan               *tfclient.PlanResponse
 	planned            cty.Value
-	replacePaths       []string // the requires_replace paths, e.g. "triggers"
+	// replace are the requires_replace paths whose value the plan changes
+	// (or may change): non-empty means the update is a replacement.
+	replace []tfproto.AttributePath
 }
 
 // planUpdate is the part of an update that changes nothing real:
@@ -283,10 +287,43 @@ func (b *Bridge) planUpdate(ctx context.Context, rt *resourceType, recorded, inp
 		return nil, err
 	}
 	u.priorData, u.cfgData, u.plan, u.planned = priorData, cfgData, plan, planned
-	for _, p := range plan.RequiresReplace {
-		u.replacePaths = append(u.replacePaths, p.String())
+	if u.replace, err = requiresReplace(prior, planned, plan.RequiresReplace); err != nil {
+		return nil, fmt.Errorf("provider %s: plan resource change: %w", b.client.Name(), err)
 	}
 	return u, nil
+}
+
+// requiresReplace decides, as Terraform does, which of the paths a plan
+// lists as requires_replace force a replacement: those whose value differs
+// between the prior and the planned state, or may differ because the
+// planned value is unknown. A listed path whose value the plan keeps is no
+// reason to replace: providers list attributes that merely could force one
+// (time_rotating lists rfc3339 on every plan), and replacing on them would
+// destroy objects an update keeps.
+func requiresReplace(prior, planned cty.Value, paths []tfproto.AttributePath) ([]tfproto.AttributePath, error) {
+	if prior.IsNull() {
+		return nil, nil // a create replaces nothing
+	}
+	var out []tfproto.AttributePath
+	for _, p := range paths {
+		cp := ctyPath(p)
+		before, errBefore := cp.Apply(prior)
+		after, errAfter := cp.Apply(planned)
+		switch {
+		case errBefore != nil && errAfter != nil:
+			return nil, fmt.Errorf("requires replacement of %s, which is in neither the prior nor the planned object (this is a bug in the provider)", p)
+		case errBefore != nil:
+			before = cty.NullVal(after.Type())
+		case errAfter != nil:
+			after = cty.NullVal(before.Type())
+		}
+		before, _ = before.UnmarkDeep()
+		after, _ = after.UnmarkDeep()
+		if eq := after.Equals(before); !eq.IsKnown() || eq.False() {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // Preview implements [providersdk.Previewer]: the steps of an update up
@@ -312,9 +349,9 @@ func (b *Bridge) Preview(ctx context.Context, req *schema.PreviewResourceRequest
 	if u.prior.IsNull() {
 		return &schema.PreviewResourceResponse{}, nil
 	}
-	resp := &schema.PreviewResourceResponse{Replace: len(u.replacePaths) > 0}
+	resp := &schema.PreviewResourceResponse{Replace: len(u.replace) > 0}
 	if resp.Replace {
-		resp.ReplaceReasons = replaceCauses(u.prior, u.planned, u.plan.RequiresReplace)
+		resp.ReplaceReasons = replaceCauses(u.planned, u.replace)
 	}
 	if !resp.Replace && u.planned.IsWhollyKnown() {
 		// The private bytes the apply will return are not known yet.
@@ -325,28 +362,17 @@ func (b *Bridge) Preview(ctx context.Context, req *schema.PreviewResourceRequest
 	return resp, nil
 }
 
-// replaceCauses picks, from the paths the provider says require
-// replacement, those whose value the new inputs change to a known value.
-// Providers also list computed attributes that become unknown only because
-// of the replacement (time_static lists rfc3339 beside triggers); those
-// are its consequence, not its cause. When no path qualifies, all are
-// given, so a replacement always names something.
-func replaceCauses(prior, planned cty.Value, paths []tfproto.AttributePath) []string {
+// replaceCauses names, of the paths that force a replacement, those the
+// new inputs change to a known value. Providers also list computed
+// attributes that become unknown only because of the replacement
+// (time_static lists rfc3339 beside triggers); those are its consequence,
+// not its cause. When no path qualifies, all are given, so a replacement
+// always names something.
+func replaceCauses(planned cty.Value, paths []tfproto.AttributePath) []string {
 	var causes, all []string
 	for _, p := range paths {
 		all = append(all, p.String())
-		cp := ctyPath(p)
-		before, errBefore := cp.Apply(prior)
-		after, errAfter := cp.Apply(planned)
-		if errBefore != nil || errAfter != nil {
-			// The path exists on one side only: a structural change.
-			causes = append(causes, p.String())
-			continue
-		}
-		if !after.IsWhollyKnown() {
-			continue
-		}
-		if eq := after.Equals(before); eq.IsKnown() && eq.False() {
+		if after, err := ctyPath(p).Apply(planned); err != nil || after.IsWhollyKnown() {
 			causes = append(causes, p.String())
 		}
 	}
@@ -372,6 +398,23 @@ func ctyPath(p tfproto.AttributePath) cty.Path {
 	return out
 }
 
+// ReplaceRequiredError is an update refused because the provider's plan
+// replaces the object. pier carries out a replacement as its own recorded
+// steps (destroy, record, create, record), never inside one update, so
+// that state never records an object that is gone.
+type ReplaceRequiredError struct {
+	Provider, Type string
+	Paths          []string
+}
+
+func (e *ReplaceRequiredError) Error() string {
+	verb := "forces"
+	if len(e.Paths) > 1 {
+		verb = "force"
+	}
+	return fmt.Sprintf("provider %s: cannot update this %s in place: %s %s a new object; pier replaces an object as a destroy and a create of its own, which the plan shows: run pier plan again", e.Provider, e.Type, strings.Join(e.Paths, ", "), verb)
+}
+
 func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (schema.Properties, error) {
 	u, err := b.planUpdate(ctx, rt, recorded, inputs)
 	if err != nil {
@@ -382,16 +425,8 @@ func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs 
 		b.log.Info("recorded object is gone; creating it again", "type", rt.name)
 		return b.create(ctx, rt, inputs)
 	}
-	if len(u.replacePaths) > 0 {
-		b.log.Info("replacing: the provider cannot update these attributes in place", "type", rt.name, "attributes", strings.Join(u.replacePaths, ", "))
-		if err := b.destroy(ctx, rt, prior, priorPrivate); err != nil {
-			return nil, fmt.Errorf("replace (destroy step): %w", err)
-		}
-		out, err := b.create(ctx, rt, inputs)
-		if err != nil {
-			return nil, fmt.Errorf("replace (create step, the old object is already destroyed): %w", err)
-		}
-		return out, nil
+	if len(u.replace) > 0 {
+		return nil, &ReplaceRequiredError{Provider: b.client.Name(), Type: rt.name, Paths: replaceCauses(planned, u.replace)}
 	}
 	if planned.RawEquals(prior) {
 		// Nothing to change; Terraform skips the apply too.

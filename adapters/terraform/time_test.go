@@ -42,27 +42,58 @@ func TestTimeStaticLifecycle(t *testing.T) {
 		t.Errorf("no-op update replaced the object")
 	}
 
+	// A changed trigger replaces the object: the bridge refuses to do
+	// that inside an update, since pier replaces as a recorded destroy
+	// and create of its own. Nothing changes.
 	in2 := schema.Properties{"triggers": map[string]any{"k": "2"}}
-	replaced := ok(t, b.update("time_static", in, same, in2)).UpdateResourceResponse.OutputProperties
-	if got := str(t, replaced, "rfc3339"); got == first {
-		t.Errorf("replacement kept rfc3339 %s; want a new timestamp", got)
+	msg := failure(t, b.update("time_static", in, same, in2))
+	for _, want := range []string{"cannot update this time_static in place", "triggers forces a new object"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refused update says %q, want it to contain %q", msg, want)
+		}
 	}
-	if !b.logged("replacing", "triggers") {
-		t.Errorf("stderr does not say that triggers forced a replacement:\n%s", b.stderr)
-	}
-
-	read := ok(t, b.read("time_static", in2, replaced)).ReadResourceResponse
+	read := ok(t, b.read("time_static", in, same)).ReadResourceResponse
 	if !read.Exists {
-		t.Errorf("read: exists = false")
+		t.Errorf("read after the refused update: exists = false")
 	}
-	if diff := cmp.Diff(replaced, read.OutputProperties); diff != "" {
-		t.Errorf("read changed outputs (-want +got):\n%s", diff)
+	if diff := cmp.Diff(same, read.OutputProperties); diff != "" {
+		t.Errorf("the refused update changed the object (-want +got):\n%s", diff)
 	}
 
-	ok(t, b.destroy("time_static", in2, replaced))
+	ok(t, b.destroy("time_static", in, same))
 	if code := b.exitCode(); code != 0 {
 		t.Errorf("bridge exit code %d, want 0", code)
 	}
+}
+
+// TestTimeRotatingUpdateInPlace: changing rotation_days of a time_rotating
+// updates it in place, keeping rfc3339 (the rotation base), as terraform
+// apply does with the same provider. The provider lists rfc3339 as
+// requires_replace on that plan, but plans it unchanged: no reason to
+// replace.
+func TestTimeRotatingUpdateInPlace(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	in := schema.Properties{"rotation_days": 1}
+	created := ok(t, b.create("time_rotating", in)).CreateResourceResponse.OutputProperties
+	base := str(t, created, "rfc3339")
+
+	in2 := schema.Properties{"rotation_days": 2}
+	preview := ok(t, b.preview("time_rotating", in, created, in2)).PreviewResourceResponse
+	if preview.Replace {
+		t.Fatalf("preview of a rotation_days change replaces (%v); want an in-place update", preview.ReplaceReasons)
+	}
+	if got := preview.PlannedOutputProperties["rfc3339"]; got != base {
+		t.Errorf("planned rfc3339 = %v, want %s kept", got, base)
+	}
+	updated := ok(t, b.update("time_rotating", in, created, in2)).UpdateResourceResponse.OutputProperties
+	if got := str(t, updated, "rfc3339"); got != base {
+		t.Errorf("rfc3339 after the update = %s, want %s kept", got, base)
+	}
+	if got := updated["rotation_days"]; got != json.Number("2") {
+		t.Errorf("rotation_days after the update = %v, want 2", got)
+	}
+	ok(t, b.destroy("time_rotating", in2, updated))
 }
 
 // TestTimeStaticPreview checks that a preview tells a replacement from an

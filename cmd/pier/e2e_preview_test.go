@@ -102,23 +102,27 @@ func TestPreviewShowsReplacement(t *testing.T) {
 		t.Errorf("previews sent (-want +got):\n%s", diff)
 	}
 
-	// A saved plan holds the replace, and applying it previews again to
-	// check that nothing moved.
+	// A saved plan holds the replace; pier carries it out as a destroy
+	// and a create of its own, each recorded, never inside an update.
 	d.mustRun("plan", "-out", "replace.plan")
+	before := len(d.ops())
 	out = d.mustRun("apply", "replace.plan")
 	if !strings.Contains(out, "Apply complete! Resources: 1 created, 2 updated, 1 destroyed.") {
 		t.Errorf("apply:\n%s", out)
 	}
 	var applied []string
-	for _, op := range d.ops() {
-		if !strings.HasPrefix(op, "preview ") && !strings.HasPrefix(op, "create ") {
+	for _, op := range d.ops()[before:] {
+		if !strings.HasPrefix(op, "preview ") {
 			applied = append(applied, op)
 		}
 	}
 	slices.Sort(applied)
-	// a is replaced by its provider's update alone: no destroy from pier.
-	if diff := cmp.Diff([]string{"update c", "update-replace a2", "update-replace b2"}, applied); diff != "" {
+	// plain did not declare preview, so its own update replaces b.
+	if diff := cmp.Diff([]string{"create a2", "destroy a1", "update c", "update-replace b2"}, applied); diff != "" {
 		t.Errorf("operations carried out (-want +got):\n%s", diff)
+	}
+	if log := d.mustRun("statefile", "log", "state.json"); !strings.Contains(log, "destroy") {
+		t.Errorf("the state log does not record the replace's destroy:\n%s", log)
 	}
 	if entry := d.state("state.json")["resources"].(map[string]any)["a"].(map[string]any); entry["outputProperties"].(map[string]any)["name"] != "a2" {
 		t.Errorf("recorded a = %v", entry)

@@ -599,7 +599,7 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		out := resp.CreateResourceResponse.OutputProperties
 		return out, a.recordPut(ctx, "create", c, out)
 	case ActionUpdate, ActionReplace:
-		if c.Action == ActionReplace && !replacedByUpdate(c) {
+		if c.Action == ActionReplace {
 			return a.replace(ctx, c)
 		}
 		r := c.Resource
@@ -648,7 +648,7 @@ func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error
 	// leaves a state that says the object is gone, as it is.
 	prior := c.Prior.Entry
 	if !a.e.providers.supports(prior.Provider, schema.OperationDestroy) {
-		return nil, fmt.Errorf("its type changed from %s to %s, which needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Type, c.Resource.Type, prior.Provider, addr)
+		return nil, fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Provider, addr)
 	}
 	if _, err := a.e.providers.call(ctx, prior.Provider, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},

@@ -89,13 +89,3 @@ func replaceNote(reasons []string, prior string) string {
 	}
 	return why
 }
-
-// replacedByUpdate reports whether a replace is carried out by the
-// provider's own update: the type is unchanged, so the replacement was
-// the provider's verdict in a preview, and its update (of which the
-// preview is the first half) destroys and creates by itself. The engine
-// then sends only the update: destroying first as well would destroy the
-// object twice, the second time an object that no longer exists.
-func replacedByUpdate(c *Change) bool {
-	return c.Action == ActionReplace && c.Prior != nil && c.Resource != nil && c.Prior.Entry.Type == c.Resource.Type
-}

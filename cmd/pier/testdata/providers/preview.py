@@ -6,9 +6,10 @@ Type:
   named {name, size} -> {name, size, serial}   changing name needs a new
                                                object; size changes in place
 
-Preview says replace (reason "name") when the name changes. Update then
-replaces by itself: it destroys the old object and creates the new one, as
-its preview announced. Every operation is appended to the journal (JOURNAL
+Preview says replace (reason "name") when the name changes; pier then
+destroys and creates. Declared without preview, its update replaces by
+itself (journaled as "update-replace"), as a provider that cannot tell the
+plan does. Every operation is appended to the journal (JOURNAL
 env var), in the format of journal.py; a replacing update journals
 "update-replace". A name of "fail-preview" makes preview fail.
 It implements destroy and preview.
