@@ -195,20 +195,29 @@ func TestAdapterStateFileLock(t *testing.T) {
 	holder := startAdapter(t, dir)
 	other := startAdapter(t, dir)
 	read := stateRead("state_file", `{"name":"state.json"}`)
+	event := stateEvent(`{"name":"state.json"}`, "create", `[{"op":"add","path":"/resources/m","value":{"type":"memo","inputProperties":{},"outputProperties":{}}}]`)
 
-	checkResponse(t, 0, step{req: read, want: emptyDoc}, holder.call(t, read))
-	// The holder keeps the lock between requests, for its whole life.
-	checkResponse(t, 1, step{req: read, wantErr: []string{
-		`state read state_file: open state file "state.json": `,
+	// Reading writes nothing and takes no lock: planning reads state.
+	checkResponse(t, 0, step{req: read, want: emptyDoc}, other.call(t, read))
+	checkResponse(t, 1, step{req: read, want: emptyDoc}, holder.call(t, read))
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("state.json after reads: %v, want no file", err)
+	}
+	// The first event takes the lock, and keeps it for the holder's life.
+	checkResponse(t, 2, step{req: event, want: `{"stateResourceEventResponse":{}}`}, holder.call(t, event))
+	checkResponse(t, 3, step{req: event, wantErr: []string{
+		`state event state_file: open state file "state.json": `,
 		"is locked by process " + strconv.Itoa(holder.cmd.Process.Pid),
-	}}, other.call(t, read))
-	checkResponse(t, 2, step{req: create("file", `{"name":"f","contents":""}`, false), want: created},
+	}}, other.call(t, event))
+	checkResponse(t, 4, step{req: create("file", `{"name":"f","contents":""}`, false), want: created},
 		other.call(t, create("file", `{"name":"f","contents":""}`, false)))
 
 	if code := holder.wait(t, nil); code != 0 {
 		t.Errorf("holder exit code = %d, want 0", code)
 	}
-	checkResponse(t, 3, step{req: read, want: emptyDoc}, other.call(t, read))
+	// other read the file before the holder appended: it must not write
+	// over what it did not see.
+	checkResponse(t, 5, step{req: event, wantErr: []string{`state file "state.json" changed since it was read`}}, other.call(t, event))
 }
 
 func TestAdapterSignals(t *testing.T) {

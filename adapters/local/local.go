@@ -52,6 +52,10 @@ type Provider struct {
 
 	mu   sync.Mutex
 	logs map[string]*statefile.Log // state files by absolute path
+	// reads are the state files read before they were opened for
+	// writing: the writer refuses a file another process appended to
+	// since.
+	reads map[string]*statefile.Snapshot
 }
 
 var (
@@ -70,7 +74,7 @@ type resourceType interface {
 
 // New returns a local provider.
 func New(opts Options) *Provider {
-	p := &Provider{opts: opts, log: opts.Logger, logs: map[string]*statefile.Log{}}
+	p := &Provider{opts: opts, log: opts.Logger, logs: map[string]*statefile.Log{}, reads: map[string]*statefile.Snapshot{}}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -190,18 +194,54 @@ func (p *Provider) Close() error {
 	return errors.Join(errs...)
 }
 
-// openState returns the log of the state file at name, opening it and
-// taking its lock on first use. The log stays open, and locked, until Close:
-// the engine reads the state once and then appends events, and no other
-// process may write in between.
-func (p *Provider) openState(name string) (*statefile.Log, error) {
+// statePath resolves a state_file name to an absolute path.
+func (p *Provider) statePath(name string) (string, error) {
 	path, err := p.path(name)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("resolve state file %q: %w", name, err)
+		return "", fmt.Errorf("resolve state file %q: %w", name, err)
+	}
+	return abs, nil
+}
+
+// readState returns the state document of the state file at name. Until
+// the file is opened for writing it only reads: planning creates no file
+// and repairs no torn tail; the first event does that.
+func (p *Provider) readState(name string) (map[string]any, error) {
+	abs, err := p.statePath(name)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l, ok := p.logs[abs]; ok {
+		return l.State(), nil
+	}
+	snap, err := statefile.Read(abs)
+	if err != nil {
+		return nil, fmt.Errorf("read state file %q: %w", name, err)
+	}
+	if snap.Torn != nil {
+		p.log.Warn("state file ends in a torn event left by an interrupted write; the next apply keeps a copy and cuts it off", "path", abs, "line", snap.Torn.Line, "bytes", snap.Torn.Size)
+	}
+	if _, seen := p.reads[abs]; !seen {
+		p.reads[abs] = snap
+	}
+	return snap.State, nil
+}
+
+// openState returns the log of the state file at name for writing,
+// opening it and taking its lock on first use. The log stays open, and
+// locked, until Close. A file read earlier must hold what was read: the
+// engine planned against it, and another process that appended in
+// between would otherwise be overwritten.
+func (p *Provider) openState(name string) (*statefile.Log, error) {
+	abs, err := p.statePath(name)
+	if err != nil {
+		return nil, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -211,6 +251,10 @@ func (p *Provider) openState(name string) (*statefile.Log, error) {
 	l, err := statefile.Open(abs, statefile.Options{Wait: p.opts.WaitForLock, Logger: p.log})
 	if err != nil {
 		return nil, fmt.Errorf("open state file %q: %w", name, err)
+	}
+	if snap := p.reads[abs]; snap != nil && snap.Moved(l) {
+		l.Close()
+		return nil, fmt.Errorf("state file %q changed since it was read (another pier applied in between?); nothing was written: plan again", name)
 	}
 	p.log.Debug("state file opened", "path", abs)
 	p.logs[abs] = l

@@ -21,29 +21,47 @@ type stateFileInputs struct {
 	Name string `json:"name"`
 }
 
-func (t stateFileType) open(props schema.Properties) (*statefile.Log, error) {
+func (t stateFileType) name(props schema.Properties) (string, error) {
 	var in stateFileInputs
 	if err := providersdk.DecodeInputs(props, &in); err != nil {
-		return nil, err
+		return "", err
 	}
-	return t.p.openState(in.Name)
+	return in.Name, nil
 }
 
-// create opens the log, creating it when absent, so that a broken or locked
-// file is reported when the resource is created rather than on first use.
+func (t stateFileType) open(props schema.Properties) (*statefile.Log, error) {
+	name, err := t.name(props)
+	if err != nil {
+		return nil, err
+	}
+	return t.p.openState(name)
+}
+
+// state reads the document without writing: a state handler is created
+// and read while planning, and planning writes nothing.
+func (t stateFileType) state(props schema.Properties) (map[string]any, error) {
+	name, err := t.name(props)
+	if err != nil {
+		return nil, err
+	}
+	return t.p.readState(name)
+}
+
+// create checks the inputs and reads the file, so that a broken one is
+// reported when the resource is created. It creates no file: the first
+// event does, since planning creates and reads every state handler.
 func (t stateFileType) create(_ context.Context, req *schema.CreateResourceRequest) (schema.Properties, error) {
-	if _, err := t.open(req.InputProperties); err != nil {
+	if _, err := t.state(req.InputProperties); err != nil {
 		return nil, err
 	}
 	return schema.Properties{}, nil
 }
 
-// update opens the log the new inputs name. A renamed state_file starts
+// update reads the file the new inputs name. A renamed state_file starts
 // from whatever the new path holds (a new log if none): moving the history
-// is the user's act, not the provider's. The old file stays locked until
-// the process exits.
+// is the user's act, not the provider's.
 func (t stateFileType) update(_ context.Context, req *schema.UpdateResourceRequest) (schema.Properties, error) {
-	if _, err := t.open(req.InputProperties); err != nil {
+	if _, err := t.state(req.InputProperties); err != nil {
 		return nil, err
 	}
 	return schema.Properties{}, nil
@@ -54,12 +72,12 @@ func (t stateFileType) update(_ context.Context, req *schema.UpdateResourceReque
 // in place, because the file is the deployment's history, and deleting
 // history is for the user to decide.
 func (t stateFileType) destroy(_ context.Context, res *schema.ExtantResource) error {
-	l, err := t.open(res.InputProperties)
+	doc, err := t.state(res.InputProperties)
 	if err != nil {
 		return err
 	}
 	var addrs []string
-	collectResources(l.State(), "", &addrs)
+	collectResources(doc, "", &addrs)
 	if len(addrs) > 0 {
 		slices.Sort(addrs)
 		shown := addrs
@@ -73,11 +91,11 @@ func (t stateFileType) destroy(_ context.Context, res *schema.ExtantResource) er
 
 // read returns the resolved state document.
 func (t stateFileType) read(_ context.Context, res *schema.ExtantResource) (*schema.StateResourceReadResponse, error) {
-	l, err := t.open(res.InputProperties)
+	doc, err := t.state(res.InputProperties)
 	if err != nil {
 		return nil, err
 	}
-	return &schema.StateResourceReadResponse{State: l.State()}, nil
+	return &schema.StateResourceReadResponse{State: doc}, nil
 }
 
 // event appends the change; Append has fsynced it when it returns, before

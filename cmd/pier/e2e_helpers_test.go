@@ -127,10 +127,14 @@ func (d *deployment) count(op, value string) int {
 	return n
 }
 
-// state replays a state file of the deployment.
+// state replays a state file of the deployment. A file not written yet
+// (nothing was ever recorded) holds no resources.
 func (d *deployment) state(name string) map[string]any {
 	d.t.Helper()
 	f, err := os.Open(filepath.Join(d.dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]any{}
+	}
 	if err != nil {
 		d.t.Fatal(err)
 	}
