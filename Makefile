@@ -16,6 +16,7 @@ race: build tfproviders
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^testdata/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
 
 # demo runs pier's main job on examples/hello: apply, apply again unchanged,
 # change a variable (one update), destroy.

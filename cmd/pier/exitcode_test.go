@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/pierhq/pier/internal/testbin"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -84,34 +82,5 @@ func TestHelpListsExitCodes(t *testing.T) {
 		if !strings.Contains(out.String(), e.meaning) {
 			t.Errorf("pier --help does not list exit code %d (%s):\n%s", e.code, e.meaning, out.String())
 		}
-	}
-}
-
-// TestVarValuesKeepCommas runs the real binary: a --var value is one value
-// even when it holds commas, for list literals and plain strings alike.
-func TestVarValuesKeepCommas(t *testing.T) {
-	t.Parallel()
-	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
-	d.write(map[string]string{"main.pier.hcl": `
-provider "local" { builtin = "local" }
-resource "state" {
-  provider = provider.local
-  type     = "state_file"
-  inputs   = { name = "state.json" }
-}
-variable "names" {
-  type    = list(string)
-  default = []
-}
-variable "greeting" { default = "hi" }
-output "names" { value = join("+", var.names) }
-output "greeting" { value = var.greeting }
-`})
-	d.mustRun("apply", "--var", `names=["red","blue"]`, "--var", "greeting=hello, world")
-	if got := strings.TrimSpace(d.mustRun("output", "names")); got != `"red+blue"` {
-		t.Errorf("names = %s, want \"red+blue\"", got)
-	}
-	if got := strings.TrimSpace(d.mustRun("output", "greeting")); got != `"hello, world"` {
-		t.Errorf("greeting = %s, want \"hello, world\"", got)
 	}
 }

@@ -1,0 +1,244 @@
+package main
+
+// The scenario harness: every cmd/pier/testdata/scenarios/*.txtar file is
+// a testscript (github.com/rogpeppe/go-internal/testscript) run against
+// the real pier binary. A scenario is one file: the archive's comment is
+// the script, its files the deployment, state logs and golden output.
+//
+// Commands added to testscript's own (exec, stdout, cmp, env, ...):
+//
+//	pier ARGS...     run pier; fails unless it exits 0 (or !pier: non-zero)
+//	exitcode N       the last pier exited N
+//	journal          print the journal provider's operations, one a line
+//	need TOOL...     the scenario needs TOOL on PATH (python3, perl, ...):
+//	                 skip saying so, or fail under make test
+//
+// Output is normalised before stdout/stderr/cmp see it: the work
+// directory reads $WORK, the testdata directory $TESTDATA, clock times
+// HH:MM:SS and durations after "after " DURATION. In archive files,
+// JOURNAL_PROVIDER stands for testdata/providers/journal.py and TESTDATA
+// for the testdata directory, both absolute.
+//
+// go test ./cmd/pier -run TestScenarios/NAME -update rewrites the golden
+// files that a cmp compares against.
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of scenarios")
+
+// scenarioToolEnv marks a run of this test binary as a scenario tool
+// (see runScenarioTool) rather than as the tests.
+const scenarioToolEnv = "PIER_SCENARIO_TOOL"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(scenarioToolEnv) == "1" {
+		os.Exit(runScenarioTool(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+func TestScenarios(t *testing.T) {
+	t.Parallel()
+	pier := testbin.Pier(t)
+	testdata, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/scenarios",
+		UpdateScripts:       *update,
+		RequireUniqueNames:  true,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Values[scenarioT{}] = env.T()
+			env.Setenv(scenarioToolEnv, "1")
+			env.Setenv("PIER_SCENARIO_BIN", pier)
+			env.Setenv("TESTDATA", testdata)
+			env.Setenv("JOURNAL", filepath.Join(env.WorkDir, "journal.jsonl"))
+			env.Setenv("NO_COLOR", "1")
+			for _, k := range []string{testneed.StrictEnv, "PIER_TFPROVIDERS"} {
+				env.Setenv(k, os.Getenv(k))
+			}
+			return expandTokens(env.WorkDir, map[string]string{
+				"JOURNAL_PROVIDER": filepath.Join(testdata, "providers", "journal.py"),
+				"TESTDATA":         testdata,
+			})
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"pier": func(ts *testscript.TestScript, neg bool, args []string) {
+				err := ts.Exec(self, append([]string{"pier"}, args...)...)
+				code := 0
+				var ee *exec.ExitError
+				switch {
+				case errors.As(err, &ee):
+					code = ee.ExitCode()
+				case err != nil:
+					ts.Fatalf("run pier: %v", err)
+				}
+				ts.Setenv("PIER_EXIT", strconv.Itoa(code))
+				if neg != (code != 0) {
+					ts.Fatalf("pier %s: exit %d", strings.Join(args, " "), code)
+				}
+			},
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 || neg {
+					ts.Fatalf("usage: exitcode N")
+				}
+				if got := ts.Getenv("PIER_EXIT"); got != args[0] {
+					ts.Fatalf("pier exited %s, want %s", got, args[0])
+				}
+			},
+			"journal": func(ts *testscript.TestScript, neg bool, args []string) {
+				if err := ts.Exec(self, "journal"); err != nil {
+					ts.Fatalf("journal: %v", err)
+				}
+			},
+			"need": func(ts *testscript.TestScript, neg bool, args []string) {
+				for _, tool := range args {
+					testneed.Tool(scriptTB{ts}, tool)
+				}
+			},
+		},
+	})
+}
+
+// scenarioT keys the scenario's testscript.T in Env.Values, so that need
+// can skip (TestScript has no Skip of its own).
+type scenarioT struct{}
+
+// scriptTB adapts a TestScript to testneed.TB.
+type scriptTB struct{ ts *testscript.TestScript }
+
+func (s scriptTB) Helper()          {}
+func (s scriptTB) Skip(args ...any) { s.ts.Value(scenarioT{}).(testscript.T).Skip(args...) }
+func (s scriptTB) Fatal(args ...any) {
+	s.ts.Fatalf("%s", fmt.Sprint(args...))
+}
+
+// expandTokens replaces each token with its value in every file of dir.
+func expandTokens(dir string, tokens map[string]string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		s := string(b)
+		for k, v := range tokens {
+			s = strings.ReplaceAll(s, k, v)
+		}
+		if s == string(b) {
+			return nil
+		}
+		return os.WriteFile(path, []byte(s), d.Type().Perm()|0o600)
+	})
+}
+
+// runScenarioTool is this test binary run by a scenario: "pier ARGS" runs
+// the real pier and normalises its output; "journal" prints the journal.
+func runScenarioTool(args []string) int {
+	os.Unsetenv(scenarioToolEnv)
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "scenario tool: no command")
+		return 2
+	}
+	switch args[0] {
+	case "pier":
+		return runNormalisedPier(args[1:])
+	case "journal":
+		if err := printJournal(os.Getenv("JOURNAL")); err != nil {
+			fmt.Fprintln(os.Stderr, "journal:", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "scenario tool: unknown command", args[0])
+	return 2
+}
+
+func runNormalisedPier(args []string) int {
+	cmd := exec.Command(os.Getenv("PIER_SCENARIO_BIN"), args...)
+	var out, errb strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, &out, &errb
+	err := cmd.Run()
+	os.Stdout.WriteString(normalise(out.String()))
+	os.Stderr.WriteString(normalise(errb.String()))
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "run pier:", err)
+		return 127
+	}
+	return 0
+}
+
+var (
+	clockTime = regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d `)
+	duration  = regexp.MustCompile(`after \d+(\.\d+)?(ns|µs|ms|s|m|h)(\d+(\.\d+)?(ms|s))*`)
+)
+
+// normalise makes pier's output the same from run to run.
+func normalise(s string) string {
+	for _, p := range []struct{ env, name string }{{"WORK", "$WORK"}, {"TESTDATA", "$TESTDATA"}} {
+		v := os.Getenv(p.env)
+		if v == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(v); err == nil && real != v {
+			s = strings.ReplaceAll(s, real, p.name)
+		}
+		s = strings.ReplaceAll(s, v, p.name)
+	}
+	s = clockTime.ReplaceAllString(s, "HH:MM:SS ")
+	return duration.ReplaceAllString(s, "after DURATION")
+}
+
+// printJournal prints each operation of the journal provider as
+// "OP TYPE INPUTS", with INPUTS as compact JSON.
+func printJournal(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e journalEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return fmt.Errorf("line %q: %w", sc.Text(), err)
+		}
+		in, _ := json.Marshal(e.Inputs)
+		fmt.Printf("%s %s %s\n", e.Op, e.Type, in)
+	}
+	return sc.Err()
+}
