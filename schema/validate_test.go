@@ -165,12 +165,25 @@ func TestProtocolVersionMatchesSchema(t *testing.T) {
 
 func TestValidateState(t *testing.T) {
 	t.Parallel()
-	good := `{"_type":"nixopsState","resources":{"a":{"type":"memo","inputProperties":{},"outputProperties":{"value":1},"provider":"local","dependencies":[]}},"deployments":{"web":{"resources":{}}}}`
-	if err := ValidateState([]byte(good)); err != nil {
-		t.Fatal(err)
+	tests := map[string]struct {
+		doc     string
+		wantErr bool
+	}{
+		"nixops4 code spelling": {doc: `{"_type":"nixopsState","resources":{"a":{"type":"memo","input_properties":{},"output_properties":{"value":1},"provider":"local","dependencies":[]}},"deployments":{"web":{"resources":{}}}}`},
+		"manual spelling":       {doc: `{"_type":"nixopsState","resources":{"a":{"type":"memo","inputProperties":{},"outputProperties":{"value":1}}},"deployments":{}}`},
+		"nested entry":          {doc: `{"_type":"nixopsState","resources":{},"deployments":{"web":{"resources":{"b":{"type":"file","input_properties":{"name":"x"},"output_properties":{}}},"deployments":{}}}}`},
+		"no inputs at all":      {doc: `{"_type":"nixopsState","resources":{"a":{"type":"memo","output_properties":{}}}}`, wantErr: true},
+		"inputs not an object":  {doc: `{"_type":"nixopsState","resources":{"a":{"type":"memo","input_properties":[]}}}`, wantErr: true},
+		"wrong _type":           {doc: `{"_type":"other"}`, wantErr: true},
 	}
-	if err := ValidateState([]byte(`{"_type":"other"}`)); err == nil {
-		t.Fatal("want error for wrong _type")
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := ValidateState([]byte(tc.doc))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("ValidateState: err = %v, want error %v", err, tc.wantErr)
+			}
+		})
 	}
 }
 

@@ -124,7 +124,7 @@ func TestPreviewShowsReplacement(t *testing.T) {
 	if log := d.mustRun("statefile", "log", "state.json"); !strings.Contains(log, "destroy") {
 		t.Errorf("the state log does not record the replace's destroy:\n%s", log)
 	}
-	if entry := d.state("state.json")["resources"].(map[string]any)["a"].(map[string]any); entry["outputProperties"].(map[string]any)["name"] != "a2" {
+	if entry := d.state("state.json")["resources"].(map[string]any)["a"].(map[string]any); entry["output_properties"].(map[string]any)["name"] != "a2" {
 		t.Errorf("recorded a = %v", entry)
 	}
 	if out := d.mustRun("plan"); !strings.Contains(out, "No changes.") {

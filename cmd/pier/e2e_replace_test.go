@@ -59,7 +59,7 @@ func (d *deployment) recordedOutput(addr, key string) any {
 	d.t.Helper()
 	res, _ := d.state("state.json")["resources"].(map[string]any)
 	entry, _ := res[addr].(map[string]any)
-	out, _ := entry["outputProperties"].(map[string]any)
+	out, _ := entry["output_properties"].(map[string]any)
 	if out == nil {
 		d.t.Fatalf("state.json records no outputs of %s: %v", addr, res)
 	}

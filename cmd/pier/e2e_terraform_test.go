@@ -461,8 +461,8 @@ watch:
 		}
 	}
 	var shown struct {
-		InputProperties  map[string]any `json:"inputProperties"`
-		OutputProperties map[string]any `json:"outputProperties"`
+		InputProperties  map[string]any `json:"input_properties"`
+		OutputProperties map[string]any `json:"output_properties"`
 	}
 	if err := json.Unmarshal([]byte(show), &shown); err != nil {
 		t.Fatalf("state show: %v\n%s", err, show)

@@ -16,15 +16,73 @@ import (
 // fields, pier records the provider declaration's name and the resource's
 // dependencies, so that a resource gone from the deployment can still be
 // destroyed, in reverse dependency order.
+//
+// The properties are spelt two ways in the wild: NixOps4's code
+// (ResourceState in rust/nixops4/src/state.rs) reads and writes
+// input_properties / output_properties and refuses an entry without both,
+// while its manual and older pier files show inputProperties /
+// outputProperties. pier reads either and writes the spelling NixOps4's code
+// reads, both properties always present, so that one state file serves
+// either tool (see [Entry.MarshalJSON] and decodeEntry).
 type Entry struct {
-	Type             string         `json:"type"`
-	InputProperties  map[string]any `json:"inputProperties"`
-	OutputProperties map[string]any `json:"outputProperties,omitempty"`
-	Provider         string         `json:"provider,omitempty"`
-	Dependencies     []string       `json:"dependencies,omitempty"`
+	Type             string
+	InputProperties  map[string]any
+	OutputProperties map[string]any
+	Provider         string
+	Dependencies     []string
 	// SensitiveInputs are the dotted paths of inputs that came from
 	// sensitive values, so that pier state show can hide them.
-	SensitiveInputs []string `json:"sensitiveInputs,omitempty"`
+	SensitiveInputs []string
+}
+
+// The keys of an entry in a state document. The property keys are the ones
+// NixOps4's code uses; camelInputs and camelOutputs are the manual's
+// spelling, read but never written.
+const (
+	keyInputs       = "input_properties"
+	keyOutputs      = "output_properties"
+	camelInputs     = "inputProperties"
+	camelOutputs    = "outputProperties"
+	keyProvider     = "provider"
+	keyDependencies = "dependencies"
+	keySensitive    = "sensitiveInputs"
+)
+
+// entryJSON is an entry as written: NixOps4's spelling, with both property
+// objects present even when empty, because NixOps4's reader requires them.
+type entryJSON struct {
+	Type             string         `json:"type"`
+	InputProperties  map[string]any `json:"input_properties"`
+	OutputProperties map[string]any `json:"output_properties"`
+	Provider         string         `json:"provider,omitempty"`
+	Dependencies     []string       `json:"dependencies,omitempty"`
+	SensitiveInputs  []string       `json:"sensitiveInputs,omitempty"`
+}
+
+// MarshalJSON writes the entry in the spelling NixOps4's code reads.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	j := entryJSON(e)
+	if j.InputProperties == nil {
+		j.InputProperties = map[string]any{}
+	}
+	if j.OutputProperties == nil {
+		j.OutputProperties = map[string]any{}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads an entry in either spelling, as decodeEntry does.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	d, err := decodeEntry(m)
+	if err != nil {
+		return err
+	}
+	*e = d
+	return nil
 }
 
 // Recorded is an entry together with where it is recorded.
@@ -147,7 +205,10 @@ func (v *StateView) walk(level map[string]any, prefix source.Address, ptr string
 	return nil
 }
 
-// decodeEntry reads one recorded resource from the decoded document.
+// decodeEntry reads one recorded resource from the decoded document, in
+// either spelling of the properties. Where an entry has both (edited by
+// hand, say), NixOps4's code spelling wins, as it is the one both tools
+// write.
 func decodeEntry(raw any) (Entry, error) {
 	m, ok := raw.(map[string]any)
 	if !ok {
@@ -157,14 +218,48 @@ func decodeEntry(raw any) (Entry, error) {
 	if e.Type, ok = m["type"].(string); !ok {
 		return Entry{}, fmt.Errorf("type is missing or not a string")
 	}
-	if e.InputProperties, ok = m["inputProperties"].(map[string]any); !ok {
-		return Entry{}, fmt.Errorf("inputProperties is missing or not an object")
+	in, key := m[keyInputs], keyInputs
+	if in == nil {
+		in, key = m[camelInputs], camelInputs
 	}
-	e.OutputProperties, _ = m["outputProperties"].(map[string]any)
-	e.Provider, _ = m["provider"].(string)
-	e.Dependencies = stringList(m["dependencies"])
-	e.SensitiveInputs = stringList(m["sensitiveInputs"])
+	if in == nil {
+		return Entry{}, fmt.Errorf("%s (or %s) is missing", keyInputs, camelInputs)
+	}
+	if e.InputProperties, ok = in.(map[string]any); !ok {
+		return Entry{}, fmt.Errorf("%s is %s, want an object", key, jsonKind(in))
+	}
+	out, key := m[keyOutputs], keyOutputs
+	if out == nil {
+		out, key = m[camelOutputs], camelOutputs
+	}
+	if out != nil {
+		if e.OutputProperties, ok = out.(map[string]any); !ok {
+			return Entry{}, fmt.Errorf("%s is %s, want an object", key, jsonKind(out))
+		}
+	}
+	e.Provider, _ = m[keyProvider].(string)
+	e.Dependencies = stringList(m[keyDependencies])
+	e.SensitiveInputs = stringList(m[keySensitive])
 	return e, nil
+}
+
+// jsonKind names the JSON type of a decoded value, for error messages that
+// must not print the value (it may be secret).
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
 }
 
 func parseStep(key string) (source.Step, error) {
