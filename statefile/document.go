@@ -1,0 +1,59 @@
+package statefile
+
+import (
+	"encoding/json"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// Document is a resolved state document kept in memory, to which patches
+// are applied as [Log.Append] applies them: all of a patch or none, at a
+// cost that follows the patch and not the document, and refusing a result
+// whose _type is not nixopsState. State stores other than a file (the
+// PostgreSQL adapter) use it to replay a snapshot's tail and to validate
+// an event before they store it. A Document is not safe for concurrent
+// use.
+type Document struct{ d doc }
+
+// NewDocument returns the document the initialising event creates.
+func NewDocument() *Document {
+	v, _ := decodeValue([]byte(initialDocument)) // a constant that decodes
+	return &Document{d: doc{root: v}}
+}
+
+// DocumentOf adopts state, which must be a nixopsState document decoded
+// with json.Number numbers (as [Replay] and json.Decoder.UseNumber decode
+// them). The Document owns state from then on.
+func DocumentOf(state map[string]any) (*Document, error) {
+	if _, err := checkType(state); err != nil {
+		return nil, err
+	}
+	return &Document{d: doc{root: state}}, nil
+}
+
+// Apply applies patch. On error (an [*OpError], or a wrong resolved
+// _type) the document is as it was.
+func (d *Document) Apply(patch schema.Patch) error {
+	if err := d.d.applyPatch(patch); err != nil {
+		return err
+	}
+	if _, err := checkType(d.d.root); err != nil {
+		d.d.rollback(0)
+		return err
+	}
+	d.d.commit()
+	return nil
+}
+
+// State returns a deep copy of the document, which the caller may change.
+func (d *Document) State() map[string]any {
+	m, _ := deepCopy(d.d.root).(map[string]any) // checked to be an object on every change
+	return m
+}
+
+// MarshalJSON encodes the document without copying it.
+func (d *Document) MarshalJSON() ([]byte, error) { return json.Marshal(d.d.root) }
+
+// Paths returns the JSON Pointers a patch touches (path, and from for move
+// and copy), in patch order: what a history listing shows of an event.
+func Paths(patch schema.Patch) []string { return touched(operations(patch)) }
