@@ -1,0 +1,62 @@
+package postgres
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sleepBriefly() { time.Sleep(50 * time.Millisecond) }
+
+func TestConninfoRefusesPasswords(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		conninfo string
+		refused  bool
+	}{
+		"empty":              {"", false},
+		"keywords":           {"host=db port=5432 user=deploy dbname=infra sslmode=verify-full", false},
+		"password keyword":   {"host=db password=hunter2", true},
+		"quoted password":    {"host=db password='a b\\' c' user=x", true},
+		"spaces around =":    {"host = db password = x", true},
+		"passfile is fine":   {"host=db passfile=/home/me/.pgpass", false},
+		"quoted value":       {"host=db application_name='password=x'", false},
+		"url":                {"postgres://deploy@db/infra?sslmode=require", false},
+		"url with password":  {"postgresql://deploy:hunter2@db/infra", true},
+		"url password param": {"postgres://db/infra?password=hunter2", true},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := connConfig(tt.conninfo)
+			if got := errors.Is(err, ErrPasswordInConninfo); got != tt.refused {
+				t.Errorf("connConfig(%q): %v; refused = %v, want %v", tt.conninfo, err, got, tt.refused)
+			}
+			if err != nil && tt.refused && (strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "a b")) {
+				t.Errorf("error repeats the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestRedactArgs(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		args []string
+		want string
+	}{
+		"nil":          {nil, ""},
+		"subcommand":   {[]string{"/usr/bin/pier", "apply", "--yes"}, "pier apply --yes"},
+		"values gone":  {[]string{"pier", "apply", "--var", "token=s3cret", "--dir=/srv/x"}, "pier apply --var … --dir=…"},
+		"after a flag": {[]string{"pier", "plan", "-out", "plan.bin"}, "pier plan -out …"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := redactArgs(tt.args); got != tt.want {
+				t.Errorf("redactArgs(%q) = %q, want %q", tt.args, got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,174 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LockedError reports that another session holds a state key's lock. The
+// holder fields come from its holder row; they are empty when the row
+// does not match the session that holds the lock (a holder that was just
+// starting, or one that predates the row).
+type LockedError struct {
+	Key        string
+	BackendPID int // the holding PostgreSQL session
+	PID        int // the pier command that holds it
+	Command    string
+	User       string
+	Host       string
+	Since      time.Time
+}
+
+func (e *LockedError) Error() string {
+	if e.PID == 0 {
+		return fmt.Sprintf("PostgreSQL state %q is locked by another session (PostgreSQL backend pid %d)", e.Key, e.BackendPID)
+	}
+	return fmt.Sprintf("PostgreSQL state %q is locked by pid %d (%s) of %s on %s since %s (PostgreSQL backend pid %d)",
+		e.Key, e.PID, e.Command, e.User, e.Host, e.Since.UTC().Format(time.RFC3339), e.BackendPID)
+}
+
+// Holder is what a writer records about itself while it holds a lock.
+type Holder struct {
+	PID     int
+	Command string
+	User    string
+	Host    string
+}
+
+// ThisHolder describes the pier command this process serves: its parent,
+// since an adapter runs as a child of `pier apply` and the like. The
+// command line keeps only the program, the words before the first flag
+// (the subcommand) and flag names; every value is dropped, because a
+// --var value may be a secret.
+func ThisHolder() Holder {
+	pid := os.Getppid()
+	args := procArgs(pid)
+	if args == nil {
+		pid, args = os.Getpid(), os.Args
+	}
+	h := Holder{PID: pid, Command: redactArgs(args)}
+	if u, err := user.Current(); err == nil {
+		h.User = u.Username
+	}
+	h.Host, _ = os.Hostname()
+	return h
+}
+
+func procArgs(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00")
+}
+
+// redactArgs renders a command line with every value removed.
+func redactArgs(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	out := []string{filepath.Base(args[0])}
+	flags := false
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+			flags = true
+			name, _, hasValue := strings.Cut(a, "=")
+			if hasValue {
+				name += "=…"
+			}
+			out = append(out, name)
+		case !flags:
+			out = append(out, a)
+		default:
+			out = append(out, "…")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// lockID is the advisory lock key of a state key within a schema: 64 bits
+// of a hash, so different deployments' keys do not contend.
+func lockID(schema, key string) int64 {
+	sum := sha256.Sum256([]byte("pier state\x00" + schema + "\x00" + key))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// holderRetries bounds how long a refused locker waits for the holder's
+// row: the holder writes it right after taking the lock.
+const (
+	holderRetries = 20
+	holderRetry   = 10 * time.Millisecond
+)
+
+// lock takes the state key's session lock on conn and records h as its
+// holder, or returns a *LockedError.
+func (s *Store) lock(ctx context.Context, h Holder) error {
+	id := lockID(s.schema, s.key)
+	var ok bool
+	if err := s.conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", id).Scan(&ok); err != nil {
+		return fmt.Errorf("take the lock: %w", err)
+	}
+	if !ok {
+		return s.lockedError(ctx, id)
+	}
+	_, err := s.conn.Exec(ctx, "INSERT INTO "+s.table("holders")+` (state_key, backend_pid, pid, command, username, hostname, since)
+		VALUES ($1, pg_backend_pid(), $2, $3, $4, $5, now())
+		ON CONFLICT (state_key) DO UPDATE SET backend_pid = excluded.backend_pid, pid = excluded.pid,
+			command = excluded.command, username = excluded.username, hostname = excluded.hostname, since = excluded.since`,
+		s.key, h.PID, h.Command, h.User, h.Host)
+	if err != nil {
+		return fmt.Errorf("record the lock holder: %w", err)
+	}
+	return nil
+}
+
+// lockedError finds who holds lock id: the session from pg_locks, the
+// pier command from the holder row that session wrote.
+func (s *Store) lockedError(ctx context.Context, id int64) error {
+	le := &LockedError{Key: s.key}
+	u := uint64(id)
+	for range holderRetries {
+		var backend *int32
+		err := s.conn.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+			AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 1 LIMIT 1`,
+			int64(u>>32), int64(u&0xffffffff)).Scan(&backend)
+		if err != nil && err != pgx.ErrNoRows {
+			return fmt.Errorf("find the lock holder: %w", err)
+		}
+		if backend != nil {
+			le.BackendPID = int(*backend)
+		}
+		var (
+			h     Holder
+			bpid  int32
+			since time.Time
+		)
+		err = s.conn.QueryRow(ctx, "SELECT backend_pid, pid, command, username, hostname, since FROM "+s.table("holders")+" WHERE state_key = $1", s.key).
+			Scan(&bpid, &h.PID, &h.Command, &h.User, &h.Host, &since)
+		if err == nil && le.BackendPID != 0 && int(bpid) == le.BackendPID {
+			le.PID, le.Command, le.User, le.Host, le.Since = h.PID, h.Command, h.User, h.Host, since
+			return le
+		}
+		if err != nil && err != pgx.ErrNoRows {
+			return fmt.Errorf("read the lock holder: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return le
+		case <-time.After(holderRetry):
+		}
+	}
+	return le
+}
