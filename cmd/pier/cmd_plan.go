@@ -39,6 +39,9 @@ Exit codes: 0 planned, 1 error, 2 usage, 130 interrupted.`,
 func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error {
 	view := newProgress(stderr, false, o.Verbose)
 	defer view.close()
+	// A saved plan is made under the state lock; a shown one reads a
+	// snapshot without it, so it answers while an apply runs.
+	o.ReadOnlyState = o.Out == ""
 	eng, err := newEngine(o.deployOptions, view, stderr)
 	if err != nil {
 		return err

@@ -28,6 +28,9 @@ type deployOptions struct {
 	Timeout     time.Duration
 	JSON        bool
 	Verbose     bool
+	// ReadOnlyState opens the state handlers that support it without
+	// their write lock (commands that only read state set it).
+	ReadOnlyState bool
 }
 
 func deployFlags() []cli.Flag {
@@ -120,5 +123,6 @@ func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engin
 		Logger:         logger,
 		Events:         view.event,
 		NixopsVersion:  "pier " + version,
+		ReadOnlyState:  o.ReadOnlyState,
 	}), nil
 }

@@ -18,12 +18,14 @@ import (
 // builtinOperations are the optional operations pier's own adapters
 // implement; a deployment does not have to declare them.
 var builtinOperations = map[string][]schema.Operation{
-	"local": {schema.OperationDestroy},
+	"local":    {schema.OperationDestroy},
+	"postgres": {schema.OperationDestroy},
 }
 
 // builtinStateTypes are the built-in adapters' state provider types.
 var builtinStateTypes = map[string][]string{
-	"local": {"state_file"},
+	"local":    {"state_file"},
+	"postgres": {"pg_state"},
 }
 
 // terraformOperations are what the Terraform bridge implements. Preview
@@ -169,10 +171,11 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 	switch {
 	case d.Builtin != "":
 		if _, ok := builtinOperations[d.Builtin]; !ok {
-			return provider.Config{}, fmt.Errorf("provider %s: unknown builtin %q (known: local)", d.Name, d.Builtin)
+			return provider.Config{}, fmt.Errorf("provider %s: unknown builtin %q (known: local, postgres)", d.Name, d.Builtin)
 		}
 		pc.Executable = p.cfg.PierExecutable
 		pc.Args = []string{"adapter", d.Builtin}
+		pc.Env = builtinEnv(d.Builtin, d.Env, p.cfg.ReadOnlyState)
 	case d.Terraform != "":
 		// The configuration may hold credentials: it goes to the bridge on
 		// a file descriptor, never on its command line or into state.
@@ -260,6 +263,10 @@ type Config struct {
 	Events func(Event)
 	// NixopsVersion is sent with state events.
 	NixopsVersion string
+	// ReadOnlyState tells the built-in state handlers to read without
+	// taking their write lock and to refuse events: for commands that
+	// only read state, so they answer while an apply runs.
+	ReadOnlyState bool
 }
 
 const defaultParallelism = 10

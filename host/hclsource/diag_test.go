@@ -159,7 +159,7 @@ variable "region" { default = "eu" }
 		},
 		"unknown builtin": {
 			src:  `provider "p" {` + "\n" + `  builtin = "locl"` + "\n}\n",
-			want: []string{`main.pier.hcl:2:13: Unknown builtin provider: pier has no builtin provider "locl"; it has: local. Did you mean "local"?`},
+			want: []string{`main.pier.hcl:2:13: Unknown builtin provider: pier has no builtin provider "locl"; it has: local, postgres. Did you mean "local"?`},
 		},
 		"args without executable": {
 			src:  `provider "p" {` + "\n" + `  builtin = "local"` + "\n" + `  args = ["x"]` + "\n}\n",

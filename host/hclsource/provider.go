@@ -24,7 +24,7 @@ var providerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 }}
 
 // builtins are the providers that ship with pier, for builtin = "…".
-var builtins = []string{"local"}
+var builtins = []string{"local", "postgres"}
 
 func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
