@@ -1,13 +1,20 @@
 GO ?= go
 BIN := $(CURDIR)/bin
 
-.PHONY: build test lint demo race bench proto tfproviders tfproviders-test
+.PHONY: build test tools lint demo race bench proto tfproviders tfproviders-test
 
 build:
 	$(GO) build -o $(BIN)/pier ./cmd/pier
 
-test: build tfproviders
-	PIER_BIN=$(BIN)/pier PIER_TFPROVIDERS=$(TFPROVIDERS) $(GO) test ./...
+# test runs every test: none may skip for a missing tool (PIER_TEST_STRICT=1
+# makes internal/testneed fail instead). tools checks .ci/tools.txt first:
+# as root on Debian it installs what is missing, elsewhere it prints the
+# apt-get line and fails.
+test: tools build tfproviders
+	PIER_TEST_STRICT=1 PIER_BIN=$(BIN)/pier PIER_TFPROVIDERS=$(TFPROVIDERS) $(GO) test ./...
+
+tools:
+	@.ci/need-tools
 
 # race runs the tests under the race detector (slower; not part of make test).
 race: build tfproviders

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -29,9 +30,7 @@ const responseBound = 90 * time.Second
 func providerBin(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(testbin.ModuleRoot(), "bin", "tfproviders", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s missing: run `make tfproviders` (.ci/setup.d/30-tfproviders.sh)", name)
-	}
+	testneed.File(t, p, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
 	return p
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // TestGeneratedStubsUpToDate regenerates the tfplugin stubs the way
@@ -15,10 +16,7 @@ import (
 // edited .proto cannot drift from its Go code.
 func TestGeneratedStubsUpToDate(t *testing.T) {
 	t.Parallel()
-	protoc, err := exec.LookPath("protoc")
-	if err != nil {
-		t.Skip("protoc missing: apt-get install protobuf-compiler (used by make proto)")
-	}
+	protoc := testneed.Tool(t, "protoc")
 	root := testbin.ModuleRoot()
 	bin := t.TempDir()
 	for _, tool := range []string{"google.golang.org/protobuf/cmd/protoc-gen-go", "google.golang.org/grpc/cmd/protoc-gen-go-grpc"} {

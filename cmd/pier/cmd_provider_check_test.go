@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -21,9 +21,7 @@ import (
 // to pass it.
 func TestProviderCheckPerl(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("perl"); err != nil {
-		t.Skip("perl not found on PATH; .ci/setup.d/50-provider-examples.sh installs it")
-	}
+	testneed.Tool(t, "perl")
 	exe := filepath.Join(testbin.ModuleRoot(), "testdata", "providers", "perl", "provider.pl")
 	tests := map[string]struct {
 		opts func(dir string) providerCheckOptions
@@ -74,9 +72,7 @@ func TestProviderCheckPerl(t *testing.T) {
 
 func TestProviderCheckReportsFailures(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not found on PATH; .ci/setup.d/10-base.sh installs it")
-	}
+	testneed.Tool(t, "python3")
 	exe := filepath.Join(testbin.ModuleRoot(), "host", "conformance", "testdata", "faulty.py")
 	tests := map[string]struct {
 		json bool

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // providerCLI runs the real pier binary in dir and returns stdout, stderr
@@ -39,9 +40,7 @@ func providerCLI(t *testing.T, dir string, args ...string) (stdout, stderr strin
 func testProviderPath(t *testing.T, rel string, tools ...string) string {
 	t.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not found in PATH; .ci/setup.d/10-base.sh installs it", tool)
-		}
+		testneed.Tool(t, tool)
 	}
 	return filepath.Join(testbin.ModuleRoot(), "testdata", "providers", rel)
 }

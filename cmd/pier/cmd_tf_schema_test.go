@@ -3,21 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pierhq/pier/adapters/terraform"
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 func tfProviderForTest(t *testing.T, name string) string {
 	t.Helper()
 	p := filepath.Join(testbin.ModuleRoot(), "bin", "tfproviders", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s missing: run `make tfproviders` (.ci/setup.d/30-tfproviders.sh)", name)
-	}
+	testneed.File(t, p, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
 	return p
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 	"github.com/pierhq/pier/statefile"
 )
 
@@ -30,9 +31,7 @@ type deployment struct {
 // JOURNAL_PROVIDER stands for the journal provider's absolute path.
 func newDeployment(t testing.TB, files map[string]string) *deployment {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is missing: .ci/setup.d/10-base.sh installs it")
-	}
+	testneed.Tool(t, "python3")
 	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
 	d.write(files)
 	return d

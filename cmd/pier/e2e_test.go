@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pierhq/pier/internal/testneed"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -1016,10 +1018,7 @@ output "n" { value = tonumber(resource.r.outputs.value) }
 // script(1)), destroying nothing.
 func TestDestroyPromptInterrupt(t *testing.T) {
 	t.Parallel()
-	scriptBin, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script is missing: it comes with Debian's essential bsdutils package")
-	}
+	scriptBin := testneed.Tool(t, "script")
 	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
 resource "r" {
   provider = provider.journal

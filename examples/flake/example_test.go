@@ -10,13 +10,12 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 func TestExampleFlake(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("nix"); err != nil {
-		t.Skip("nix not found: install it with .ci/setup.d/40-nix.sh")
-	}
+	testneed.Tool(t, "nix")
 	// A copy outside the repository, as the README says: nix then reads it
 	// as a path: flake rather than as part of pier's git tree.
 	dir := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // deployment is a small deployment using one example provider, applied,
@@ -144,9 +145,7 @@ func TestExamplesDeploy(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, bin := range d.needs {
-				if _, err := exec.LookPath(bin); err != nil {
-					t.Skipf("%s not found on PATH; .ci/setup.d/50-provider-examples.sh installs it", bin)
-				}
+				testneed.Tool(t, bin)
 			}
 			dir := t.TempDir()
 			exe := d.exe(t)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // example describes how to check one example provider.
@@ -104,9 +105,7 @@ func TestExamplesPassProviderCheck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, bin := range ex.needs {
-				if _, err := exec.LookPath(bin); err != nil {
-					t.Skipf("%s not found on PATH; .ci/setup.d/50-provider-examples.sh installs it", bin)
-				}
+				testneed.Tool(t, bin)
 			}
 			args := append([]string{"provider", "check", "--json", "--provider-exe", ex.exe(t)}, ex.args...)
 			cmd := exec.Command(pier, args...)

@@ -1,11 +1,12 @@
 package conformance
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pierhq/pier/internal/testneed"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -23,9 +24,7 @@ const (
 // need skips the test when an interpreter is missing.
 func need(t *testing.T, bin string) {
 	t.Helper()
-	if _, err := exec.LookPath(bin); err != nil {
-		t.Skipf("%s not found on PATH; .ci/setup.d/50-provider-examples.sh installs it", bin)
-	}
+	testneed.Tool(t, bin)
 }
 
 // summary renders results as "ok name" / "FAIL name", the part of a

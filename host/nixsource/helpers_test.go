@@ -3,7 +3,6 @@ package nixsource
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,15 +10,14 @@ import (
 
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // needNix skips the test when nix is not installed.
 func needNix(tb testing.TB) {
 	tb.Helper()
 	for _, bin := range []string{"nix", "nix-store"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			tb.Skipf("%s not found: install it with .ci/setup.d/40-nix.sh (make test runs it via .ci/run)", bin)
-		}
+		testneed.Tool(tb, bin)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pierhq/pier/internal/testneed"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/host/source"
@@ -367,9 +369,7 @@ func TestResolveStatefulWithStateFile(t *testing.T) {
 func TestResolveGitFlake(t *testing.T) {
 	t.Parallel()
 	needNix(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not found: install it with apt-get install git")
-	}
+	testneed.Tool(t, "git")
 	dir := copyFlake(t, "interp", nil)
 	git := func(args ...string) {
 		t.Helper()
@@ -514,9 +514,7 @@ func TestResolveRunsNixForAWaitedOutput(t *testing.T) {
 func TestResolveGitSubdirPositions(t *testing.T) {
 	t.Parallel()
 	needNix(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not found: install it with apt-get install git")
-	}
+	testneed.Tool(t, "git")
 	repo := t.TempDir()
 	dir := filepath.Join(repo, "deploy", "prod")
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {

@@ -3,13 +3,14 @@ package provider
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pierhq/pier/internal/testneed"
 
 	"github.com/pierhq/pier/schema"
 )
@@ -21,9 +22,7 @@ import (
 // an end of file the daemon withholds.
 func TestExitLeavingDaemon(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid missing (Debian package util-linux)")
-	}
+	testneed.Tool(t, "setsid")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "daemon.pid")
 	script := "#!/bin/sh\n" +

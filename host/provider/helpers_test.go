@@ -3,13 +3,13 @@ package provider
 import (
 	"bytes"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // testProvider returns the path of a test provider under the repository's
@@ -18,9 +18,7 @@ import (
 func testProvider(tb testing.TB, rel string, tools ...string) string {
 	tb.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			tb.Skipf("%s not found in PATH; .ci/setup.d/10-base.sh installs it", tool)
-		}
+		testneed.Tool(tb, tool)
 	}
 	return filepath.Join(testbin.ModuleRoot(), "testdata", "providers", rel)
 }

@@ -2,13 +2,14 @@ package tfschema
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // TestFetcherEscapedDescendant runs a schema command that leaves behind a
@@ -17,9 +18,7 @@ import (
 // error, instead of waiting for the daemon to close the pipes.
 func TestFetcherEscapedDescendant(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid missing (Debian package util-linux)")
-	}
+	testneed.Tool(t, "setsid")
 	tests := map[string]struct {
 		// after runs once the daemon is up.
 		after   string

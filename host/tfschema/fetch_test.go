@@ -8,14 +8,13 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 func fixturePlugin(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(testbin.ModuleRoot(), "bin", "tfproviders", "terraform-provider-fixture")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("terraform-provider-fixture missing: run `make tfproviders` (.ci/setup.d/30-tfproviders.sh)")
-	}
+	testneed.File(t, p, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
 	return p
 }
 

@@ -11,6 +11,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // StrictEnv is the environment variable make test sets.
@@ -49,28 +52,52 @@ func File(t TB, path, hint string) {
 // Missing skips or fails the test for a missing dependency.
 func Missing(t TB, what, hint string) {
 	t.Helper()
+	missing(t, what, hint, Strict())
+}
+
+func missing(t TB, what, hint string, strict bool) {
+	t.Helper()
 	msg := what + ": " + hint
-	if Strict() {
+	if strict {
 		t.Fatal(msg + " (make test runs every test; " + StrictEnv + "=1)")
+		return
 	}
 	t.Skip(msg)
 }
 
-// installs maps a tool to the Debian package and the .ci/setup.d script
-// that install it.
-var installs = map[string][2]string{
-	"python3": {"python3", ".ci/setup.d/10-base.sh"},
-	"jq":      {"jq", ".ci/setup.d/10-base.sh"},
-	"perl":    {"perl", ".ci/setup.d/50-provider-examples.sh"},
-	"node":    {"nodejs", ".ci/setup.d/50-provider-examples.sh"},
-	"nix":     {"nix-bin", ".ci/setup.d/40-nix.sh"},
-	"script":  {"bsdutils", "Debian's essential set"},
+// InstallHint says how to install a tool on Debian, from .ci/tools.txt,
+// the list make test checks before it runs the tests.
+func InstallHint(name string) string {
+	tools, err := readTools()
+	if err != nil {
+		return fmt.Sprintf("install %s (%v)", name, err)
+	}
+	if in, ok := tools[name]; ok {
+		return fmt.Sprintf("apt-get install %s (%s installs it)", in.pkg, in.script)
+	}
+	return "install " + name + " (and add it to .ci/tools.txt)"
 }
 
-// InstallHint says how to install a tool on Debian.
-func InstallHint(name string) string {
-	if in, ok := installs[name]; ok {
-		return fmt.Sprintf("apt-get install %s (%s installs it)", in[0], in[1])
+type install struct{ pkg, script string }
+
+// readTools parses .ci/tools.txt: "tool package script" lines.
+func readTools() (map[string]install, error) {
+	_, file, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(file), "..", "..", ".ci", "tools.txt")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
-	return "install " + name
+	tools := map[string]install{}
+	for n, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%s:%d: want TOOL PACKAGE SCRIPT", path, n+1)
+		}
+		tools[f[0]] = install{f[1], f[2]}
+	}
+	return tools, nil
 }

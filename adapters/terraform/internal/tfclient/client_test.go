@@ -13,15 +13,14 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // providerBin returns a provider binary from bin/tfproviders or skips.
 func providerBin(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(testbin.ModuleRoot(), "bin", "tfproviders", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s missing: run `make tfproviders` (.ci/setup.d/30-tfproviders.sh)", name)
-	}
+	testneed.File(t, p, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
 	return p
 }
 
