@@ -101,11 +101,15 @@ func (l *Log) load(wait bool) error {
 	case err != nil:
 		return err
 	}
-	// One line, not one per event: a NixOps4-written file warns on every
-	// event after the first. `pier statefile verify` lists them all.
+	// One line, not one per event: replay already sums up a NixOps4-written
+	// file's index-0 events in one warning. `pier statefile verify` lists
+	// every warning.
 	if n := len(rep.Warnings); n > 0 {
-		w := rep.Warnings[0]
-		l.log.Warn("state file has events pier would not write", "path", l.path, "count", n, "first", w.String())
+		count := 0
+		for _, w := range rep.Warnings {
+			count += w.Count
+		}
+		l.log.Warn("state file has events pier would not write", "path", l.path, "count", count, "first", rep.Warnings[0].String())
 	}
 	if rep.Torn != nil {
 		if err := l.cutTorn(data, rep.Torn); err != nil {

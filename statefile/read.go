@@ -36,9 +36,18 @@ type Record struct {
 type Warning struct {
 	Position
 	Message string `json:"message"`
+	// Count is how many events the warning covers: events with index 0
+	// after the first (NixOps4's writer numbers every event 0) make one
+	// warning per file, at the first of them.
+	Count int `json:"count"`
 }
 
-func (w Warning) String() string { return w.Position.String() + ": " + w.Message }
+func (w Warning) String() string {
+	if w.Count > 1 {
+		return fmt.Sprintf("%s and %d later events: %s", w.Position, w.Count-1, w.Message)
+	}
+	return w.Position.String() + ": " + w.Message
+}
 
 // Torn describes a last value cut short mid-JSON, as a crash during an
 // append leaves it. It is never applied. Size is its length in bytes, up to
@@ -58,6 +67,9 @@ type Replayed struct {
 	Torn *Torn
 	// LastIndex is the highest index seen; the writer continues after it.
 	LastIndex int64
+	// zeroes is the position in Warnings of the summary of index-0 events
+	// plus one, or 0 while there is none.
+	zeroes int
 	// End is the offset just past the last complete event (and the
 	// whitespace after it): the length the file has once a torn tail is cut.
 	End int64
@@ -205,10 +217,10 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 			return Record{}, fmt.Errorf("first event does not initialise the state: its first operation must add {\"_type\":%q,…} at path \"\"", stateType)
 		}
 		if idx != 0 {
-			rep.Warnings = append(rep.Warnings, Warning{Position: pos, Message: fmt.Sprintf("initialising event has index %d, want 0", idx)})
+			rep.Warnings = append(rep.Warnings, Warning{Position: pos, Count: 1, Message: fmt.Sprintf("initialising event has index %d, want 0", idx)})
 		}
 	} else if idx <= rep.LastIndex {
-		rep.Warnings = append(rep.Warnings, Warning{Position: pos, Message: fmt.Sprintf("index %d does not increase (highest so far %d)", idx, rep.LastIndex)})
+		rep.nonIncreasing(pos, idx)
 	}
 	if err := d.applyOps(patch); err != nil {
 		return Record{}, fmt.Errorf("index %d: %w", idx, err)
@@ -217,6 +229,30 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 	rep.LastIndex = max(rep.LastIndex, idx)
 	return Record{Position: pos, Index: idx, Meta: metaFromMap(w.Meta), Paths: touched(patch)}, nil
 }
+
+// nonIncreasing records an index that does not increase. Index 0 is how
+// NixOps4's writer numbers every event, so those are counted into one
+// warning per file; any other index going back (two writers, say) is worth
+// a warning of its own.
+func (rep *Replayed) nonIncreasing(pos Position, idx int64) {
+	if idx != 0 {
+		rep.Warnings = append(rep.Warnings, Warning{Position: pos, Count: 1, Message: fmt.Sprintf("index %d does not increase (highest so far %d)", idx, rep.LastIndex)})
+		return
+	}
+	if rep.zeroes == 0 {
+		rep.Warnings = append(rep.Warnings, Warning{Position: pos, Count: 1, Message: fmt.Sprintf("index 0 does not increase (highest so far %d)", rep.LastIndex)})
+		rep.zeroes = len(rep.Warnings)
+		return
+	}
+	w := &rep.Warnings[rep.zeroes-1]
+	w.Count++
+	w.Message = zeroesMessage
+}
+
+// zeroesMessage is the summary of a file's index-0 events. It holds no
+// number, so that counting costs no allocation per event; String adds
+// the count.
+const zeroesMessage = "index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index"
 
 // isInit reports whether a patch starts by adding a nixopsState document
 // at the root, as the initialising event does.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -57,6 +58,51 @@ func TestReplayNixOps4DocExample(t *testing.T) {
 	}
 }
 
+// TestReplayIndexWarnings: index-0 events after the first (NixOps4's
+// writer) are one warning per file, any other index going back is one
+// warning per event.
+func TestReplayIndexWarnings(t *testing.T) {
+	t.Parallel()
+	ev := func(idx int, res string) string {
+		return fmt.Sprintf(`{"index":%d,"meta":{"time":"t"},"patch":[{"op":"add","path":"/resources/%s","value":{}}]}`+"\n", idx, res)
+	}
+	init := `{"index":0,"meta":{"time":"t"},"patch":[{"op":"add","path":"","value":{"_type":"nixopsState","resources":{},"deployments":{}}}]}` + "\n"
+	tests := map[string]struct {
+		log  string
+		want []Warning
+	}{
+		"pier's own numbering": {log: init + ev(1, "a") + ev(2, "b")},
+		"one index-0 event": {
+			log:  init + ev(0, "a"),
+			want: []Warning{{Position: Position{Ordinal: 1, Line: 2, Offset: 129}, Count: 1, Message: "index 0 does not increase (highest so far 0)"}},
+		},
+		"nixops4: every event 0": {
+			log:  init + ev(0, "a") + ev(0, "b") + ev(0, "c") + ev(0, "d"),
+			want: []Warning{{Position: Position{Ordinal: 1, Line: 2, Offset: 129}, Count: 4, Message: zeroesMessage}},
+		},
+		"nixops4, then pier, then two writers": {
+			log: init + ev(0, "a") + ev(0, "b") + ev(1, "c") + ev(5, "d") + ev(3, "e") + ev(4, "f"),
+			want: []Warning{
+				{Position: Position{Ordinal: 1, Line: 2, Offset: 129}, Count: 2, Message: zeroesMessage},
+				{Position: Position{Ordinal: 5, Line: 6, Offset: 481}, Count: 1, Message: "index 3 does not increase (highest so far 5)"},
+				{Position: Position{Ordinal: 6, Line: 7, Offset: 569}, Count: 1, Message: "index 4 does not increase (highest so far 5)"},
+			},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := Replay(strings.NewReader(tc.log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, rep.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestReplayNixOps4StyleWarns(t *testing.T) {
 	t.Parallel()
 	rep, err := Replay(bytes.NewReader(readTestdata(t, "nixops4-style.json")))
@@ -68,9 +114,7 @@ func TestReplayNixOps4StyleWarns(t *testing.T) {
 		got = append(got, w.String())
 	}
 	want := []string{
-		"event 1 (line 18, byte 259): index 0 does not increase (highest so far 0)",
-		"event 2 (line 38, byte 694): index 0 does not increase (highest so far 0)",
-		"event 3 (line 58, byte 1168): index 0 does not increase (highest so far 0)",
+		"event 1 (line 18, byte 259) and 2 later events: index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)

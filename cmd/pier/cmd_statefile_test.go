@@ -77,9 +77,7 @@ func TestStatefileCommands(t *testing.T) {
   }
 }
 `,
-			wantStderr: `warning: PATH: event 1 (line 18, byte 259): index 0 does not increase (highest so far 0)
-warning: PATH: event 2 (line 38, byte 694): index 0 does not increase (highest so far 0)
-warning: PATH: event 3 (line 58, byte 1168): index 0 does not increase (highest so far 0)
+			wantStderr: `warning: PATH: event 1 (line 18, byte 259) and 2 later events: index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index
 `,
 		},
 		"log": {
@@ -92,9 +90,7 @@ warning: PATH: event 3 (line 58, byte 1168): index 0 does not increase (highest 
 0      2025-04-15T11:48:08.000000002+00:00  create  /deployments/web /deployments/web/resources/a~1b
 0      2025-04-15T11:48:09.000000003+00:00  update  /resources/hello/inputProperties/contents /resources/hello/outputProperties/size
 `,
-			wantStderr: `warning: PATH: event 1 (line 18, byte 259): index 0 does not increase (highest so far 0)
-warning: PATH: event 2 (line 38, byte 694): index 0 does not increase (highest so far 0)
-warning: PATH: event 3 (line 58, byte 1168): index 0 does not increase (highest so far 0)
+			wantStderr: `warning: PATH: event 1 (line 18, byte 259) and 2 later events: index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index
 `,
 		},
 		"log --json": {
@@ -106,26 +102,22 @@ warning: PATH: event 3 (line 58, byte 1168): index 0 does not increase (highest 
 {"message_type":"event","ordinal":2,"line":38,"offset":694,"index":0,"meta":{"event":"create","nixopsVersion":"4.0.0","time":"2025-04-15T11:48:08.000000002+00:00"},"paths":["/deployments/web","/deployments/web/resources/a~1b"]}
 {"message_type":"event","ordinal":3,"line":58,"offset":1168,"index":0,"meta":{"event":"update","nixopsVersion":"4.0.0","time":"2025-04-15T11:48:09.000000003+00:00"},"paths":["/resources/hello/inputProperties/contents","/resources/hello/outputProperties/size"]}
 `,
-			wantStderr: `warning: PATH: event 1 (line 18, byte 259): index 0 does not increase (highest so far 0)
-warning: PATH: event 2 (line 38, byte 694): index 0 does not increase (highest so far 0)
-warning: PATH: event 3 (line 58, byte 1168): index 0 does not increase (highest so far 0)
+			wantStderr: `warning: PATH: event 1 (line 18, byte 259) and 2 later events: index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index
 `,
 		},
 		"verify": {
 			run: func(path string, stdout, stderr *bytes.Buffer) error {
 				return runStatefileVerify(t.Context(), statefileOptions{Path: path}, stdout, stderr)
 			},
-			wantStdout: `warning: event 1 (line 18, byte 259): index 0 does not increase (highest so far 0)
-warning: event 2 (line 38, byte 694): index 0 does not increase (highest so far 0)
-warning: event 3 (line 58, byte 1168): index 0 does not increase (highest so far 0)
-PATH: ok, 4 events, last index 0, 1 resources, 3 warnings
+			wantStdout: `warning: event 1 (line 18, byte 259) and 2 later events: index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index
+PATH: ok, 4 events, last index 0, 1 resources, 1 warnings
 `,
 		},
 		"verify --json": {
 			run: func(path string, stdout, stderr *bytes.Buffer) error {
 				return runStatefileVerify(t.Context(), statefileOptions{Path: path, JSON: true}, stdout, stderr)
 			},
-			wantStdout: `{"message_type":"verify","ok":true,"path":"PATH","events":4,"lastIndex":0,"resources":1,"warnings":[{"ordinal":1,"offset":259,"line":18,"message":"index 0 does not increase (highest so far 0)"},{"ordinal":2,"offset":694,"line":38,"message":"index 0 does not increase (highest so far 0)"},{"ordinal":3,"offset":1168,"line":58,"message":"index 0 does not increase (highest so far 0)"}]}
+			wantStdout: `{"message_type":"verify","ok":true,"path":"PATH","events":4,"lastIndex":0,"resources":1,"warnings":[{"ordinal":1,"offset":259,"line":18,"message":"index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index","count":3}]}
 `,
 		},
 	}

@@ -22,10 +22,13 @@ type pierRun struct {
 	stderr string
 }
 
-// runPier runs `pier ARGS --json` in dir and decodes its JSON lines.
+// runPier runs `pier ARGS --json` (--json added unless ARGS has it) in dir and decodes its JSON lines.
 func runPier(tb testing.TB, dir string, args ...string) pierRun {
 	tb.Helper()
-	cmd := exec.CommandContext(tb.Context(), testbin.Pier(tb), append(args, "--json")...)
+	if !slices.Contains(args, "--json") {
+		args = append(args, "--json")
+	}
+	cmd := exec.CommandContext(tb.Context(), testbin.Pier(tb), args...)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -57,12 +57,30 @@ func TestNixOps4StateInterop(t *testing.T) {
 				t.Errorf("apply (-want +got):\n%s", d)
 			}
 
+			// NixOps4 numbers every event 0: one warning for the file, when
+			// apply opens it for writing, not one per event.
+			warned := 0
+			for _, ev := range apply.ofType("log") {
+				if msg, _ := ev["message"].(string); strings.Contains(msg, "does not increase") {
+					warned++
+				}
+			}
+			if warned != 1 {
+				t.Errorf("apply warned %d times about the indexes, want once: %v", warned, apply.ofType("log"))
+			}
+
 			after, err := os.ReadFile(statePath)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !strings.HasPrefix(string(after), string(data)) {
 				t.Errorf("pier rewrote events NixOps4 wrote; it may only append")
+			}
+			verify := runPier(t, flake, "statefile", "verify", "--json", statePath)
+			if v := verify.ofType("verify"); len(v) != 1 {
+				t.Errorf("statefile verify: %v", verify.events)
+			} else if ws, _ := v[0]["warnings"].([]any); len(ws) != 1 || ws[0].(map[string]any)["count"] != 2.0 {
+				t.Errorf("statefile verify: want one warning covering NixOps4's 2 index-0 events, got %v", ws)
 			}
 			st, err := nixops4state.ReadFile(after)
 			if fixture == "manual-state.json" {
