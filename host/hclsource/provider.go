@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/tfcache"
 	"github.com/pierhq/pier/schema"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -18,6 +19,8 @@ var providerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "env"},
 	{Name: "builtin"},
 	{Name: "terraform"},
+	{Name: "source"},
+	{Name: "version"},
 	{Name: "config"},
 	{Name: "operations"},
 	{Name: "parallelism"},
@@ -36,18 +39,22 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	p := &source.Provider{Name: name, Range: toSourceRange(b.DefRange)}
 	attrs := content.Attributes
 	var kinds []string
-	for _, k := range []string{"executable", "builtin", "terraform"} {
+	for _, k := range []string{"executable", "builtin", "terraform", "source"} {
 		if _, ok := attrs[k]; ok {
 			kinds = append(kinds, k)
 		}
 	}
 	if len(kinds) != 1 {
 		diags = append(diags, diagErr(b.DefRange, "Invalid provider",
-			"provider %q needs exactly one of executable, builtin or terraform; it has %d.", name, len(kinds)))
+			"provider %q needs exactly one of executable, builtin, terraform or source; it has %d.", name, len(kinds)))
 	}
-	for attr, needs := range map[string]string{"args": "executable", "env": "executable", "config": "terraform"} {
+	for attr, needs := range map[string]string{"args": "executable", "env": "executable", "config": "terraform", "version": "source"} {
 		if a, ok := attrs[attr]; ok {
-			if _, ok := attrs[needs]; !ok {
+			_, ok := attrs[needs]
+			if _, src := attrs["source"]; attr == "config" && src {
+				ok = true
+			}
+			if !ok {
 				diags = append(diags, diagErr(a.NameRange, "Invalid provider attribute",
 					"%s applies only to a provider with %s.", attr, needs))
 			}
@@ -58,6 +65,9 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	}
 	if a, ok := attrs["terraform"]; ok {
 		p.Terraform = d.providerPath(stringAttr(d.baseCtx, a, &diags))
+	}
+	if a, ok := attrs["source"]; ok {
+		diags = append(diags, d.findPackage(p, a, attrs["version"])...)
 	}
 	if a, ok := attrs["builtin"]; ok {
 		p.Builtin = stringAttr(d.baseCtx, a, &diags)
@@ -132,6 +142,31 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	d.providers[name] = p
+	return diags
+}
+
+// findPackage resolves source + version to a Terraform provider package
+// in Terraform's plugin directories (nothing is downloaded).
+func (d *Deployment) findPackage(p *source.Provider, a, v *hcl.Attribute) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	raw := stringAttr(d.baseCtx, a, &diags)
+	if v == nil {
+		return append(diags, diagErr(a.NameRange, "Missing provider version",
+			"provider %q names source %q and needs an exact version too, e.g. version = \"0.14.2\".", p.Name, raw))
+	}
+	version := strings.TrimPrefix(stringAttr(d.baseCtx, v, &diags), "v")
+	if diags.HasErrors() || raw == "" {
+		return diags
+	}
+	src, err := tfcache.ParseSource(raw)
+	if err != nil {
+		return append(diags, diagErr(a.Expr.Range(), "Invalid provider source", "%s.", err))
+	}
+	pkg, err := tfcache.DefaultDirs(d.root).Find(src, version)
+	if err != nil {
+		return append(diags, diagErr(a.Expr.Range(), "Provider package not found", "provider %q: %s.", p.Name, err))
+	}
+	p.Source, p.Version, p.Terraform = src.String(), version, pkg.Executable
 	return diags
 }
 

@@ -115,6 +115,12 @@ type Provider struct {
 	Env        map[string]string
 	Builtin    string
 	Terraform  string
+	// Source and Version are set when a Terraform provider was declared by
+	// source address (HOST/NAMESPACE/TYPE, canonical) and exact version
+	// instead of a path; Terraform is then the executable found for them
+	// in Terraform's plugin directories, inside its package directory.
+	Source  string
+	Version string
 	// Config is the Terraform provider configuration. It never travels in
 	// resource inputs or into state.
 	Config map[string]any

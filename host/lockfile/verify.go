@@ -1,0 +1,192 @@
+package lockfile
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pierhq/pier/host/source"
+)
+
+// MismatchError is a provider that is not the program its lock names.
+type MismatchError struct {
+	Provider string // declaration name
+	Key      string // lock file block
+	Expected []string
+	Actual   string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("provider %s does not match %s (provider %q): expected %s, actual %s; "+
+		"if the change is the one you reviewed, run pier providers lock --upgrade",
+		e.Provider, Name, e.Key, strings.Join(e.Expected, " or "), e.Actual)
+}
+
+// UnlockedError is a provider the lock file does not list.
+type UnlockedError struct {
+	Provider string
+	Key      string
+}
+
+func (e *UnlockedError) Error() string {
+	return fmt.Sprintf("provider %s is not in %s (it would be locked as %q); run pier providers lock to record it", e.Provider, Name, e.Key)
+}
+
+// Verify checks a declaration against the lock. It returns the current
+// identity, and a [*MismatchError] or [*UnlockedError] when it does not
+// match. Built-in providers always match.
+func (f *File) Verify(p *source.Provider, dir string) (*Entry, error) {
+	cur, err := Identify(p, dir)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Kind == KindBuiltin {
+		return cur, nil
+	}
+	locked := f.Entries[cur.Key]
+	if locked == nil {
+		return cur, &UnlockedError{Provider: p.Name, Key: cur.Key}
+	}
+	if err := match(p.Name, locked, cur); err != nil {
+		return cur, err
+	}
+	return cur, nil
+}
+
+func match(name string, locked, cur *Entry) error {
+	switch {
+	case cur.Kind == KindStorePath:
+		if locked.StorePath != cur.StorePath {
+			exp := locked.StorePath
+			if exp == "" {
+				exp = strings.Join(locked.Hashes, " or ")
+			}
+			return &MismatchError{Provider: name, Key: cur.Key, Expected: []string{exp}, Actual: cur.StorePath}
+		}
+		return nil
+	case cur.Kind == KindPackage && locked.Version != cur.Version:
+		return &MismatchError{Provider: name, Key: cur.Key, Expected: []string{"version " + locked.Version}, Actual: "version " + cur.Version}
+	}
+	for _, h := range cur.Hashes {
+		if slices.Contains(locked.Hashes, h) {
+			return nil
+		}
+	}
+	exp := locked.Hashes
+	if len(exp) == 0 && locked.StorePath != "" {
+		exp = []string{locked.StorePath}
+	}
+	return &MismatchError{Provider: name, Key: cur.Key, Expected: exp, Actual: strings.Join(cur.Hashes, ", ")}
+}
+
+// Mode says what to do with a provider the lock file does not list.
+type Mode int
+
+// The modes.
+const (
+	// ModeWarn runs an unlocked provider and warns.
+	ModeWarn Mode = iota
+	// ModeStrict refuses it.
+	ModeStrict
+	// ModeOff checks nothing (pier providers lock uses it to read the
+	// deployment).
+	ModeOff
+)
+
+// ParseMode parses --lock: "warn" (the default), "strict" or "off".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "warn":
+		return ModeWarn, nil
+	case "strict":
+		return ModeStrict, nil
+	case "off":
+		return ModeOff, nil
+	}
+	return ModeWarn, fmt.Errorf("--lock %q: want warn, strict or off", s)
+}
+
+// Source checks every provider a deployment source declares against a
+// lock before the engine sees it, so no provider starts unchecked: the
+// engine starts only providers declared in a snapshot. A Nix source
+// declares providers in rounds; each is checked once, when it first
+// appears.
+type Source struct {
+	Source source.Source
+	Lock   *File
+	Dir    string
+	Mode   Mode
+	// Warn receives one message per unlocked provider (ModeWarn).
+	Warn func(msg string)
+
+	checked map[string]bool
+}
+
+var _ source.Source = (*Source)(nil)
+
+// Resolve implements [source.Source].
+func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
+	snap, err := s.Source.Resolve(ctx, known)
+	if err != nil || s.Mode == ModeOff {
+		return snap, err
+	}
+	if s.checked == nil {
+		s.checked = map[string]bool{}
+	}
+	names := make([]string, 0, len(snap.Providers))
+	for n := range snap.Providers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if s.checked[n] {
+			continue
+		}
+		_, err := s.Lock.Verify(snap.Providers[n], s.Dir)
+		if ue, ok := err.(*UnlockedError); ok && s.Mode == ModeWarn {
+			if s.Warn != nil {
+				s.Warn(ue.Error() + " (--lock=strict refuses it)")
+			}
+			err = nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.checked[n] = true
+	}
+	return snap, nil
+}
+
+// Lock returns f updated for decls: entries added for unlocked
+// providers. Entries that no longer match are replaced when upgrade is
+// set and reported as a [*MismatchError] otherwise. Entries of providers
+// no longer declared are dropped, as Terraform drops them.
+func (f *File) Lock(decls map[string]*source.Provider, dir string, upgrade bool) (*File, error) {
+	out := New()
+	names := make([]string, 0, len(decls))
+	for n := range decls {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		cur, err := Identify(decls[n], dir)
+		if err != nil {
+			return nil, err
+		}
+		if cur.Kind == KindBuiltin {
+			continue
+		}
+		if old := f.Entries[cur.Key]; old != nil && !upgrade {
+			if err := match(n, old, cur); err != nil {
+				return nil, err
+			}
+			// Keep hashes recorded for other platforms.
+			cur.Hashes = append(slices.Clone(old.Hashes), cur.Hashes...)
+			slices.Sort(cur.Hashes)
+			cur.Hashes = slices.Compact(cur.Hashes)
+		}
+		out.Entries[cur.Key] = cur
+	}
+	return out, nil
+}
