@@ -31,6 +31,8 @@ type deployOptions struct {
 	// ReadOnlyState opens the state handlers that support it without
 	// their write lock (commands that only read state set it).
 	ReadOnlyState bool
+	// Lock is --lock: how providers are checked against the lock file.
+	Lock string
 }
 
 func deployFlags() []cli.Flag {
@@ -43,6 +45,7 @@ func deployFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "bound one provider request"},
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON lines"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show provider logs and evaluation rounds"},
+		lockFlag(),
 	}
 }
 
@@ -56,6 +59,7 @@ func readDeployOptions(c *cli.Context) deployOptions {
 		Timeout:     c.Duration("timeout"),
 		JSON:        c.Bool("json"),
 		Verbose:     c.Bool("verbose"),
+		Lock:        c.String("lock"),
 	}
 }
 
@@ -108,6 +112,9 @@ func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engin
 	logger := slog.New(engine.LogHandler(view.event, stderrLevel, base))
 	src, dir, err := loadSource(o, logger)
 	if err != nil {
+		return nil, err
+	}
+	if src, err = lockedSource(src, dir, o.Lock, stderr); err != nil {
 		return nil, err
 	}
 	self, err := os.Executable()

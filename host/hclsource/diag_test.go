@@ -147,11 +147,11 @@ variable "region" { default = "eu" }
 		},
 		"two provider sources": {
 			src:  `provider "p" {` + "\n" + `  builtin    = "local"` + "\n" + `  executable = "x"` + "\n}\n",
-			want: []string{`main.pier.hcl:1:1: Invalid provider: provider "p" needs exactly one of executable, builtin or terraform; it has 2.`},
+			want: []string{`main.pier.hcl:1:1: Invalid provider: provider "p" needs exactly one of executable, builtin, terraform or source; it has 2.`},
 		},
 		"no provider source": {
 			src:  `provider "p" {}` + "\n",
-			want: []string{`main.pier.hcl:1:1: Invalid provider: provider "p" needs exactly one of executable, builtin or terraform; it has 0.`},
+			want: []string{`main.pier.hcl:1:1: Invalid provider: provider "p" needs exactly one of executable, builtin, terraform or source; it has 0.`},
 		},
 		"unknown operation": {
 			src:  `provider "p" {` + "\n" + `  executable = "x"` + "\n" + `  operations = ["destroy", "destory"]` + "\n}\n",

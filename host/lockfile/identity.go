@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,7 +154,7 @@ func lookPath(path, dir string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("find executable %q: not in PATH", path)
+	return "", fmt.Errorf("find executable %q: not in PATH: %w", path, fs.ErrNotExist)
 }
 
 // storePath returns the /nix/store/HASH-NAME prefix of path, or "".

@@ -2,6 +2,8 @@ package lockfile
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,8 +119,11 @@ type Source struct {
 	Lock   *File
 	Dir    string
 	Mode   Mode
-	// Warn receives one message per unlocked provider (ModeWarn).
-	Warn func(msg string)
+	// Warn receives one message per unlocked provider (ModeWarn), or,
+	// when NoFile says there is no lock file at all, one message per
+	// round naming them all.
+	Warn   func(msg string)
+	NoFile bool
 
 	checked map[string]bool
 }
@@ -139,21 +144,31 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	var unlocked []string
 	for _, n := range names {
 		if s.checked[n] {
 			continue
 		}
 		_, err := s.Lock.Verify(snap.Providers[n], s.Dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Nothing to start, so nothing runs unchecked: the engine
+			// names the missing executable if it needs the provider.
+			continue
+		}
 		if ue, ok := err.(*UnlockedError); ok && s.Mode == ModeWarn {
-			if s.Warn != nil {
+			if s.Warn != nil && !s.NoFile {
 				s.Warn(ue.Error() + " (--lock=strict refuses it)")
 			}
+			unlocked = append(unlocked, n)
 			err = nil
 		}
 		if err != nil {
 			return nil, err
 		}
 		s.checked[n] = true
+	}
+	if s.NoFile && len(unlocked) > 0 && s.Warn != nil {
+		s.Warn(fmt.Sprintf("there is no %s, so providers %s run unchecked; run pier providers lock to record them (--lock=strict refuses unlocked providers)", Name, strings.Join(unlocked, ", ")))
 	}
 	return snap, nil
 }

@@ -1,0 +1,338 @@
+package inspect
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/source"
+)
+
+// sensitive is the mark inspect puts on recorded sensitive values; values
+// from sensitive variables carry hclsource's own mark.
+type sensitive struct{}
+
+// Inspector evaluates expressions against one snapshot of state. It is
+// safe for concurrent use: each Eval works on its own child context.
+type Inspector struct {
+	ctx *hcl.EvalContext
+}
+
+// New builds an inspector. base is the deployment's evaluation context
+// ([hclsource.Deployment.EvalContext]) or nil for a source without one (a
+// Nix flake), which gets the functions only. states are the recorded
+// states, by handler.
+func New(base *hcl.EvalContext, states map[string]*engine.StateView) *Inspector {
+	if base == nil {
+		base = &hcl.EvalContext{Functions: hclsource.Functions()}
+	}
+	ctx := base.NewChild()
+	ctx.Variables = stateVariables(states)
+	return &Inspector{ctx: ctx}
+}
+
+// Result is one evaluated expression.
+type Result struct {
+	Value cty.Value
+	// JSON is the value in cty's JSON encoding, null when Sensitive.
+	JSON json.RawMessage
+	// Type is the value's type in HCL type-constraint syntax, e.g.
+	// "object({port=number})".
+	Type string
+	// Sensitive means the value, or part of it, is secret: it is not
+	// rendered at all.
+	Sensitive   bool
+	Diagnostics hcl.Diagnostics
+}
+
+// SensitiveText is how a sensitive value prints.
+const SensitiveText = "(sensitive value)"
+
+// Eval parses and evaluates expr. Errors in it are diagnostics in the
+// result, never a Go error: they are the user's.
+func (in *Inspector) Eval(expr string) Result {
+	e, diags := hclsyntax.ParseExpression([]byte(expr), "<expression>", hcl.InitialPos)
+	if diags.HasErrors() {
+		return Result{Diagnostics: diags}
+	}
+	v, ds := e.Value(in.ctx.NewChild())
+	diags = append(diags, ds...)
+	if diags.HasErrors() {
+		return Result{Diagnostics: diags}
+	}
+	unmarked, marks := v.UnmarkDeep()
+	r := Result{Value: v, Type: typeString(unmarked.Type()), Diagnostics: diags}
+	for m := range marks {
+		if m == hclsource.SensitiveMark || m == (sensitive{}) {
+			r.Sensitive = true
+		}
+	}
+	if r.Sensitive {
+		r.JSON = json.RawMessage("null")
+		return r
+	}
+	if !unmarked.IsWhollyKnown() {
+		r.JSON = json.RawMessage(`"(known after apply)"`)
+		return r
+	}
+	b, err := ctyjson.Marshal(unmarked, unmarked.Type())
+	if err != nil {
+		r.Diagnostics = append(r.Diagnostics, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Value cannot be shown", Detail: err.Error()})
+		return r
+	}
+	r.JSON = b
+	return r
+}
+
+// Text renders a result for people: the value in HCL-like JSON, or
+// (sensitive value).
+func (r Result) Text() string {
+	if r.Sensitive {
+		return SensitiveText
+	}
+	var v any
+	if err := json.Unmarshal(r.JSON, &v); err != nil {
+		return string(r.JSON)
+	}
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return string(r.JSON)
+	}
+	return string(b)
+}
+
+// stateVariables builds resource, deployment and output from state. A
+// resource recorded in several states takes the first handler's entry.
+func stateVariables(states map[string]*engine.StateView) map[string]cty.Value {
+	handlers := make([]string, 0, len(states))
+	for h := range states {
+		handlers = append(handlers, h)
+	}
+	slices.Sort(handlers)
+	root := &node{}
+	outputs := map[string]cty.Value{}
+	for _, h := range handlers {
+		sv := states[h]
+		for _, rec := range sv.Entries {
+			root.insert(rec.Address, entryValue(rec))
+		}
+		for name, o := range sv.Outputs {
+			if _, ok := outputs[name]; ok {
+				continue
+			}
+			if o.Sensitive {
+				outputs[name] = cty.DynamicVal.Mark(sensitive{})
+				continue
+			}
+			outputs[name] = jsonValue(o.Value)
+		}
+	}
+	vars := root.value()
+	out := map[string]cty.Value{"output": cty.ObjectVal(outputs)}
+	if vars.Type().IsObjectType() {
+		for k, v := range vars.AsValueMap() {
+			out[k] = v
+		}
+	}
+	if _, ok := out["resource"]; !ok {
+		out["resource"] = cty.EmptyObjectVal
+	}
+	return out
+}
+
+// node is one level of the resource/deployment tree.
+type node struct {
+	leaf     *cty.Value
+	children map[string]*node
+	keyed    map[string]map[any]cty.Value // resource name → instance key → value
+}
+
+func (n *node) child(name string) *node {
+	if n.children == nil {
+		n.children = map[string]*node{}
+	}
+	c := n.children[name]
+	if c == nil {
+		c = &node{}
+		n.children[name] = c
+	}
+	return c
+}
+
+// insert puts a resource at deployment.C1.deployment.C2.resource.NAME;
+// count and for_each instances gather under NAME as a tuple or object.
+// Keys of composite instances are not addressable here yet.
+func (n *node) insert(addr source.Address, v cty.Value) {
+	cur := n
+	for _, s := range addr[:len(addr)-1] {
+		cur = cur.child("deployment").child(s.Name)
+	}
+	last := addr[len(addr)-1]
+	res := cur.child("resource")
+	if last.Key == nil {
+		res.child(last.Name).leaf = &v
+		return
+	}
+	if res.keyed == nil {
+		res.keyed = map[string]map[any]cty.Value{}
+	}
+	if res.keyed[last.Name] == nil {
+		res.keyed[last.Name] = map[any]cty.Value{}
+	}
+	res.keyed[last.Name][last.Key] = v
+}
+
+// value renders the tree as objects.
+func (n *node) value() cty.Value {
+	if n.leaf != nil {
+		return *n.leaf
+	}
+	attrs := map[string]cty.Value{}
+	for k, c := range n.children {
+		attrs[k] = c.value()
+	}
+	for name, insts := range n.keyed {
+		attrs[name] = keyedValue(insts)
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// keyedValue is a tuple for count (int keys) and an object for for_each.
+func keyedValue(insts map[any]cty.Value) cty.Value {
+	var ints []int
+	strs := map[string]cty.Value{}
+	for k, v := range insts {
+		switch k := k.(type) {
+		case int:
+			ints = append(ints, k)
+		case string:
+			strs[k] = v
+		}
+	}
+	if len(ints) > 0 {
+		slices.Sort(ints)
+		vals := make([]cty.Value, 0, len(ints))
+		for _, i := range ints {
+			vals = append(vals, insts[i])
+		}
+		return cty.TupleVal(vals)
+	}
+	return cty.ObjectVal(strs)
+}
+
+// entryValue is {inputs, outputs} of a recorded resource, with inputs
+// recorded as sensitive marked.
+func entryValue(rec *engine.Recorded) cty.Value {
+	in := jsonValue(rec.Entry.InputProperties)
+	for _, p := range rec.Entry.SensitiveInputs {
+		in = markPath(in, strings.Split(p, "."))
+	}
+	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": jsonValue(rec.Entry.OutputProperties)})
+}
+
+// markPath marks the value at a dotted path ("*" for every element).
+func markPath(v cty.Value, path []string) cty.Value {
+	if len(path) == 0 {
+		return v.Mark(sensitive{})
+	}
+	if v.IsNull() || !v.IsKnown() {
+		return v
+	}
+	ty := v.Type()
+	switch {
+	case ty.IsObjectType():
+		m := v.AsValueMap()
+		for k, e := range m {
+			if path[0] == "*" || path[0] == k {
+				m[k] = markPath(e, path[1:])
+			}
+		}
+		return cty.ObjectVal(m)
+	case ty.IsTupleType():
+		s := v.AsValueSlice()
+		for i := range s {
+			s[i] = markPath(s[i], path[1:])
+		}
+		return cty.TupleVal(s)
+	}
+	return v.Mark(sensitive{})
+}
+
+// jsonValue converts recorded JSON to cty, objects and tuples all the way
+// down, as hclsource sees resource outputs.
+func jsonValue(x any) cty.Value {
+	switch x := x.(type) {
+	case nil:
+		return cty.NullVal(cty.DynamicPseudoType)
+	case bool:
+		return cty.BoolVal(x)
+	case float64:
+		return cty.NumberFloatVal(x)
+	case json.Number:
+		v, err := cty.ParseNumberVal(x.String())
+		if err != nil {
+			return cty.StringVal(x.String())
+		}
+		return v
+	case string:
+		return cty.StringVal(x)
+	case []any:
+		vals := make([]cty.Value, len(x))
+		for i, e := range x {
+			vals[i] = jsonValue(e)
+		}
+		return cty.TupleVal(vals)
+	case map[string]any:
+		attrs := make(map[string]cty.Value, len(x))
+		for k, e := range x {
+			attrs[k] = jsonValue(e)
+		}
+		return cty.ObjectVal(attrs)
+	}
+	return cty.StringVal(fmt.Sprint(x))
+}
+
+// typeString renders a type as an HCL type constraint.
+func typeString(t cty.Type) string {
+	switch {
+	case t == cty.DynamicPseudoType:
+		return "dynamic"
+	case t.IsPrimitiveType():
+		return t.FriendlyName()
+	case t.IsListType():
+		return "list(" + typeString(t.ElementType()) + ")"
+	case t.IsSetType():
+		return "set(" + typeString(t.ElementType()) + ")"
+	case t.IsMapType():
+		return "map(" + typeString(t.ElementType()) + ")"
+	case t.IsTupleType():
+		var parts []string
+		for _, e := range t.TupleElementTypes() {
+			parts = append(parts, typeString(e))
+		}
+		return "tuple([" + strings.Join(parts, ", ") + "])"
+	case t.IsObjectType():
+		names := make([]string, 0, len(t.AttributeTypes()))
+		for n := range t.AttributeTypes() {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, n+"="+typeString(t.AttributeType(n)))
+		}
+		return "object({" + strings.Join(parts, ", ") + "})"
+	}
+	return t.FriendlyName()
+}

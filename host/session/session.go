@@ -1,0 +1,296 @@
+// Package session opens a deployment (an HCL directory or a Nix flake) for
+// programs that drive the engine for longer than one command: the RPC
+// service, pier eval and pier console. It is a small layer over
+// [engine.Engine] so that those programs do not follow the engine's API
+// changes one by one: each operation loads the deployment afresh, checks
+// its providers against the lock file and builds its own engine.
+//
+// It owns loading, lock checking and the inspector's wiring; planning and
+// applying stay in host/engine. Start at [Open].
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/inspect"
+	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/nixsource"
+	"github.com/pierhq/pier/host/source"
+)
+
+// Options say which deployment to open and how to run it.
+type Options struct {
+	// Dir is an HCL deployment's directory; Flake (PATH or PATH#ATTR) a
+	// Nix one. Exactly one is set.
+	Dir   string
+	Flake string
+	// Vars and VarFiles set an HCL deployment's variables.
+	Vars     map[string]string
+	VarFiles []string
+	// PierExecutable runs the built-in adapters.
+	PierExecutable string
+	Parallelism    int
+	Timeout        time.Duration
+	Logger         *slog.Logger
+	// Lock says how providers are checked against the lock file; Warn
+	// receives the warnings of lockfile.ModeWarn.
+	Lock lockfile.Mode
+	Warn func(string)
+	// NixopsVersion is sent with state events.
+	NixopsVersion string
+}
+
+// Deployment is an opened deployment. Its methods may be called from
+// several goroutines: each loads its own copy of the source.
+type Deployment struct {
+	opts Options
+	dir  string
+}
+
+// Open checks that the deployment loads. A configuration error is a
+// [*hclsource.DiagnosticsError] (the user's), any other error pier's or
+// the system's.
+func Open(opts Options) (*Deployment, error) {
+	if (opts.Dir == "") == (opts.Flake == "") {
+		return nil, errors.New("open deployment: give a directory or a flake, not both or neither")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	d := &Deployment{opts: opts}
+	if opts.Dir != "" {
+		abs, err := filepath.Abs(opts.Dir)
+		if err != nil {
+			return nil, err
+		}
+		d.dir = abs
+	} else {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		d.dir = wd
+	}
+	if _, err := d.load(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Dir is the deployment's directory (the working directory for a flake):
+// where its lock file is.
+func (d *Deployment) Dir() string { return d.dir }
+
+// Name describes the deployment for messages.
+func (d *Deployment) Name() string {
+	if d.opts.Flake != "" {
+		return d.opts.Flake
+	}
+	return d.dir
+}
+
+// LockPath is where the deployment's lock file is.
+func (d *Deployment) LockPath() string { return filepath.Join(d.dir, lockfile.Name) }
+
+func (d *Deployment) load() (source.Source, error) {
+	if d.opts.Flake != "" {
+		return nixsource.New(d.opts.Flake, nixsource.Options{Logger: d.opts.Logger})
+	}
+	return hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles})
+}
+
+// locked wraps a freshly loaded source in the lock check.
+func (d *Deployment) locked() (source.Source, error) {
+	src, err := d.load()
+	if err != nil {
+		return nil, err
+	}
+	if d.opts.Lock == lockfile.ModeOff {
+		return src, nil
+	}
+	lock, exists, err := lockfile.Read(d.LockPath())
+	if err != nil {
+		return nil, err
+	}
+	return &lockfile.Source{Source: src, Lock: lock, Dir: d.dir, Mode: d.opts.Lock, NoFile: !exists, Warn: d.opts.Warn}, nil
+}
+
+// Engine builds an engine for one operation; events receive its progress
+// (nil discards them). The caller closes it, which stops every provider it
+// started.
+func (d *Deployment) Engine(events func(engine.Event)) (*engine.Engine, error) {
+	src, err := d.locked()
+	if err != nil {
+		return nil, err
+	}
+	exe := d.opts.PierExecutable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find pier's own executable for built-in adapters: %w", err)
+		}
+	}
+	return engine.New(engine.Config{
+		Source:         src,
+		Dir:            d.dir,
+		PierExecutable: exe,
+		Parallelism:    d.opts.Parallelism,
+		Timeout:        d.opts.Timeout,
+		Logger:         d.opts.Logger,
+		Events:         events,
+		NixopsVersion:  d.opts.NixopsVersion,
+	}), nil
+}
+
+// Snapshot is the source's first answer, with no outputs known: every
+// provider, the resources whose inputs are static, and the rest blocked.
+// It starts no provider (a Nix source runs nix eval).
+func (d *Deployment) Snapshot(ctx context.Context) (*source.Snapshot, error) {
+	src, err := d.load()
+	if err != nil {
+		return nil, err
+	}
+	return src.Resolve(ctx, source.Outputs{})
+}
+
+// Validate checks the deployment without state: it loads and evaluates,
+// and checks every provider against the lock file as plan would.
+func (d *Deployment) Validate(ctx context.Context) error {
+	src, err := d.locked()
+	if err != nil {
+		return err
+	}
+	_, err = src.Resolve(ctx, source.Outputs{})
+	return err
+}
+
+// Components lists what the deployment declares.
+type Components struct {
+	Resources []Resource
+	Providers []ProviderInfo
+	Outputs   []string
+}
+
+// Resource is one resource (instance) of the deployment.
+type Resource struct {
+	Address  string
+	Provider string
+	Type     string
+	Stateful bool
+	// Blocked means its inputs wait on other resources' outputs.
+	Blocked bool
+	Range   source.Range
+}
+
+// ProviderInfo is one provider declaration and what runs it.
+type ProviderInfo struct {
+	Name string
+	// Kind is builtin, executable, terraform or terraform package.
+	Kind string
+	// Where is the executable, or the builtin's name.
+	Where   string
+	Source  string
+	Version string
+	Range   source.Range
+}
+
+// Components resolves the deployment once, with no outputs known.
+func (d *Deployment) Components(ctx context.Context) (*Components, error) {
+	snap, err := d.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Components{}
+	for _, r := range snap.Ready {
+		c.Resources = append(c.Resources, Resource{Address: r.Address.String(), Provider: r.Provider, Type: r.Type, Stateful: r.Stateful(), Range: r.Range})
+	}
+	for _, b := range snap.Blocked {
+		r := Resource{Address: b.Address.String(), Blocked: true}
+		if b.Resource != nil {
+			r.Provider, r.Type, r.Stateful, r.Range = b.Resource.Provider, b.Resource.Type, b.Resource.Stateful(), b.Resource.Range
+		}
+		c.Resources = append(c.Resources, r)
+	}
+	slices.SortFunc(c.Resources, func(a, b Resource) int { return strings.Compare(a.Address, b.Address) })
+	for _, name := range sortedKeys(snap.Providers) {
+		c.Providers = append(c.Providers, Describe(snap.Providers[name]))
+	}
+	if h, ok := d.hcl(); ok {
+		c.Outputs = h
+	}
+	for _, o := range snap.Outputs {
+		if !slices.Contains(c.Outputs, o.Name) {
+			c.Outputs = append(c.Outputs, o.Name)
+		}
+	}
+	slices.Sort(c.Outputs)
+	return c, nil
+}
+
+// hcl lists an HCL deployment's output names, known before apply.
+func (d *Deployment) hcl() ([]string, bool) {
+	if d.opts.Flake != "" {
+		return nil, false
+	}
+	src, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles})
+	if err != nil {
+		return nil, false
+	}
+	return src.OutputNames(), true
+}
+
+// Describe says what runs a provider declaration.
+func Describe(p *source.Provider) ProviderInfo {
+	info := ProviderInfo{Name: p.Name, Source: p.Source, Version: p.Version, Range: p.Range}
+	switch {
+	case p.Builtin != "":
+		info.Kind, info.Where = "builtin", p.Builtin
+	case p.Source != "":
+		info.Kind, info.Where = "terraform package", p.Terraform
+	case p.Terraform != "":
+		info.Kind, info.Where = "terraform", p.Terraform
+	default:
+		info.Kind, info.Where = "executable", p.Executable
+	}
+	return info
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Inspector reads the deployment's recorded state (starting only its
+// state handlers) and returns an inspector over it and the variables.
+func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) {
+	eng, err := d.Engine(nil)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	states, err := eng.States(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if d.opts.Flake != "" {
+		return inspect.New(nil, states), nil
+	}
+	h, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles})
+	if err != nil {
+		return nil, err
+	}
+	return inspect.New(h.EvalContext(), states), nil
+}
