@@ -3,8 +3,8 @@ package lockfile
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
