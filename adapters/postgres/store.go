@@ -266,7 +266,10 @@ func (s *Store) Append(ctx context.Context, meta statefile.Meta, patch schema.Pa
 	if err := s.insert(ctx, idx, meta, patch); err != nil {
 		// The outcome of the commit is unknown, and a broken session took
 		// the lock with it: stop writing. A new process rereads the log.
-		s.broken = fmt.Errorf("an earlier append (event %d) failed, and whether it was recorded is unknown; run pier again once PostgreSQL is reachable: %w", idx, err)
+		if s.conn.IsClosed() {
+			err = fmt.Errorf("the connection to PostgreSQL was lost, and the state lock with it (%w); run pier again once the server is reachable", err)
+		}
+		s.broken = fmt.Errorf("an earlier append (event %d) failed, and whether it was recorded is unknown: %w", idx, err)
 		return 0, fmt.Errorf("append event %d: %w", idx, err)
 	}
 	s.last = idx
