@@ -242,6 +242,10 @@ type ref struct {
 	// context, e.g. [resource db] or [deployment web resource db].
 	path []string
 	rng  hcl.Range
+	// via is the local the reference was reached through, if any: the
+	// block depends on the target, but its evaluation context holds the
+	// local, not the target.
+	via *localDecl
 }
 
 // ctxNode is the shape of the resource and deployment variables that one
@@ -250,11 +254,15 @@ type ref struct {
 type ctxNode struct {
 	children map[string]*ctxNode
 	target   *resourceDecl
+	locals   map[string]*localDecl // at the root only: the locals read
 }
 
 func buildTree(refs []*ref) *ctxNode {
 	root := &ctxNode{children: map[string]*ctxNode{}}
 	for _, r := range refs {
+		if r.via != nil {
+			continue
+		}
 		n := root
 		for _, p := range r.path {
 			c, ok := n.children[p]

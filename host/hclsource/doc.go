@@ -3,7 +3,7 @@
 // meaning) and answers the engine's [source.Source] questions about it.
 //
 // It owns the deployment language: the provider, resource, deployment,
-// variable and output blocks, their references, their functions (cty's
+// variable, output and locals blocks, their references, their functions (cty's
 // standard library) and the diagnostics about them. It knows nothing of
 // providers' protocol, state files or planning; it imports only
 // host/source and schema from pier. Start reading at [Load] and
@@ -19,8 +19,12 @@
 //	resource "db"    { provider = provider.local, type = "memo", state = resource.state, inputs = { value = var.n } }
 //	deployment "web" { resource "app" { … } deployment "inner" { … } }
 //	output "db"      { value = resource.db.outputs.value, sensitive = false }
+//	locals           { url = "db://${resource.db.outputs.value}", name = "app-${var.n}" }
 //
-// Provider, variable and output blocks are top level only. A relative
+// Provider, variable, output and locals blocks are top level only. A
+// local is a named expression read as local.NAME from any block; its own
+// references resolve from the top level wherever it is read (see
+// localDecl). A relative
 // executable or terraform path that contains a slash resolves against the
 // deployment directory; a bare name is left for the engine to find in PATH.
 // Provider attributes, resource types and variable defaults are evaluated
@@ -43,7 +47,7 @@
 // with count or for_each is a tuple or object of such instances, indexed as
 // resource.X[0] or resource.X["key"].
 //
-// Other variables are var.NAME, path.root (the deployment directory,
+// Other variables are var.NAME, local.NAME, path.root (the deployment directory,
 // absolute), count.index in a resource with count, and each.key and
 // each.value in a resource with for_each.
 //

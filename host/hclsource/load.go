@@ -37,6 +37,7 @@ type Deployment struct {
 	topo      []*resourceDecl // dependency order
 	outputs   []*outputDecl
 	variables map[string]*variableDecl
+	locals    map[string]*localDecl
 	baseCtx   *hcl.EvalContext
 
 	// Resolve's cache: blocks to evaluate, blocks whose evaluation failed
@@ -69,6 +70,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "deployment", LabelNames: []string{"name"}},
 	{Type: "variable", LabelNames: []string{"name"}},
 	{Type: "output", LabelNames: []string{"name"}},
+	{Type: "locals"},
 }}
 
 var deploymentSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
@@ -154,6 +156,7 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 		root:      abs,
 		providers: map[string]*source.Provider{},
 		variables: map[string]*variableDecl{},
+		locals:    map[string]*localDecl{},
 		scope:     newScope("", nil, hcl.Range{}),
 
 		maxInstances: maxCount,
@@ -168,6 +171,10 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 	}
 	byType := map[string]hcl.Blocks{}
 	for _, b := range blocks {
+		if b.Type == "locals" {
+			byType["locals"] = append(byType["locals"], b)
+			continue
+		}
 		if !validLabel(b, &diags) {
 			continue
 		}
@@ -231,6 +238,7 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 		}
 	}
 	walk(d.scope, top)
+	diags = append(diags, d.decodeLocals(byType["locals"])...)
 
 	contents := make([]*hcl.BodyContent, len(pendingRes))
 	for i, p := range pendingRes {
@@ -243,6 +251,10 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 	}
 	for _, b := range byType["output"] {
 		diags = append(diags, d.decodeOutput(b)...)
+	}
+	for _, name := range sortedKeys(d.locals) {
+		// Locals nobody reads are checked too.
+		diags = append(diags, d.analyzeLocal(d.locals[name], d.locals[name].defRange)...)
 	}
 	if diags.HasErrors() {
 		return d, diags

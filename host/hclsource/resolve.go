@@ -238,12 +238,17 @@ func sameMap(a, b map[string]any) bool {
 
 // refVariables builds the resource and deployment variables for a block
 // from the resources it references.
-func (d *Deployment) refVariables(tree *ctxNode) map[string]cty.Value {
-	vars := make(map[string]cty.Value, len(tree.children))
+func (d *Deployment) refVariables(tree *ctxNode) (map[string]cty.Value, hcl.Diagnostics) {
+	vars := make(map[string]cty.Value, len(tree.children)+1)
 	for name, c := range tree.children {
 		vars[name] = d.treeValue(c)
 	}
-	return vars
+	if len(tree.locals) == 0 {
+		return vars, nil
+	}
+	locals, diags := d.localValues(tree.locals)
+	vars["local"] = locals
+	return vars, diags
 }
 
 func (d *Deployment) treeValue(n *ctxNode) cty.Value {
@@ -353,7 +358,11 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 		return fail(diags)
 	}
 	ctx := d.baseCtx.NewChild()
-	ctx.Variables = d.refVariables(r.tree)
+	vars, diags := d.refVariables(r.tree)
+	if diags.HasErrors() {
+		return fail(diags)
+	}
+	ctx.Variables = vars
 
 	keys, perKey, marks, diags := d.expandResource(r, ctx)
 	if diags.HasErrors() {
@@ -441,8 +450,14 @@ func addressStrings(as []source.Address) []string {
 // for_each did not change.
 func (d *Deployment) evalInstances(r *resourceDecl, dirty map[*instance]bool) hcl.Diagnostics {
 	ctx := d.baseCtx.NewChild()
-	ctx.Variables = d.refVariables(r.tree)
-	var diags hcl.Diagnostics
+	vars, diags := d.refVariables(r.tree)
+	if diags.HasErrors() {
+		r.eval.failed = true
+		d.retry = append(d.retry, r)
+		d.blockChanged(r)
+		return diags
+	}
+	ctx.Variables = vars
 	var changed []*instance
 	for _, inst := range r.eval.instances {
 		if !dirty[inst] {
@@ -696,7 +711,12 @@ func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
 		return diags
 	}
 	ctx := d.baseCtx.NewChild()
-	ctx.Variables = d.refVariables(o.tree)
+	vars, diags := d.refVariables(o.tree)
+	if diags.HasErrors() {
+		o.dirty = true
+		return diags
+	}
+	ctx.Variables = vars
 	v, diags := o.value.Value(ctx)
 	if diags.HasErrors() {
 		o.dirty = true

@@ -136,6 +136,7 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 		}
 	}
 	r.tree = buildTree(r.refs)
+	d.addLocals(r.tree, r.expandBy, r.inputs)
 	_, hasState := content.Attributes["state"]
 	if p := d.providers[r.provider]; p != nil && p.Builtin == "local" && !hasState {
 		if statefulTypes[r.typ] || (r.typ == "exec" && d.onceTrue(r)) {
@@ -221,6 +222,7 @@ func (d *Deployment) decodeOutput(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, ds...)
 		o.refs = refs
 		o.tree = buildTree(refs)
+		d.addLocals(o.tree, a.Expr)
 	}
 	d.outputs = append(d.outputs, o)
 	return diags
@@ -240,6 +242,10 @@ func (d *Deployment) analyze(s *scope, expr hcl.Expression, exp expansion) ([]*r
 			if ref != nil {
 				refs = append(refs, ref)
 			}
+		case "local":
+			lrefs, ds := d.localRef(tr)
+			diags = append(diags, ds...)
+			refs = append(refs, lrefs...)
 		case "var":
 			name, nr, ok := stepName(tr, 1)
 			if !ok {
@@ -266,8 +272,8 @@ func (d *Deployment) analyze(s *scope, expr hcl.Expression, exp expansion) ([]*r
 			}
 		default:
 			diags = append(diags, diagErr(rng, "Unknown variable",
-				"there is no variable named %q: references start with resource, deployment, var, path, count or each.%s",
-				root, suggest(root, []string{"resource", "deployment", "var", "path", "count", "each"})))
+				"there is no variable named %q: references start with resource, deployment, var, local, path, count or each.%s",
+				root, suggest(root, []string{"resource", "deployment", "var", "local", "path", "count", "each"})))
 		}
 	}
 	return refs, diags
