@@ -44,10 +44,15 @@ type Importer interface {
 }
 
 // Previewer is the optional preview operation ([schema.OperationPreview]):
-// say what Update would do with the same request, without doing it. The
-// host calls it while planning, for resources whose inputs changed, and
-// shows a replacement when the response says Replace. It must not change
-// anything real.
+// say what Create (req.Resource nil) or Update (req.Resource set) would do
+// with the same inputs, without doing it. The host calls it while
+// planning, for every resource it will create and every resource whose
+// inputs changed, never for unchanged ones. Report what is wrong with the
+// inputs as error diagnostics, each with the attribute it is about: they
+// fail the plan, with the position of that input. Give the planned
+// outputs, and the paths of those known only after apply; say Replace when
+// an update cannot be made in place (the host then destroys and creates).
+// It must not change anything real.
 type Previewer interface {
 	Preview(ctx context.Context, req *schema.PreviewResourceRequest) (*schema.PreviewResourceResponse, error)
 }

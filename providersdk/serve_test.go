@@ -90,8 +90,17 @@ func (echoAll) Import(_ context.Context, req *schema.ImportResourceRequest) (*sc
 }
 
 // Preview says that a changed value replaces, as a provider whose value
-// is immutable would, and plans the new value as the output.
+// is immutable would, and plans the new value as the output. A create
+// plans its value, and refuses a value that is not a number.
 func (echoAll) Preview(_ context.Context, req *schema.PreviewResourceRequest) (*schema.PreviewResourceResponse, error) {
+	if req.Resource == nil {
+		if _, ok := req.InputProperties["value"].(json.Number); !ok {
+			return &schema.PreviewResourceResponse{Diagnostics: []schema.Diagnostic{{
+				Severity: schema.SeverityError, Summary: "Invalid value", Detail: "value must be a number", Attribute: schema.AttributePath{"value"},
+			}}}, nil
+		}
+		return &schema.PreviewResourceResponse{PlannedOutputProperties: schema.Properties{"value": req.InputProperties["value"]}}, nil
+	}
 	if fmt.Sprint(req.Resource.InputProperties["value"]) == fmt.Sprint(req.InputProperties["value"]) {
 		return &schema.PreviewResourceResponse{}, nil
 	}
@@ -186,17 +195,27 @@ func TestServeResponses(t *testing.T) {
 		},
 		"preview replaces": {
 			handler: echoAll{},
-			line:    `{"previewResourceRequest":{"resource":{"type":"t","inputProperties":{"value":1},"outputProperties":{"value":1}},"inputProperties":{"value":2}}}`,
+			line:    `{"previewResourceRequest":{"type":"t","resource":{"type":"t","inputProperties":{"value":1},"outputProperties":{"value":1}},"inputProperties":{"value":2}}}`,
 			want:    `{"previewResourceResponse":{"replace":true,"replaceReasons":["value"],"plannedOutputProperties":{"value":2}}}`,
 		},
 		"preview in place": {
 			handler: echoAll{},
-			line:    `{"previewResourceRequest":{"resource":{"type":"t","inputProperties":{"value":1}},"inputProperties":{"value":1}}}`,
+			line:    `{"previewResourceRequest":{"type":"t","resource":{"type":"t","inputProperties":{"value":1}},"inputProperties":{"value":1}}}`,
 			want:    `{"previewResourceResponse":{"replace":false}}`,
+		},
+		"preview create": {
+			handler: echoAll{},
+			line:    `{"previewResourceRequest":{"type":"t","inputProperties":{"value":9007199254740993},"isStateful":true}}`,
+			want:    `{"previewResourceResponse":{"replace":false,"plannedOutputProperties":{"value":9007199254740993}}}`,
+		},
+		"preview create refused": {
+			handler: echoAll{},
+			line:    `{"previewResourceRequest":{"type":"t","inputProperties":{"value":"x"}}}`,
+			want:    `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Invalid value","detail":"value must be a number","attribute":["value"]}]}}`,
 		},
 		"undeclared preview": {
 			handler: echo{},
-			line:    `{"previewResourceRequest":{"resource":{"type":"t","inputProperties":{"value":1}},"inputProperties":{"value":2}}}`,
+			line:    `{"previewResourceRequest":{"type":"t","resource":{"type":"t","inputProperties":{"value":1}},"inputProperties":{"value":2}}}`,
 			want:    `{"errorResponse":{"message":"invalid request previewResourceRequest: at /previewResourceRequest: previewResourceRequest belongs to the optional operation \"preview\", which the provider did not declare"}}`,
 		},
 		"import fills empty outputs": {

@@ -132,22 +132,92 @@ type ImportResourceResponse struct {
 }
 
 // PreviewResourceRequest is the optional preview operation (see
-// [OperationPreview]): say what updating Resource to InputProperties would
-// do, without doing it. The plan uses it to show replacements.
+// [OperationPreview]): say what creating a Type from InputProperties, or
+// updating Resource to them, would do, without doing it. Resource is nil
+// for a create; for an update its type is Type. IsStateful says, for a
+// create, whether the outputs will be recorded, as in
+// [CreateResourceRequest]. The plan uses it to check inputs, show planned
+// outputs and show replacements.
 type PreviewResourceRequest struct {
-	Resource        ExtantResource `json:"resource"`
-	InputProperties Properties     `json:"inputProperties"`
+	Type            string          `json:"type"`
+	Resource        *ExtantResource `json:"resource,omitempty"`
+	InputProperties Properties      `json:"inputProperties"`
+	IsStateful      bool            `json:"isStateful,omitempty"`
 }
 
-// PreviewResourceResponse says whether the update would replace the
-// resource (destroy and create it anew) and, if so, which attributes force
-// that, as paths such as "triggers" or "rule.0.port". PlannedOutputProperties
-// are the outputs the update is expected to produce, where the provider can
-// tell; values it cannot know yet are absent.
+// PreviewResourceResponse says what the create or update would do.
+// Replace says whether the update would replace the resource (destroy and
+// create it anew) and, if so, ReplaceReasons which attributes force that,
+// as paths such as "triggers" or "rule.0.port". PlannedOutputProperties are
+// the outputs expected, where the provider can tell; UnknownOutputs are the
+// paths of outputs known only after apply. Diagnostics with severity error
+// mean the change would fail: the plan fails with them.
 type PreviewResourceResponse struct {
-	Replace                 bool       `json:"replace"`
-	ReplaceReasons          []string   `json:"replaceReasons,omitempty"`
-	PlannedOutputProperties Properties `json:"plannedOutputProperties,omitempty"`
+	Replace                 bool            `json:"replace"`
+	ReplaceReasons          []string        `json:"replaceReasons,omitempty"`
+	PlannedOutputProperties Properties      `json:"plannedOutputProperties,omitempty"`
+	UnknownOutputs          []AttributePath `json:"unknownOutputs,omitempty"`
+	Diagnostics             []Diagnostic    `json:"diagnostics,omitempty"`
+}
+
+// Diagnostic is a provider's message to the user about a resource: what is
+// wrong (Summary, Detail) and, when it is about one input, where
+// (Attribute, a path into the inputProperties).
+type Diagnostic struct {
+	Severity  Severity      `json:"severity"`
+	Summary   string        `json:"summary"`
+	Detail    string        `json:"detail,omitempty"`
+	Attribute AttributePath `json:"attribute,omitempty"`
+}
+
+// Severity says whether a [Diagnostic] stops the change.
+type Severity string
+
+// The severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// AttributePath addresses a value inside a properties object, one step
+// per level: a string is an object key, an integer a list index, so that
+// ["rule", 0, "port"] is the port of the first rule. Decoded from JSON,
+// an index is a float64 or a [json.Number]; [StepIndex] reads either.
+type AttributePath []any
+
+// StepIndex returns the list index a path step holds, if it holds one.
+func StepIndex(step any) (int, bool) {
+	switch v := step.(type) {
+	case int:
+		return v, true
+	case int64:
+		return int(v), true
+	case float64:
+		if v == float64(int(v)) {
+			return int(v), true
+		}
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return int(n), true
+		}
+	}
+	return 0, false
+}
+
+// String renders a path as users read it, e.g. rule[0].port.
+func (p AttributePath) String() string {
+	var b []byte
+	for i, step := range p {
+		if n, ok := StepIndex(step); ok {
+			b = fmt.Appendf(b, "[%d]", n)
+			continue
+		}
+		if i > 0 {
+			b = append(b, '.')
+		}
+		b = fmt.Append(b, step)
+	}
+	return string(b)
 }
 
 // ErrorResponse reports that the requested operation failed.
@@ -201,7 +271,7 @@ func (r *Request) ResourceType() string {
 	case r.ImportResourceRequest != nil:
 		return r.ImportResourceRequest.Type
 	case r.PreviewResourceRequest != nil:
-		return r.PreviewResourceRequest.Resource.Type
+		return r.PreviewResourceRequest.Type
 	}
 	return ""
 }
@@ -275,8 +345,8 @@ const (
 	// adopt an existing object by id.
 	OperationImport Operation = "import"
 	// OperationPreview is previewResourceRequest → previewResourceResponse:
-	// say what an update would do (in particular whether it replaces), for
-	// the plan.
+	// say what a create or update would do (whether its inputs are valid,
+	// its planned outputs, whether an update replaces), for the plan.
 	OperationPreview Operation = "preview"
 )
 

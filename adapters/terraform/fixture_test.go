@@ -202,6 +202,27 @@ func TestFixtureFileLifecycle(t *testing.T) {
 	}
 }
 
+// TestFixturePreviewDiagnostics: the provider's own validation fails a
+// create's preview with diagnostics that name the attribute, and creates
+// nothing.
+func TestFixturePreviewDiagnostics(t *testing.T) {
+	t.Parallel()
+	b, root, _ := fixture(t)
+	in := fullInputs("p.txt", "x")
+	in["mode"] = "rwx"
+	got := ok(t, b.previewCreate("fixture_file", in)).PreviewResourceResponse
+	if len(got.Diagnostics) != 1 {
+		t.Fatalf("diagnostics: %+v", got.Diagnostics)
+	}
+	d := got.Diagnostics[0]
+	if d.Severity != schema.SeverityError || d.Summary != "Invalid mode" || d.Attribute.String() != "mode" {
+		t.Errorf("diagnostic: %+v", d)
+	}
+	if _, err := os.Stat(filepath.Join(root, "p.txt")); !os.IsNotExist(err) {
+		t.Errorf("a preview created the file: %v", err)
+	}
+}
+
 func TestFixtureSensitiveContent(t *testing.T) {
 	t.Parallel()
 	b, root, _ := fixture(t)

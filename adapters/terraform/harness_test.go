@@ -249,9 +249,15 @@ func (b *bridge) read(typ string, in, out schema.Properties) schema.Response {
 func (b *bridge) preview(typ string, oldIn, out, in schema.Properties) schema.Response {
 	b.t.Helper()
 	return b.send(schema.Request{PreviewResourceRequest: &schema.PreviewResourceRequest{
-		Resource:        schema.ExtantResource{Type: typ, InputProperties: oldIn, OutputProperties: out},
+		Type:            typ,
+		Resource:        &schema.ExtantResource{Type: typ, InputProperties: oldIn, OutputProperties: out},
 		InputProperties: in,
 	}})
+}
+
+func (b *bridge) previewCreate(typ string, in schema.Properties) schema.Response {
+	b.t.Helper()
+	return b.send(schema.Request{PreviewResourceRequest: &schema.PreviewResourceRequest{Type: typ, InputProperties: in, IsStateful: true}})
 }
 
 func (b *bridge) importResource(typ, id string) schema.Response {

@@ -326,42 +326,6 @@ func requiresReplace(prior, planned cty.Value, paths []tfproto.AttributePath) ([
 	return out, nil
 }
 
-// Preview implements [providersdk.Previewer]: the steps of an update up
-// to the plan, without applying. A data source is never replaced (it is
-// read again), and neither is an object that is gone (it is created).
-// Planned outputs are given only when the plan knows every value, which a
-// replacement never does.
-func (b *Bridge) Preview(ctx context.Context, req *schema.PreviewResourceRequest) (_ *schema.PreviewResourceResponse, err error) {
-	ctx, cancel := b.op(ctx)
-	defer cancel()
-	defer func() { err = b.timedOut(ctx, err) }()
-	rt, err := b.ready(ctx, req.Resource.Type)
-	if err != nil {
-		return nil, err
-	}
-	if rt.dataSource {
-		return &schema.PreviewResourceResponse{}, nil
-	}
-	u, err := b.planUpdate(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
-	if err != nil {
-		return nil, err
-	}
-	if u.prior.IsNull() {
-		return &schema.PreviewResourceResponse{}, nil
-	}
-	resp := &schema.PreviewResourceResponse{Replace: len(u.replace) > 0}
-	if resp.Replace {
-		resp.ReplaceReasons = replaceCauses(u.planned, u.replace)
-	}
-	if !resp.Replace && u.planned.IsWhollyKnown() {
-		// The private bytes the apply will return are not known yet.
-		if resp.PlannedOutputProperties, err = outputs(rt, u.planned, nil); err != nil {
-			return nil, err
-		}
-	}
-	return resp, nil
-}
-
 // replaceCauses names, of the paths that force a replacement, those the
 // new inputs change to a known value. Providers also list computed
 // attributes that become unknown only because of the replacement

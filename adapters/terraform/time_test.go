@@ -2,8 +2,10 @@ package terraform_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -66,6 +68,48 @@ func TestTimeStaticLifecycle(t *testing.T) {
 	}
 }
 
+// withoutMeta is outputs without the bridge's reserved key, as a preview
+// plans them.
+func withoutMeta(out schema.Properties) schema.Properties {
+	m := maps.Clone(out)
+	delete(m, "__tf")
+	return m
+}
+
+// TestTimeStaticPreviewCreate: a create is planned, not applied: the
+// triggers are known, the rest is known after apply, and nothing exists.
+func TestTimeStaticPreviewCreate(t *testing.T) {
+	t.Parallel()
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	in := schema.Properties{"triggers": map[string]any{"k": "1"}}
+	got := ok(t, b.previewCreate("time_static", in)).PreviewResourceResponse
+	var unknown []string
+	for _, p := range got.UnknownOutputs {
+		unknown = append(unknown, p.String())
+	}
+	slices.Sort(unknown)
+	want := []string{"day", "hour", "id", "minute", "month", "rfc3339", "second", "unix", "year"}
+	if diff := cmp.Diff(want, unknown); diff != "" {
+		t.Errorf("unknown outputs (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"k": "1"}, got.PlannedOutputProperties["triggers"]); diff != "" {
+		t.Errorf("planned triggers (-want +got):\n%s", diff)
+	}
+	if got.Replace || len(got.Diagnostics) > 0 {
+		t.Errorf("preview of a create: %+v", got)
+	}
+	// A stateless Terraform resource is refused at plan, as apply would.
+	stateless := b.send(schema.Request{PreviewResourceRequest: &schema.PreviewResourceRequest{Type: "time_static", InputProperties: in}})
+	if d := ok(t, stateless).PreviewResourceResponse.Diagnostics; len(d) != 1 || d[0].Summary != "Missing state" {
+		t.Errorf("stateless preview diagnostics: %+v", d)
+	}
+	// Wrong types fail with the path of the input.
+	bad := ok(t, b.previewCreate("time_static", schema.Properties{"triggers": "not a map"})).PreviewResourceResponse
+	if len(bad.Diagnostics) != 1 || bad.Diagnostics[0].Attribute.String() != "triggers" {
+		t.Errorf("wrong-type preview diagnostics: %+v", bad.Diagnostics)
+	}
+}
+
 // TestTimeRotatingUpdateInPlace: changing rotation_days of a time_rotating
 // updates it in place, keeping rfc3339 (the rotation base), as terraform
 // apply does with the same provider. The provider lists rfc3339 as
@@ -83,7 +127,7 @@ func TestTimeRotatingUpdateInPlace(t *testing.T) {
 	if preview.Replace {
 		t.Fatalf("preview of a rotation_days change replaces (%v); want an in-place update", preview.ReplaceReasons)
 	}
-	if got := preview.PlannedOutputProperties["rfc3339"]; got != base {
+	if got := preview.PlannedOutputProperties["rfc3339"]; got != base || len(preview.UnknownOutputs) > 0 {
 		t.Errorf("planned rfc3339 = %v, want %s kept", got, base)
 	}
 	updated := ok(t, b.update("time_rotating", in, created, in2)).UpdateResourceResponse.OutputProperties
@@ -109,7 +153,7 @@ func TestTimeStaticPreview(t *testing.T) {
 		in   schema.Properties
 		want schema.PreviewResourceResponse
 	}{
-		"unchanged": {in: in, want: schema.PreviewResourceResponse{PlannedOutputProperties: created}},
+		"unchanged": {in: in, want: schema.PreviewResourceResponse{PlannedOutputProperties: withoutMeta(created)}},
 		"triggers changed": {
 			in:   schema.Properties{"triggers": map[string]any{"k": "2"}},
 			want: schema.PreviewResourceResponse{Replace: true, ReplaceReasons: []string{"triggers"}},

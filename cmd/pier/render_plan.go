@@ -83,7 +83,33 @@ func renderChange(w io.Writer, c *engine.Change) {
 	case engine.ActionDestroy:
 		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")
 	}
+	if c.Planned != nil {
+		renderDiffs(w, c.RedactDiffs(plannedDiffs(c)), "      ")
+	}
 	fmt.Fprintln(w)
+}
+
+// plannedDiffs are the changes of the outputs the provider planned that
+// are not inputs (those are shown already): computed attributes, "(known
+// after apply)" where the provider cannot tell yet. Nulls are left out,
+// as Terraform leaves them out.
+func plannedDiffs(c *engine.Change) []engine.Diff {
+	planned := map[string]any{}
+	for k, v := range c.Planned {
+		if _, isInput := c.Resource.Inputs[k]; !isInput && v != nil {
+			planned[k] = v
+		}
+	}
+	var prior map[string]any
+	if c.Action == engine.ActionUpdate && c.Prior != nil {
+		prior = map[string]any{}
+		for k := range planned {
+			if v, ok := c.Prior.Entry.OutputProperties[k]; ok {
+				prior[k] = v
+			}
+		}
+	}
+	return engine.DiffInputs(prior, planned)
 }
 
 func plural(s []string) string {

@@ -77,6 +77,10 @@ type Change struct {
 	// that changes (see tfcheck.go). Recorded sensitive paths of the prior
 	// object apply too; see [Change.RedactDiffs].
 	SensitiveInputs []string
+	// Planned are the outputs the provider plans for a create or update,
+	// from its preview (see preview.go): [source.Unknown] where known only
+	// after apply, nil when it was not asked or could not tell.
+	Planned map[string]any
 }
 
 // Addr is the address as a string.
@@ -225,7 +229,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 	}
 	// After the input check: an input a provider does not know is better
 	// reported with its position than as a failed preview.
-	if err := e.previewUpdates(ctx, pl.plan); err != nil {
+	if err := e.previewChanges(ctx, pl.plan); err != nil {
 		return nil, err
 	}
 	pl.plan.sort()

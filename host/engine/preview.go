@@ -7,16 +7,19 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
 )
 
-// previewUpdates asks each provider that declares the preview operation
-// what its planned updates would do, and turns the updates it says
-// replace the object into [ActionReplace]. Only updates are previewed, so
-// an unchanged deployment still starts no provider. Pending updates are
-// not: their inputs are not known yet; the provider decides when they
-// run.
-func (e *Engine) previewUpdates(ctx context.Context, p *Plan) error {
+// previewChanges asks each provider that declares the preview operation
+// about the creates and updates it will carry out: the plan fails with
+// the provider's error diagnostics, shows the outputs the provider plans,
+// and turns the updates it says replace the object into [ActionReplace].
+// Only resources being created or updated are asked, so an unchanged
+// deployment still starts no provider. Pending changes are not: their
+// inputs are not known yet; the provider decides when they run.
+func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	var todo []*Change
 	for _, c := range p.Changes {
 		if !previewable(c) || !e.providers.supports(c.Resource.Provider, schema.OperationPreview) {
@@ -27,49 +30,172 @@ func (e *Engine) previewUpdates(ctx context.Context, p *Plan) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	loc := &tfschema.Locator{}
+	if e.tf != nil {
+		loc = e.tf.locator // the input check parsed the files already
+	}
 	// The pools bound each provider; this bounds the goroutines waiting
 	// for them, as apply bounds its workers.
 	sem := make(chan struct{}, e.cfg.parallelism())
 	errs := make([]error, len(todo))
+	warns := make([][]string, len(todo))
 	var wg sync.WaitGroup
 	for i, c := range todo {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs[i] = e.preview(ctx, c)
+			warns[i], errs[i] = e.preview(ctx, c, loc)
 		})
 	}
 	wg.Wait()
+	for _, w := range warns {
+		p.Warnings = append(p.Warnings, w...)
+	}
 	return errors.Join(errs...)
 }
 
-// previewable reports whether a change is an update a provider carries
-// out, with known inputs: not a pending one, and not one that only moves
-// its record to another state handler.
+// previewable reports whether a change is a create or update a provider
+// carries out, with known inputs: not a pending one, and not an update
+// that only moves its record to another state handler. A replace that
+// changes the type is asked about the create of the new type.
 func previewable(c *Change) bool {
-	if c.Action != ActionUpdate || c.Pending || c.StateHandler || c.Structural || c.Resource == nil || c.Prior == nil {
+	if c.Pending || c.StateHandler || c.Structural || c.Resource == nil {
 		return false
 	}
-	return c.Prior.Entry.Type == c.Resource.Type && !sameInputs(c.Resource.Inputs, c.Prior.Entry.InputProperties)
+	switch c.Action {
+	case ActionCreate:
+		return true
+	case ActionReplace:
+		return c.Prior != nil && c.Prior.Entry.Type != c.Resource.Type
+	case ActionUpdate:
+		return c.Prior != nil && c.Prior.Entry.Type == c.Resource.Type && !sameInputs(c.Resource.Inputs, c.Prior.Entry.InputProperties)
+	}
+	return false
 }
 
-// preview asks one change's provider whether its update replaces. It
-// touches only c, so previews of different changes run side by side.
-func (e *Engine) preview(ctx context.Context, c *Change) error {
-	r, prior := c.Resource, c.Prior.Entry
-	resp, err := e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{PreviewResourceRequest: &schema.PreviewResourceRequest{
-		Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
-		InputProperties: r.Inputs,
-	}})
-	if err != nil {
-		return fmt.Errorf("preview the update of %s (provider %s): %w", c.Addr(), r.Provider, err)
+// preview asks one change's provider what its create or update would do.
+// It touches only c, so previews of different changes run side by side;
+// it returns the provider's warnings for the plan.
+func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) ([]string, error) {
+	r := c.Resource
+	req := &schema.PreviewResourceRequest{Type: r.Type, InputProperties: r.Inputs}
+	what := "create"
+	if c.Action == ActionUpdate {
+		prior := c.Prior.Entry
+		req.Resource = &schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties}
+		what = "update"
+	} else {
+		req.IsStateful = r.Stateful()
 	}
-	if !resp.PreviewResourceResponse.Replace {
+	resp, err := e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{PreviewResourceRequest: req})
+	if err != nil {
+		return nil, fmt.Errorf("preview the %s of %s (provider %s): %w", what, c.Addr(), r.Provider, err)
+	}
+	pr := resp.PreviewResourceResponse
+	var warns []string
+	var errs []error
+	for _, d := range pr.Diagnostics {
+		de := &DiagnosticError{Range: loc.Locate(r.Range, locatorPath(d.Attribute)), Resource: c.Addr(), Provider: r.Provider, Diagnostic: d}
+		if d.Severity == schema.SeverityWarning {
+			warns = append(warns, de.Error())
+			continue
+		}
+		errs = append(errs, de)
+	}
+	if len(errs) > 0 {
+		return warns, errors.Join(errs...)
+	}
+	if pr.Replace && c.Action == ActionUpdate {
+		c.Action = ActionReplace
+		c.Note = replaceNote(pr.ReplaceReasons, c.Note)
+		return warns, nil
+	}
+	c.Planned = plannedOutputs(pr)
+	return warns, nil
+}
+
+// DiagnosticError is a provider's error diagnostic about a change, found
+// while planning, with the position of the input it names (or of the
+// resource).
+type DiagnosticError struct {
+	Range      source.Range
+	Resource   string
+	Provider   string
+	Diagnostic schema.Diagnostic
+}
+
+func (e *DiagnosticError) Error() string {
+	var b strings.Builder
+	if pos := e.Range.String(); pos != "" {
+		b.WriteString(pos + ": ")
+	}
+	fmt.Fprintf(&b, "resource %s (provider %s): %s", e.Resource, e.Provider, e.Diagnostic.Summary)
+	if e.Diagnostic.Detail != "" {
+		b.WriteString(": " + e.Diagnostic.Detail)
+	}
+	if len(e.Diagnostic.Attribute) > 0 {
+		fmt.Fprintf(&b, " (input %s)", e.Diagnostic.Attribute)
+	}
+	return b.String()
+}
+
+// locatorPath gives a diagnostic's attribute path the step types the
+// locator reads: names as strings, list indexes as ints.
+func locatorPath(p schema.AttributePath) []any {
+	out := make([]any, 0, len(p))
+	for _, step := range p {
+		if i, ok := schema.StepIndex(step); ok {
+			out = append(out, i)
+		} else {
+			out = append(out, fmt.Sprint(step))
+		}
+	}
+	return out
+}
+
+// plannedOutputs are a preview's planned outputs, with [source.Unknown]
+// at the paths known only after apply; nil when the provider told none.
+func plannedOutputs(pr *schema.PreviewResourceResponse) map[string]any {
+	if pr.PlannedOutputProperties == nil && len(pr.UnknownOutputs) == 0 {
 		return nil
 	}
-	c.Action = ActionReplace
-	c.Note = replaceNote(resp.PreviewResourceResponse.ReplaceReasons, c.Note)
-	return nil
+	out := map[string]any{}
+	for k, v := range pr.PlannedOutputProperties {
+		out[k] = v
+	}
+	for _, p := range pr.UnknownOutputs {
+		setUnknown(out, p)
+	}
+	return out
+}
+
+// setUnknown puts [source.Unknown] at path p of v, as far as the path
+// leads through objects and lists.
+func setUnknown(v any, p schema.AttributePath) {
+	for i, step := range p {
+		last := i == len(p)-1
+		switch x := v.(type) {
+		case map[string]any:
+			key := fmt.Sprint(step)
+			if last {
+				x[key] = source.Unknown
+				return
+			}
+			v = x[key]
+		case []any:
+			idx, ok := schema.StepIndex(step)
+			if !ok || idx < 0 || idx >= len(x) {
+				return
+			}
+			if last {
+				x[idx] = source.Unknown
+				return
+			}
+			v = x[idx]
+		default:
+			return
+		}
+	}
 }
 
 // replaceNote says which attributes force the replacement, keeping a note

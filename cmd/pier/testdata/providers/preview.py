@@ -32,6 +32,8 @@ def journal(op, rtype, props):
 def check(rtype, props):
     if rtype != "named":
         raise ValueError("unknown resource type %r (known: named)" % rtype)
+    if not isinstance(props.get("size", 0), int):
+        raise ValueError("size must be a number")
     extra = set(props) - {"name", "size"}
     if extra:
         raise ValueError("unknown input %s for type named" % ", ".join(sorted(extra)))
@@ -51,9 +53,13 @@ def handle(req):
         return {"createResourceResponse": {"outputProperties": outputs(r["inputProperties"])}}
     if "previewResourceRequest" in req:
         r = req["previewResourceRequest"]
-        old, new = r["resource"]["inputProperties"], r["inputProperties"]
-        check(r["resource"]["type"], new)
-        journal("preview", r["resource"]["type"], new)
+        new = r["inputProperties"]
+        check(r["type"], new)
+        if "resource" not in r:  # a create
+            journal("preview-create", r["type"], new)
+            return {"previewResourceResponse": {"replace": False, "plannedOutputProperties": {"name": new.get("name"), "size": new.get("size")}, "unknownOutputs": [["serial"]]}}
+        old = r["resource"]["inputProperties"]
+        journal("preview", r["type"], new)
         if new.get("name") == "fail-preview":
             raise ValueError("cannot preview a change to name fail-preview")
         if old.get("name") != new.get("name"):

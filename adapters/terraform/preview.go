@@ -1,0 +1,169 @@
+package terraform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfvalue"
+	"github.com/pierhq/pier/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Preview implements [providersdk.Previewer] with what terraform plan
+// does, and no more: ValidateResourceConfig, then PlanResourceChange from
+// a null prior (a create) or from the upgraded recorded state (an update,
+// [Bridge.planUpdate]). Nothing is applied. The provider's error
+// diagnostics come back as the response's diagnostics, with the attribute
+// each names, so that the plan fails with the position of that input. A
+// data source is only validated: it is read at apply, never replaced.
+func (b *Bridge) Preview(ctx context.Context, req *schema.PreviewResourceRequest) (_ *schema.PreviewResourceResponse, err error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	defer func() { err = b.timedOut(ctx, err) }()
+	rt, err := b.ready(ctx, req.Type)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := b.preview(ctx, rt, req)
+	if err != nil {
+		return failedPreview(err)
+	}
+	return resp, nil
+}
+
+func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.PreviewResourceRequest) (*schema.PreviewResourceResponse, error) {
+	if rt.dataSource {
+		if _, _, err := b.resourceConfig(ctx, rt, req.InputProperties); err != nil {
+			return nil, err
+		}
+		return &schema.PreviewResourceResponse{}, nil
+	}
+	if req.Resource == nil {
+		if !req.IsStateful {
+			return &schema.PreviewResourceResponse{Diagnostics: []schema.Diagnostic{{
+				Severity: schema.SeverityError, Summary: "Missing state", Detail: errNotStateful.Error(),
+			}}}, nil
+		}
+		cfg, cfgData, err := b.resourceConfig(ctx, rt, req.InputProperties)
+		if err != nil {
+			return nil, err
+		}
+		nullData, err := tfvalue.Marshal(cty.NullVal(rt.ty()), rt.ty())
+		if err != nil {
+			return nil, err
+		}
+		_, planned, err := b.plan(ctx, rt, cfg, planArgs{prior: nullData, proposed: cfgData, config: cfgData})
+		if err != nil {
+			return nil, err
+		}
+		return plannedResponse(planned)
+	}
+	u, err := b.planUpdate(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
+	if err != nil {
+		return nil, err
+	}
+	if u.prior.IsNull() {
+		// The object is gone: the update creates it again.
+		return plannedResponse(u.planned)
+	}
+	if len(u.replace) > 0 {
+		return &schema.PreviewResourceResponse{Replace: true, ReplaceReasons: replaceCauses(u.planned, u.replace)}, nil
+	}
+	return plannedResponse(u.planned)
+}
+
+// plannedResponse gives the planned object as outputs: its known values,
+// and the paths of those known only after apply. The bridge's reserved
+// key is left out: the private bytes are not known before apply, and the
+// rest of it is the bridge's business.
+func plannedResponse(planned cty.Value) (*schema.PreviewResourceResponse, error) {
+	resp := &schema.PreviewResourceResponse{}
+	if planned == cty.NilVal || planned.IsNull() {
+		return resp, nil
+	}
+	known, err := cty.Transform(planned, func(p cty.Path, v cty.Value) (cty.Value, error) {
+		if v.IsKnown() {
+			return v, nil
+		}
+		resp.UnknownOutputs = append(resp.UnknownOutputs, attributePath(p))
+		return cty.NullVal(v.Type()), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	j, err := tfvalue.ToJSON(known)
+	if err != nil {
+		return nil, fmt.Errorf("encode planned outputs: %w", err)
+	}
+	out, ok := j.(map[string]any)
+	if !ok {
+		return nil, errors.New("encode planned outputs: the planned state is not an object")
+	}
+	resp.PlannedOutputProperties = out
+	return resp, nil
+}
+
+// failedPreview turns what the provider (or the input conversion) said is
+// wrong into the response's diagnostics; any other error stays an error.
+func failedPreview(err error) (*schema.PreviewResourceResponse, error) {
+	var de *tfproto.DiagnosticsError
+	var pe *tfvalue.PathError
+	switch {
+	case errors.As(err, &de):
+		resp := &schema.PreviewResourceResponse{}
+		for _, d := range de.Diagnostics {
+			resp.Diagnostics = append(resp.Diagnostics, schema.Diagnostic{
+				Severity: schema.SeverityError, Summary: d.Summary, Detail: d.Detail, Attribute: protoPath(d.Attribute),
+			})
+		}
+		return resp, nil
+	case errors.As(err, &pe):
+		return &schema.PreviewResourceResponse{Diagnostics: []schema.Diagnostic{{
+			Severity: schema.SeverityError, Summary: "Invalid input", Detail: pe.Err.Error(), Attribute: attributePath(pe.Path),
+		}}}, nil
+	}
+	return nil, err
+}
+
+// protoPath converts a plugin protocol path to the v0 form.
+func protoPath(p tfproto.AttributePath) schema.AttributePath {
+	var out schema.AttributePath
+	for _, s := range p {
+		switch s.Kind {
+		case tfproto.StepAttribute:
+			out = append(out, s.Name)
+		case tfproto.StepKeyString:
+			out = append(out, s.Key)
+		case tfproto.StepKeyInt:
+			out = append(out, int(s.Int))
+		}
+	}
+	return out
+}
+
+// attributePath converts a cty path to the v0 form. A set element has no
+// index of its own; the path stops at the set.
+func attributePath(p cty.Path) schema.AttributePath {
+	var out schema.AttributePath
+	for _, s := range p {
+		switch s := s.(type) {
+		case cty.GetAttrStep:
+			out = append(out, s.Name)
+		case cty.IndexStep:
+			switch {
+			case !s.Key.IsKnown() || s.Key.IsNull():
+				return out
+			case s.Key.Type() == cty.String:
+				out = append(out, s.Key.AsString())
+			case s.Key.Type() == cty.Number:
+				i, _ := s.Key.AsBigFloat().Int64()
+				out = append(out, int(i))
+			default:
+				return out
+			}
+		}
+	}
+	return out
+}
