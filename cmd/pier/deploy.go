@@ -73,6 +73,12 @@ func loadSource(o deployOptions, logger *slog.Logger) (src source.Source, dir st
 		if err != nil {
 			return nil, "", err
 		}
+		// Relative paths in a local flake (a state_file's name) are the
+		// flake's, as --dir's are the directory's; a remote flake has no
+		// directory here, so they are the working directory's.
+		if dir := s.Dir(); dir != "" {
+			return s, dir, nil
+		}
 		wd, err := os.Getwd()
 		return s, wd, err
 	}

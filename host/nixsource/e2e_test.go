@@ -117,15 +117,25 @@ func requests(tb testing.TB, work string) []string {
 
 // TestApplyFlake drives the real pier binary through a flake deployment's
 // life: apply, re-apply without change, an update that flows through an
-// output, and a removed member.
+// output, and a removed member. pier runs in another directory: relative
+// paths (the state file, the files the provider writes) are the flake's,
+// and the working directory stays empty.
 func TestApplyFlake(t *testing.T) {
 	t.Parallel()
 	needNix(t)
 	flake := copyFlake(t, "e2e", nil)
-	work := t.TempDir()
+	cwd := t.TempDir()
 	ref := "path:" + flake
+	// The provider runs in the flake's directory and writes there.
+	work := flake
+	run := func(args ...string) pierRun { t.Helper(); return runPier(t, cwd, args...) }
+	t.Cleanup(func() {
+		if left, _ := os.ReadDir(cwd); len(left) != 0 {
+			t.Errorf("pier wrote into the working directory, not the flake's: %v", left)
+		}
+	})
 
-	first := runPier(t, work, "apply", "--flake", ref)
+	first := run("apply", "--flake", ref)
 	if d := cmp.Diff(map[string]float64{"created": 4, "updated": 0, "destroyed": 0}, first.summary(t)); d != "" {
 		t.Errorf("first apply (-want +got):\n%s", d)
 	}
@@ -141,7 +151,7 @@ func TestApplyFlake(t *testing.T) {
 		t.Errorf("first apply: want an evaluation round after db, got %v", first.ofType("evaluation"))
 	}
 
-	again := runPier(t, work, "apply", "--flake", ref)
+	again := run("apply", "--flake", ref)
 	if d := cmp.Diff(map[string]float64{"created": 0, "updated": 0, "destroyed": 0}, again.summary(t)); d != "" {
 		t.Errorf("re-apply (-want +got):\n%s", d)
 	}
@@ -173,7 +183,7 @@ func TestApplyFlake(t *testing.T) {
 	}
 
 	writeFile("flake.nix", `"main-db"`, `"new-db"`)
-	update := runPier(t, work, "apply", "--flake", ref)
+	update := run("apply", "--flake", ref)
 	if d := cmp.Diff(map[string]float64{"created": 0, "updated": 2, "destroyed": 0}, update.summary(t)); d != "" {
 		t.Errorf("update (-want +got):\n%s", d)
 	}
@@ -185,7 +195,7 @@ func TestApplyFlake(t *testing.T) {
 	}
 
 	writeFile("extras.json", `"extra1", "extra2"`, `"extra1"`)
-	removal := runPier(t, work, "apply", "--flake", ref)
+	removal := run("apply", "--flake", ref)
 	if d := cmp.Diff(map[string]float64{"created": 0, "updated": 0, "destroyed": 1}, removal.summary(t)); d != "" {
 		t.Errorf("removal (-want +got):\n%s", d)
 	}

@@ -2,6 +2,7 @@ package nixsource
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 )
@@ -18,8 +19,9 @@ func installable(ref string) (string, error) {
 	return inst, err
 }
 
-// parseRef is [installable] that also returns the flake's local directory,
-// or "" when the flake is not local.
+// parseRef is [installable] that also returns the flake's local directory
+// (where its flake.nix is, a ?dir= subdirectory included), or "" when the
+// flake is not local.
 func parseRef(ref string) (inst, dir string, err error) {
 	if ref == "" {
 		return "", "", fmt.Errorf("parse flake reference: empty")
@@ -64,6 +66,10 @@ func absFlake(flake string) (ref, dir string, err error) {
 		return "", "", fmt.Errorf("resolve %s: %w", p, err)
 	}
 	ref = dir
+	// ?dir=SUB names a flake in a subdirectory of the tree.
+	if q, err := url.ParseQuery(query); err == nil && q.Get("dir") != "" {
+		dir = filepath.Join(dir, filepath.FromSlash(q.Get("dir")))
+	}
 	if scheme == "git+file:" {
 		ref = "//" + ref
 	}

@@ -44,3 +44,32 @@ func TestInstallable(t *testing.T) {
 		})
 	}
 }
+
+func TestFlakeDir(t *testing.T) {
+	t.Parallel()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct{ ref, want string }{
+		"dot":              {ref: ".", want: wd},
+		"relative":         {ref: "./examples/flake#x", want: filepath.Join(wd, "examples/flake")},
+		"path scheme":      {ref: "path:/srv/f?narHash=x", want: "/srv/f"},
+		"git subdirectory": {ref: "git+file:///repo?dir=examples/flake", want: "/repo/examples/flake"},
+		"path with dir":    {ref: "path:/repo?dir=a&ref=b#d", want: "/repo/a"},
+		"remote":           {ref: "github:o/r?dir=x", want: ""},
+		"indirect":         {ref: "nixpkgs#hello", want: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, err := New(tc.ref, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Dir(); got != tc.want {
+				t.Errorf("New(%q).Dir() = %q, want %q", tc.ref, got, tc.want)
+			}
+		})
+	}
+}

@@ -97,6 +97,12 @@ func New(ref string, opts Options) (*Source, error) {
 	return &Source{installable: inst, localDir: dir, localised: map[string]string{}, opts: opts, log: log, realised: map[string]bool{}}, nil
 }
 
+// Dir is the directory of a local flake, the one holding its flake.nix,
+// or "" for a flake that is not on this machine's file system (github:…).
+// Relative paths in the deployment (a state_file's name, say) resolve
+// against it, as they resolve against --dir for HCL.
+func (s *Source) Dir() string { return s.localDir }
+
 // Installable is the flake reference and attribute that nix evaluates.
 func (s *Source) Installable() string { return s.installable }
 
