@@ -130,6 +130,9 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 		if _, ok := runErr.(*exec.ExitError); !ok {
 			return nil, nil, fmt.Errorf("evaluate flake %s: run %s: %w", s.installable, s.opts.NixBin, runErr)
 		}
+		if hint := s.untracked(msg); hint != "" {
+			return nil, tr, &EvalError{Flake: s.installable, Message: hint}
+		}
 		return nil, tr, &EvalError{Flake: s.installable, Member: addressOf(tr.last), Message: s.localise(msg)}
 	}
 	return stdout.Bytes(), tr, nil
