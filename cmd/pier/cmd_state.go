@@ -52,8 +52,11 @@ func newStateShowCommand() *cli.Command {
 		Name:      "show",
 		Usage:     "show one recorded resource, with sensitive values redacted",
 		ArgsUsage: "ADDR",
-		Flags:     deployFlags(),
+		Flags:     append(deployFlags(), stateShowAtFlags...),
 		Action: func(c *cli.Context) error {
+			if c.IsSet("at") {
+				return runStateShowAt(c.Context, readDeployOptions(c), c.Int64("at"), c.String("state"), c.Args().First(), c.App.Writer, c.App.ErrWriter)
+			}
 			if c.NArg() != 1 {
 				return usagef("state show takes one address")
 			}

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pierhq/pier/host/source"
+)
+
+// Handler is a state handler resource as the deployment declares it: what
+// a command needs to reach the handler's storage itself, for what the v0
+// state contract has no message for (history, an earlier state).
+type Handler struct {
+	Address string
+	// Provider is the provider declaration's name; Builtin is set when
+	// that provider ships with pier ("local", "postgres").
+	Provider string
+	Builtin  string
+	Type     string
+	Inputs   map[string]any
+	// Dir is where the handler's provider runs, against which relative
+	// names (a state_file's) resolve.
+	Dir string
+}
+
+// Handlers returns the deployment's state handlers, by address, without
+// starting any provider.
+func (e *Engine) Handlers(ctx context.Context) (map[string]Handler, error) {
+	snap, err := e.resolve(ctx, source.Outputs{})
+	if err != nil {
+		return nil, err
+	}
+	ready := map[string]int{}
+	for i, r := range snap.Ready {
+		ready[r.Address.String()] = i
+	}
+	out := map[string]Handler{}
+	for h := range e.stateHandlers(snap) {
+		i, ok := ready[h]
+		if !ok {
+			return nil, e.handlerNotReady(h, snap)
+		}
+		r := snap.Ready[i]
+		hd := Handler{Address: h, Provider: r.Provider, Type: r.Type, Inputs: r.Inputs, Dir: e.cfg.Dir}
+		if d := snap.Providers[r.Provider]; d != nil {
+			hd.Builtin = d.Builtin
+		}
+		out[h] = hd
+	}
+	return out, nil
+}
+
+// DecodeState reads a state document, as a state handler returns it, into
+// its entries and outputs.
+func DecodeState(handler string, doc map[string]any) (*StateView, error) {
+	v, err := decodeState(handler, doc)
+	if err != nil {
+		return nil, fmt.Errorf("decode state: %w", err)
+	}
+	return v, nil
+}
