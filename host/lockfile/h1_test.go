@@ -11,6 +11,8 @@ import (
 	"golang.org/x/mod/sumdb/dirhash"
 
 	"github.com/pierhq/pier/host/tfcache"
+	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // There is no terraform or tofu binary here, and the Go module proxy
@@ -46,18 +48,13 @@ func TestPackageHashRecordedFixture(t *testing.T) {
 
 func TestPackageHashTerraformProviderTime(t *testing.T) {
 	t.Parallel()
-	dir := os.Getenv("PIER_TFPROVIDERS")
-	if dir == "" {
-		t.Skip("PIER_TFPROVIDERS is not set: run make tfproviders and make test")
-	}
-	bin, err := os.ReadFile(filepath.Join(dir, "terraform-provider-time"))
+	exe := filepath.Join(testbin.ModuleRoot(), "bin", "tfproviders", "terraform-provider-time")
+	testneed.File(t, exe, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
+	bin, err := os.ReadFile(exe)
 	if err != nil {
-		t.Skipf("terraform-provider-time missing (make tfproviders): %v", err)
+		t.Fatal(err)
 	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 missing: the independent h1 implementation needs it")
-	}
+	python := testneed.Tool(t, "python3")
 	cache := t.TempDir()
 	pkgDir := filepath.Join(cache, "registry.terraform.io/hashicorp/time/0.14.2", tfcache.Platform())
 	writeExe(t, filepath.Join(pkgDir, "terraform-provider-time_v0.14.2_x5"), string(bin))

@@ -110,7 +110,7 @@ func (d *Deployment) load() (source.Source, error) {
 }
 
 // locked wraps a freshly loaded source in the lock check.
-func (d *Deployment) locked() (source.Source, error) {
+func (d *Deployment) locked(warn bool) (source.Source, error) {
 	src, err := d.load()
 	if err != nil {
 		return nil, err
@@ -122,14 +122,26 @@ func (d *Deployment) locked() (source.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lockfile.Source{Source: src, Lock: lock, Dir: d.dir, Mode: d.opts.Lock, NoFile: !exists, Warn: d.opts.Warn}, nil
+	w := d.opts.Warn
+	if !warn {
+		w = nil
+	}
+	return &lockfile.Source{Source: src, Lock: lock, Dir: d.dir, Mode: d.opts.Lock, NoFile: !exists, Warn: w}, nil
 }
 
 // Engine builds an engine for one operation; events receive its progress
 // (nil discards them). The caller closes it, which stops every provider it
 // started.
 func (d *Deployment) Engine(events func(engine.Event)) (*engine.Engine, error) {
-	src, err := d.locked()
+	return d.engine(events, false)
+}
+
+// engine builds an engine; readOnly opens the state handlers that can
+// without their write lock, for operations that only read state.
+func (d *Deployment) engine(events func(engine.Event), readOnly bool) (*engine.Engine, error) {
+	// Reading state starts only state handlers: a mismatch still
+	// refuses, but unlocked providers that will not run do not warn.
+	src, err := d.locked(!readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +160,7 @@ func (d *Deployment) Engine(events func(engine.Event)) (*engine.Engine, error) {
 		Logger:         d.opts.Logger,
 		Events:         events,
 		NixopsVersion:  d.opts.NixopsVersion,
+		ReadOnlyState:  readOnly,
 	}), nil
 }
 
@@ -165,7 +178,7 @@ func (d *Deployment) Snapshot(ctx context.Context) (*source.Snapshot, error) {
 // Validate checks the deployment without state: it loads and evaluates,
 // and checks every provider against the lock file as plan would.
 func (d *Deployment) Validate(ctx context.Context) error {
-	src, err := d.locked()
+	src, err := d.locked(true)
 	if err != nil {
 		return err
 	}
@@ -276,7 +289,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // Inspector reads the deployment's recorded state (starting only its
 // state handlers) and returns an inspector over it and the variables.
 func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) {
-	eng, err := d.Engine(nil)
+	eng, err := d.engine(nil, true)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,112 @@
+package inspect
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/source"
+)
+
+func testInspector(t *testing.T) *Inspector {
+	t.Helper()
+	base := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(map[string]cty.Value{
+			"name":     cty.StringVal("web"),
+			"password": cty.StringVal("hunter2").Mark(hclsource.SensitiveMark),
+		})},
+		Functions: hclsource.Functions(),
+	}
+	addr := func(s string) source.Address {
+		a, err := source.ParseAddress(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	rec := func(a string, in, out map[string]any, sens ...string) *engine.Recorded {
+		return &engine.Recorded{Address: addr(a), Handler: "state", Entry: engine.Entry{Type: "t", InputProperties: in, OutputProperties: out, SensitiveInputs: sens}}
+	}
+	states := map[string]*engine.StateView{"state": {
+		Handler: "state",
+		Entries: map[string]*engine.Recorded{
+			"db":        rec("db", map[string]any{"user": "app", "password": "s3cret"}, map[string]any{"port": float64(5432)}, "password"),
+			"web[0]":    rec("web[0]", map[string]any{"n": float64(0)}, map[string]any{"id": "w0"}),
+			"web[1]":    rec("web[1]", map[string]any{"n": float64(1)}, map[string]any{"id": "w1"}),
+			"app.cache": rec("app.cache", map[string]any{}, map[string]any{"size": float64(64)}),
+		},
+		Outputs: map[string]engine.RecordedOutput{
+			"url":   {Value: "http://web"},
+			"token": {Sensitive: true},
+		},
+	}}
+	return New(base, states)
+}
+
+func TestEval(t *testing.T) {
+	t.Parallel()
+	in := testInspector(t)
+	tests := map[string]struct {
+		expr      string
+		json      string
+		typ       string
+		sensitive bool
+		err       bool
+	}{
+		"output port plus one": {expr: "resource.db.outputs.port + 1", json: "5433", typ: "number"},
+		"variable":             {expr: "upper(var.name)", json: `"WEB"`, typ: "string"},
+		"count instances":      {expr: "[for w in resource.web : w.outputs.id]", json: `["w0","w1"]`, typ: "tuple([string, string])"},
+		"composite member":     {expr: "deployment.app.resource.cache.outputs.size", json: "64", typ: "number"},
+		"recorded output":      {expr: "output.url", json: `"http://web"`, typ: "string"},
+		"sensitive variable":   {expr: "var.password", json: "null", typ: "string", sensitive: true},
+		"derived from secret":  {expr: "upper(var.password)", json: "null", typ: "string", sensitive: true},
+		"sensitive input":      {expr: "resource.db.inputs.password", json: "null", typ: "string", sensitive: true},
+		"object with a secret": {expr: "resource.db.inputs", json: "null", sensitive: true, typ: "object({password=string, user=string})"},
+		"other input in clear": {expr: "resource.db.inputs.user", json: `"app"`, typ: "string"},
+		"sensitive output":     {expr: "output.token", json: "null", typ: "dynamic", sensitive: true},
+		"unknown resource":     {expr: "resource.nope.outputs.x", err: true},
+		"syntax error":         {expr: "1 +", err: true},
+		"top-level resources":  {expr: "keys(resource)", json: `["db","web"]`, typ: "tuple([string, string])"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := in.Eval(tc.expr)
+			if tc.err {
+				if !r.Diagnostics.HasErrors() {
+					t.Fatalf("Eval(%q) = %s, want an error", tc.expr, r.JSON)
+				}
+				return
+			}
+			if r.Diagnostics.HasErrors() {
+				t.Fatalf("Eval(%q): %s", tc.expr, r.Diagnostics)
+			}
+			got := struct {
+				JSON, Type string
+				Sensitive  bool
+			}{string(r.JSON), r.Type, r.Sensitive}
+			want := struct {
+				JSON, Type string
+				Sensitive  bool
+			}{tc.json, tc.typ, tc.sensitive}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("Eval(%q) (-want +got):\n%s", tc.expr, d)
+			}
+			if tc.sensitive && r.Text() != SensitiveText {
+				t.Errorf("Text() = %q, want %q", r.Text(), SensitiveText)
+			}
+		})
+	}
+}
+
+func TestEvalWithoutBase(t *testing.T) {
+	t.Parallel()
+	r := New(nil, nil).Eval(`join("-", ["a", "b"])`)
+	if r.Diagnostics.HasErrors() || string(r.JSON) != `"a-b"` {
+		t.Errorf("Eval = %s %s", r.JSON, r.Diagnostics)
+	}
+}
