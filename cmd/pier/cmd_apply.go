@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -109,10 +110,8 @@ func finishApply(w io.Writer, jsonOut bool, res *engine.Result, err error, destr
 	}
 	reportResult(w, jsonOut, res, destroy, err)
 	reportProviders(w, jsonOut, started)
-	if err != nil {
-		return err
-	}
-	return res.Err()
+	// The errors themselves are printed once, by main (reportError).
+	return errors.Join(res.Err(), err)
 }
 
 // reportProviders says which provider processes ran: an unchanged
@@ -133,7 +132,8 @@ func reportProviders(w io.Writer, jsonOut bool, started map[string]int) {
 	fmt.Fprintf(w, "\nProvider processes started: %s.\n", strings.Join(parts, ", "))
 }
 
-// reportResult prints the closing summary, the errors and the outputs.
+// reportResult prints the closing summary and the outputs; main prints
+// the errors, after it.
 // late is an error after the resources were applied, or nil.
 func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, late error) {
 	if jsonOut {
@@ -168,15 +168,6 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		fmt.Fprintf(w, "Destroy complete! Resources: %d destroyed.\n", res.Destroyed)
 	default:
 		fmt.Fprintf(w, "%s complete! Resources: %d created, %d updated, %d destroyed.\n", verb, res.Created, res.Updated, res.Destroyed)
-	}
-	if len(res.Errors) > 0 || late != nil {
-		fmt.Fprintln(w, "\nErrors:")
-		for _, e := range res.Errors {
-			fmt.Fprintf(w, "  - %v\n", e)
-		}
-		if late != nil {
-			fmt.Fprintf(w, "  - %v\n", late)
-		}
 	}
 	if len(res.Outputs) > 0 {
 		fmt.Fprintln(w, "\nOutputs:")

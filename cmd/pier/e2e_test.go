@@ -214,10 +214,9 @@ resource "after_good" {
 	}
 	for _, want := range []string{
 		"Apply failed. Resources: 2 created, 0 updated, 0 destroyed; 1 failed, 1 skipped.",
-		"bad (provider journal): create:",
-		"the disk is on fire",
+		"pier: create of bad failed: the disk is on fire",
 	} {
-		if !strings.Contains(out, want) {
+		if !strings.Contains(out+errs, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
@@ -408,6 +407,7 @@ resource "c" {
 		`{"created":1,"destroyed":0,"errors":["b (provider journal): create: X"],"interrupted":false,"message_type":"summary","skipped":["c"],"updated":0}`,
 		`{"message_type":"outputs","outputs":{}}`,
 		`{"message_type":"providers","started":{"journal":1,"local":1}}`,
+		`{"address":"b","detail":"no","message_type":"diagnostic","provider":"journal","severity":"error","summary":"create of b failed"}`,
 	}
 	// Error texts name the executable's path; compare them by prefix.
 	for i := range got {
@@ -977,7 +977,8 @@ resource "state" {
 }
 `})
 	want := `provider "journal", which recorded this resource, is no longer declared in the deployment`
-	out, _, code := d.run("apply")
+	out, errs, code := d.run("apply")
+	out += errs
 	if code != exitError || !strings.Contains(out, want) || !strings.Contains(out, "pier state forget r") {
 		t.Fatalf("apply: exit %d, want the message %q:\n%s", code, want, out)
 	}
@@ -1004,7 +1005,7 @@ output "n" { value = tonumber(resource.r.outputs.value) }
 		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{"Apply failed. Resources: 1 created", `cannot convert "abc" to number`} {
-		if !strings.Contains(out, want) {
+		if !strings.Contains(out+errs, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}

@@ -84,11 +84,41 @@ func newApp() *cli.App {
 	return app
 }
 
-// run runs pier with args (args[0] is the program name) and returns the
-// error that decides the exit code.
+// runFlags are the flags that change how any command's error is shown.
+type runFlags struct {
+	json, verbose, colour bool
+}
+
+// run runs pier with args (args[0] is the program name), reports the
+// error a command returned (once: see reportError) and returns it, for
+// the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var flags runFlags
+	err := runApp(ctx, args, stdout, stderr, &flags)
+	reportError(err, flags, stdout, stderr)
+	return err
+}
+
+func runApp(ctx context.Context, args []string, stdout, stderr io.Writer, flags *runFlags) error {
 	app := newApp()
 	app.Writer, app.ErrWriter = stdout, stderr
+	flags.colour = colourFor(stderr)
+	walkCommands(app.Commands, func(c *cli.Command) {
+		if c.Action == nil || len(c.Subcommands) > 0 {
+			return
+		}
+		c.Flags = append(c.Flags, &cli.BoolFlag{Name: "no-color", Usage: "print no colour (so does NO_COLOR=1 or an output that is not a terminal)"})
+		action := c.Action
+		c.Action = func(c *cli.Context) error {
+			flags.json = c.Bool("json")
+			flags.verbose = c.Bool("verbose")
+			if c.Bool("no-color") {
+				flags.colour = false
+				noColour = true
+			}
+			return action(c)
+		}
+	})
 	// pier help NAME for an unknown NAME: urfave/cli would exit 3, which
 	// is pier's stale-plan code.
 	var notFound string
@@ -195,9 +225,6 @@ func main() {
 	interrupt.watch(cancel)
 	err := run(ctx, os.Args, os.Stdout, os.Stderr)
 	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pier:", err)
-	}
 	code := exitCode(err)
 	pprof.StopCPUProfile()
 	os.Exit(code)

@@ -137,7 +137,11 @@ func (p *progress) describe(ev engine.Event) string {
 			}
 			return fmt.Sprintf("%s: %s after %s", ev.Address, pastTense(ev.Action), ev.Elapsed.Round(time.Millisecond))
 		case engine.StatusErrored:
-			return fmt.Sprintf("%s: %s failed: %v", ev.Address, ev.Action, ev.Err)
+			// The error itself is printed once, at the end.
+			if p.verbose {
+				return fmt.Sprintf("%s: %s failed: %v", ev.Address, ev.Action, ev.Err)
+			}
+			return fmt.Sprintf("%s: %s failed", ev.Address, ev.Action)
 		case engine.StatusSkipped:
 			return fmt.Sprintf("%s: skipped: %v", ev.Address, ev.Err)
 		}
