@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -574,6 +575,27 @@ func TestPasswordFromPassfileStaysSecret(t *testing.T) {
 	if !strings.Contains(dump, "made-r1") || strings.Contains(dump, password) {
 		t.Errorf("stored rows hold the password, or not the state:\n%s", dump)
 	}
+	// A read-only role, granted what docs/postgres.md lists for readers,
+	// can plan and list; it cannot apply.
+	if _, err := srv.Psql(`CREATE ROLE reader LOGIN PASSWORD '` + password + `';
+		GRANT USAGE ON SCHEMA team TO reader; GRANT SELECT ON ALL TABLES IN SCHEMA team TO reader;`); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(passfile, []byte(fmt.Sprintf("127.0.0.1:%d:postgres:reader:%s\n", srv.Port, password)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reader := *c
+	reader.env = append(slices.Clone(c.env), "PGUSER=reader")
+	if list := reader.mustRun("state", "list"); !strings.Contains(list, "r1\texec") {
+		t.Errorf("state list as reader:\n%s", list)
+	}
+	if plan := reader.mustRun("plan"); !strings.Contains(plan, "No changes") {
+		t.Errorf("plan as reader:\n%s", plan)
+	}
+	if _, errs, code := reader.run("apply"); code == 0 || !strings.Contains(errs, "permission denied") {
+		t.Errorf("apply as reader: exit %d\n%s", code, errs)
+	}
+
 	// A wrong password fails with an error that does not repeat it.
 	if err := os.WriteFile(passfile, []byte(fmt.Sprintf("127.0.0.1:%d:postgres:deployer:wrong-%s\n", srv.Port, password)), 0o600); err != nil {
 		t.Fatal(err)
