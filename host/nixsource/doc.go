@@ -21,6 +21,12 @@
 // context of a ready resource (a provider built by a derivation, say) are
 // realised with nix-store --realise before the resource is returned.
 //
+// Beside rootFunction, a component may hold pier.providers, a list of
+// { executable; args?; operations; }: the optional operations of providers
+// whose declarations cannot list them, as in flakes built with NixOps4's
+// modules, whose provider option has no operations. NixOps4 reads only
+// _type and rootFunction, so the flake stays valid for it.
+//
 // Beyond the NixOps4 shape pier accepts provider = { builtin = "local"; }
 // for its own adapters (run by the engine with pier's executable, so a
 // flake needs no path to pier), provider.env, and state given as a dotted

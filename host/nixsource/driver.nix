@@ -159,4 +159,10 @@ in
 if (component._type or null) != "nixops4Component" then
   abort "pier: the flake attribute is not a NixOps4 component (its _type is not \"nixops4Component\")"
 else if params.strict != null then strict params.strict
-else { members = walk [ ] root; }
+else {
+  members = walk [ ] root;
+  # Operations declared beside rootFunction, for providers whose
+  # declaration cannot carry them (NixOps4's provider option has no
+  # operations); NixOps4 reads only _type and rootFunction.
+  declared = (component.pier or { }).providers or [ ];
+}

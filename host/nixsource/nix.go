@@ -42,6 +42,19 @@ type evalParams struct {
 // evalOutput is the driver's result in a normal round.
 type evalOutput struct {
 	Members []memberResult `json:"members"`
+	// Declared is the component's pier.providers: operations declared
+	// for providers outside their own declarations.
+	Declared []declaredOperations `json:"declared"`
+}
+
+// declaredOperations is one entry of a component's pier.providers: the
+// optional operations a provider serves, for resource declarations that
+// cannot say so themselves. It applies to every resource whose provider
+// has this executable (and these args, when given).
+type declaredOperations struct {
+	Executable string    `json:"executable"`
+	Args       *[]string `json:"args"`
+	Operations []string  `json:"operations"`
 }
 
 // memberResult is one member as the driver reports it.

@@ -38,6 +38,8 @@ type Options struct {
 // concurrent use; the engine calls Resolve from one goroutine at a time.
 type Source struct {
 	installable string
+	// declared is the component's pier.providers as of the last round.
+	declared []declaredOperations
 	// localDir is the flake's directory when it is local, for [Source.localise].
 	localDir string
 	// localised caches store file paths and their local counterparts.
@@ -142,6 +144,10 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	if err := json.Unmarshal(stdout, &out); err != nil {
 		return nil, fmt.Errorf("evaluate flake %s: decode driver result: %w", s.installable, err)
 	}
+	if err := checkDeclared(out.Declared); err != nil {
+		return nil, &EvalError{Flake: s.installable, Message: err.Error()}
+	}
+	s.declared = out.Declared
 	snap := &source.Snapshot{Providers: map[string]*source.Provider{}}
 	positions := map[string]*position{}
 	outputs := map[string][]string{}
@@ -341,6 +347,40 @@ func (s *Source) rootError(ctx context.Context, known source.Outputs, tr *traces
 		Message: fmt.Sprintf("the deployment's top-level members depend on outputs of %s, which cannot exist before the members are known", strings.Join(names, ", "))}
 }
 
+// checkDeclared validates a component's pier.providers.
+func checkDeclared(list []declaredOperations) error {
+	for i, d := range list {
+		if d.Executable == "" {
+			return fmt.Errorf("pier.providers[%d]: no executable", i)
+		}
+		for _, op := range d.Operations {
+			if _, err := schema.ParseOperation(op); err != nil {
+				return fmt.Errorf("pier.providers[%d] (%s): operations: %w", i, d.Executable, err)
+			}
+		}
+	}
+	return nil
+}
+
+// withDeclared adds to a provider's own operations those pier.providers
+// declares for its executable (and args, where an entry gives them), in
+// a stable order so that the provider's name does not depend on where an
+// operation was declared.
+func withDeclared(own []string, executable string, args []string, declared []declaredOperations) []string {
+	ops := slices.Clone(own)
+	for _, d := range declared {
+		if d.Executable != executable || (d.Args != nil && !slices.Equal(*d.Args, args)) {
+			continue
+		}
+		ops = append(ops, d.Operations...)
+	}
+	if len(ops) == len(own) {
+		return own
+	}
+	slices.Sort(ops)
+	return slices.Compact(ops)
+}
+
 // resourceHead is the non-input part of a resource declaration.
 type resourceHead struct {
 	Provider struct {
@@ -392,6 +432,9 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 		if _, err := schema.ParseOperation(op); err != nil {
 			return nil, declErr("provider operations: %w", err)
 		}
+	}
+	if p.Builtin == "" {
+		p.Operations = withDeclared(p.Operations, p.Executable, p.Args, s.declared)
 	}
 	r.Type = h.Type
 	if p.Builtin != "" {
