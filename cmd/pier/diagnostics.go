@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,9 @@ type diagPos struct {
 	Byte   int `json:"byte"`
 }
 
+// diagnoser is an error that knows its own diagnostic.
+type diagnoser interface{ diagnostic() diagnostic }
+
 // diagnosticsOf splits err into the problems it holds: every HCL
 // diagnostic of a configuration error, every resource that failed, every
 // joined error. verbose keeps the protocol detail (request names,
@@ -53,6 +57,21 @@ func diagnosticsOf(err error, verbose bool) []diagnostic {
 	var out []diagnostic
 	var walk func(error)
 	walk = func(err error) {
+		if m, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range m.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		if err == context.Canceled {
+			out = append(out, diagnostic{Severity: "error", Summary: "interrupted"})
+			return
+		}
+		var dg diagnoser
+		if errors.As(err, &dg) {
+			out = append(out, dg.diagnostic())
+			return
+		}
 		var de *hclsource.DiagnosticsError
 		var re *engine.ResourceError
 		var ie *tfschema.InputError
@@ -75,23 +94,10 @@ func diagnosticsOf(err error, verbose bool) []diagnostic {
 			}
 			out = append(out, d)
 		default:
-			if m, ok := err.(interface{ Unwrap() []error }); ok {
-				for _, e := range m.Unwrap() {
-					walk(e)
-				}
-				return
-			}
 			out = append(out, diagnostic{Severity: "error", Summary: err.Error()})
 		}
 	}
-	// A usage error or a stale plan wraps a single message: keep it whole.
-	if m, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range m.Unwrap() {
-			walk(e)
-		}
-	} else {
-		walk(err)
-	}
+	walk(err)
 	return out
 }
 

@@ -10,8 +10,12 @@ package main
 //	pier ARGS...     run pier; fails unless it exits 0 (or !pier: non-zero)
 //	exitcode N       the last pier exited N
 //	journal          print the journal provider's operations, one a line
-//	need TOOL...     the scenario needs TOOL on PATH (python3, perl, ...):
-//	                 skip saying so, or fail under make test
+//	need TOOL...     the scenario needs TOOL on PATH (python3, perl, ...),
+//	                 or the file TOOL when it holds a slash: skip saying
+//	                 so, or fail under make test
+//
+// $TFPROVIDERS is the directory of the Terraform provider binaries (make
+// tfproviders builds them).
 //
 // Output is normalised before stdout/stderr/cmp see it: the work
 // directory reads $WORK, the testdata directory $TESTDATA, clock times
@@ -79,9 +83,15 @@ func TestScenarios(t *testing.T) {
 			env.Setenv("TESTDATA", testdata)
 			env.Setenv("JOURNAL", filepath.Join(env.WorkDir, "journal.jsonl"))
 			env.Setenv("NO_COLOR", "1")
-			for _, k := range []string{testneed.StrictEnv, "PIER_TFPROVIDERS"} {
-				env.Setenv(k, os.Getenv(k))
+			env.Setenv(testneed.StrictEnv, os.Getenv(testneed.StrictEnv))
+			tfp := os.Getenv("PIER_TFPROVIDERS")
+			if tfp == "" {
+				tfp = filepath.Join(testbin.ModuleRoot(), "bin", "tfproviders")
 			}
+			if abs, err := filepath.Abs(tfp); err == nil {
+				tfp = abs
+			}
+			env.Setenv("TFPROVIDERS", tfp)
 			return expandTokens(env.WorkDir, map[string]string{
 				"JOURNAL_PROVIDER": filepath.Join(testdata, "providers", "journal.py"),
 				"TESTDATA":         testdata,
@@ -118,6 +128,10 @@ func TestScenarios(t *testing.T) {
 			},
 			"need": func(ts *testscript.TestScript, neg bool, args []string) {
 				for _, tool := range args {
+					if strings.Contains(tool, "/") {
+						testneed.File(scriptTB{ts}, tool, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
+						continue
+					}
 					testneed.Tool(scriptTB{ts}, tool)
 				}
 			},
