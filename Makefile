@@ -57,14 +57,20 @@ proto:
 	done
 
 # tfproviders builds the Terraform provider binaries the bridge tests run into
-# bin/tfproviders: HashiCorp's terraform-provider-time at a pinned version from
-# the Go module proxy, and the two fixture providers in testdata/tfproviders
+# bin/tfproviders: HashiCorp's terraform-provider-time and
+# terraform-provider-openstack (a real SDKv2 provider with a large schema,
+# for plan-time validation that needs no cloud) at pinned versions from the
+# Go module proxy, and the two fixture providers in testdata/tfproviders
 # (each its own Go module). go decides what is stale: with nothing changed it
-# neither compiles nor relinks, and the target takes a few seconds.
+# neither compiles nor relinks, and the target takes a few seconds. The
+# openstack build is the big one (about a minute on two cores, cold); the
+# Go build cache keeps reruns cheap.
 TFPROVIDERS := $(BIN)/tfproviders
 TF_TIME_VERSION := v0.14.2
+TF_OPENSTACK_VERSION := v3.4.0
 tfproviders:
 	GOBIN=$(TFPROVIDERS) $(GO) install github.com/hashicorp/terraform-provider-time@$(TF_TIME_VERSION)
+	GOBIN=$(TFPROVIDERS) $(GO) install github.com/terraform-provider-openstack/terraform-provider-openstack/v3@$(TF_OPENSTACK_VERSION)
 	cd testdata/tfproviders/fixture && $(GO) build -buildvcs=false -o $(TFPROVIDERS)/terraform-provider-fixture .
 	cd testdata/tfproviders/fixturesdk && $(GO) build -buildvcs=false -o $(TFPROVIDERS)/terraform-provider-fixturesdk .
 

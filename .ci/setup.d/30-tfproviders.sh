@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Terraform provider binaries for the Terraform bridge tests (adapters/terraform):
-# terraform-provider-time v0.14.2 from the Go module proxy and the fixture
-# providers in testdata/tfproviders, built into bin/tfproviders by
-# `make tfproviders`. Go's build cache makes a rerun cheap. The fixtures' own
+# terraform-provider-time v0.14.2 and terraform-provider-openstack v3.4.0
+# from the Go module proxy and the fixture providers in testdata/tfproviders,
+# built into bin/tfproviders by `make tfproviders`. Go's build cache makes a
+# rerun cheap; the openstack build takes about a minute cold. The fixtures' own
 # tests run here too: the main module's `go test ./...` skips testdata.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +18,7 @@ cookie=d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2
 out=$(mktemp)
 sockets=$(mktemp -d)
 trap 'rm -rf "$out" "$sockets"' EXIT
-for pair in time:5 fixture:6 fixturesdk:5; do
+for pair in time:5 openstack:5 fixture:6 fixturesdk:5; do
   name=${pair%%:*} proto=${pair##*:}
   TF_PLUGIN_MAGIC_COOKIE=$cookie PLUGIN_PROTOCOL_VERSIONS=5,6 PLUGIN_UNIX_SOCKET_DIR=$sockets \
     "bin/tfproviders/terraform-provider-$name" >"$out" 2>/dev/null &

@@ -33,13 +33,15 @@ const execWaitDelay = 5 * time.Second
 // stderrTail is how much of a failed program's stderr its error quotes.
 const stderrTail = 2 << 10
 
+var errOnceNeedsState error = needsStateError("once=true needs a state handler: the first run's stdout is recorded and reused instead of running again, and without state (isStateful is false) there is nothing to reuse")
+
 func (t execType) create(ctx context.Context, req *schema.CreateResourceRequest) (schema.Properties, error) {
 	var in execInputs
 	if err := providersdk.DecodeInputs(req.InputProperties, &in); err != nil {
 		return nil, err
 	}
 	if in.Once && !req.IsStateful {
-		return nil, errors.New("once=true needs a state handler: the first run's stdout is recorded and reused instead of running again, and without state (isStateful is false) there is nothing to reuse")
+		return nil, errOnceNeedsState
 	}
 	return t.run(ctx, in)
 }

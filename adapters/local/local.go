@@ -20,7 +20,7 @@ import (
 
 // Operations are the optional operations the local provider implements, and
 // so what the engine declares for the built-in local provider.
-var Operations = []schema.Operation{schema.OperationDestroy}
+var Operations = []schema.Operation{schema.OperationDestroy, schema.OperationPreview}
 
 // Options configures a [Provider]. The zero value serves the process's
 // working directory and discards logs.

@@ -16,7 +16,13 @@ type memoInputs struct {
 	InitializeWith any `json:"initialize_with"`
 }
 
-var errMemoNeedsState = errors.New("memo only makes sense with a state handler: it keeps the value it was first created with, and without state (isStateful is false) nothing would remember it; give the resource a state handler")
+var errMemoNeedsState error = needsStateError("memo only makes sense with a state handler: it keeps the value it was first created with, and without state (isStateful is false) nothing would remember it; give the resource a state handler")
+
+// needsStateError is the error of a stateful-only type created without
+// state.
+type needsStateError string
+
+func (e needsStateError) Error() string { return string(e) }
 
 func (memoType) create(_ context.Context, req *schema.CreateResourceRequest) (schema.Properties, error) {
 	var in memoInputs

@@ -261,7 +261,17 @@ type updatePlan struct {
 // planUpdate is the part of an update that changes nothing real:
 // UpgradeResourceState on the recorded state, then PlanResourceChange.
 // Update and Preview share it, so a preview says what an update would do.
+//
+// The configuration is validated first, as terraform validate does before
+// anything else, and needs no configured provider; the rest does.
 func (b *Bridge) planUpdate(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (*updatePlan, error) {
+	cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.configure(ctx); err != nil {
+		return nil, err
+	}
 	prior, priorPrivate, err := b.prior(ctx, rt, recorded)
 	if err != nil {
 		return nil, err
@@ -269,10 +279,6 @@ func (b *Bridge) planUpdate(ctx context.Context, rt *resourceType, recorded, inp
 	u := &updatePlan{prior: prior, priorPrivate: priorPrivate}
 	if prior.IsNull() {
 		return u, nil
-	}
-	cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
-	if err != nil {
-		return nil, err
 	}
 	priorData, err := tfvalue.Marshal(prior, rt.ty())
 	if err != nil {

@@ -22,7 +22,10 @@ func (b *Bridge) Preview(ctx context.Context, req *schema.PreviewResourceRequest
 	ctx, cancel := b.op(ctx)
 	defer cancel()
 	defer func() { err = b.timedOut(ctx, err) }()
-	rt, err := b.ready(ctx, req.Type)
+	// Validation needs no configured provider (terraform validate runs
+	// unconfigured too), so a config the provider rejects is reported even
+	// when the provider could not be configured here; planning configures.
+	rt, err := b.lookup(ctx, req.Type)
 	if err != nil {
 		return nil, err
 	}
@@ -40,6 +43,7 @@ func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.Prev
 		}
 		return &schema.PreviewResourceResponse{}, nil
 	}
+
 	if req.Resource == nil {
 		if !req.IsStateful {
 			return &schema.PreviewResourceResponse{Diagnostics: []schema.Diagnostic{{
@@ -52,6 +56,9 @@ func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.Prev
 		}
 		nullData, err := tfvalue.Marshal(cty.NullVal(rt.ty()), rt.ty())
 		if err != nil {
+			return nil, err
+		}
+		if err := b.configure(ctx); err != nil {
 			return nil, err
 		}
 		_, planned, err := b.plan(ctx, rt, cfg, planArgs{prior: nullData, proposed: cfgData, config: cfgData})

@@ -224,6 +224,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 	if err := pl.classify(snap); err != nil {
 		return nil, err
 	}
+	if err := e.checkExecutables(pl.plan); err != nil {
+		return nil, err
+	}
 	if err := e.checkTerraformInputs(ctx, pl.plan); err != nil {
 		return nil, err
 	}

@@ -129,12 +129,13 @@ func (e *DiagnosticError) Error() string {
 	if pos := e.Range.String(); pos != "" {
 		b.WriteString(pos + ": ")
 	}
-	fmt.Fprintf(&b, "resource %s (provider %s): %s", e.Resource, e.Provider, e.Diagnostic.Summary)
+	fmt.Fprintf(&b, "resource %s (provider %s): ", e.Resource, e.Provider)
+	if len(e.Diagnostic.Attribute) > 0 {
+		fmt.Fprintf(&b, "input %s: ", e.Diagnostic.Attribute)
+	}
+	b.WriteString(e.Diagnostic.Summary)
 	if e.Diagnostic.Detail != "" {
 		b.WriteString(": " + e.Diagnostic.Detail)
-	}
-	if len(e.Diagnostic.Attribute) > 0 {
-		fmt.Fprintf(&b, " (input %s)", e.Diagnostic.Attribute)
 	}
 	return b.String()
 }
