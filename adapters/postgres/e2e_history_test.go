@@ -112,6 +112,18 @@ func TestHistoryAndShowAt(t *testing.T) {
 					t.Errorf("show --at %s differs from state show after apply %d (-then +now):\n%s", at, i, diff)
 				}
 			}
+			// --json: one object per event, with what it touched.
+			for _, line := range strings.Split(strings.TrimSpace(c.mustRun("state", "history", "--state", handler, "--json")), "\n") {
+				var ev struct {
+					MessageType string   `json:"message_type"`
+					State       string   `json:"state"`
+					Index       *int64   `json:"index"`
+					Touched     []string `json:"touched"`
+				}
+				if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.MessageType != "event" || ev.State != handler || ev.Index == nil {
+					t.Errorf("history --json line %q: %v", line, err)
+				}
+			}
 			// Without an address: every resource as it was.
 			out := c.mustRun("state", "show", "--at", strconv.FormatInt(lastIndex[1], 10), "--state", handler)
 			var all map[string]any
