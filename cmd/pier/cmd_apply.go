@@ -155,19 +155,22 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		writeJSONLine(w, map[string]any{"message_type": "outputs", "outputs": outs})
 		return
 	}
+	w = colourWriter{w, !jsonOut && colourFor(w)}
 	verb := "Apply"
 	if destroy {
 		verb = "Destroy"
 	}
+	ok := func(s string) string { return paintW(w, sgrGreen+sgrBold, s) }
+	bad := func(s string) string { return paintW(w, sgrRed+sgrBold, s) }
 	switch {
 	case res.Interrupted:
-		fmt.Fprintf(w, "%s interrupted. Resources: %d created, %d updated, %d destroyed; %d not started.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Skipped))
+		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed; %d not started.\n", bad(verb+" interrupted."), res.Created, res.Updated, res.Destroyed, len(res.Skipped))
 	case len(res.Errors) > 0 || late != nil:
-		fmt.Fprintf(w, "%s failed. Resources: %d created, %d updated, %d destroyed; %d failed, %d skipped.\n", verb, res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
+		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed; %d failed, %d skipped.\n", bad(verb+" failed."), res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
 	case destroy && res.Created+res.Updated == 0:
-		fmt.Fprintf(w, "Destroy complete! Resources: %d destroyed.\n", res.Destroyed)
+		fmt.Fprintf(w, "%s Resources: %d destroyed.\n", ok("Destroy complete!"), res.Destroyed)
 	default:
-		fmt.Fprintf(w, "%s complete! Resources: %d created, %d updated, %d destroyed.\n", verb, res.Created, res.Updated, res.Destroyed)
+		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed.\n", ok(verb+" complete!"), res.Created, res.Updated, res.Destroyed)
 	}
 	if len(res.Outputs) > 0 {
 		fmt.Fprintln(w, "\nOutputs:")

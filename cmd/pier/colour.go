@@ -40,3 +40,29 @@ func paint(on bool, code, s string) string {
 	}
 	return code + s + sgrReset
 }
+
+// colourWriter carries the decision to colour down the renderers of one
+// output, so it is made once per plan, not per line.
+type colourWriter struct {
+	io.Writer
+	on bool
+}
+
+// paintW paints s when w is a colourWriter that colours.
+func paintW(w io.Writer, code, s string) string {
+	cw, ok := w.(colourWriter)
+	return paint(ok && cw.on, code, s)
+}
+
+// markerColour is Terraform's colour for a plan's action marker.
+func markerColour(sym string) string {
+	switch sym {
+	case "+":
+		return sgrGreen
+	case "-":
+		return sgrRed
+	case "~":
+		return sgrYellow
+	}
+	return sgrCyan // -/+
+}

@@ -13,6 +13,7 @@ import (
 // renderPlan prints a plan as a per-resource diff of inputs and a summary
 // line.
 func renderPlan(w io.Writer, p *engine.Plan) {
+	w = colourWriter{w, colourFor(w)}
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "Warning: %s\n\n", warn)
 	}
@@ -33,7 +34,7 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 		fmt.Fprintln(w)
 	}
 	s := p.Summary()
-	fmt.Fprintf(w, "Plan: %d to create, %d to update, %d to destroy", s.Create, s.Update, s.Destroy)
+	fmt.Fprintf(w, "%s %d to create, %d to update, %d to destroy", paintW(w, sgrBold, "Plan:"), s.Create, s.Update, s.Destroy)
 	if s.Replace > 0 {
 		fmt.Fprintf(w, ", %d to replace", s.Replace)
 	}
@@ -67,14 +68,14 @@ func renderChange(w io.Writer, c *engine.Change) {
 	case engine.ActionReplace:
 		sym, verb = "-/+", "will be replaced"
 	}
-	fmt.Fprintf(w, "  # %s %s", addr, verb)
+	fmt.Fprintf(w, "  %s", paintW(w, sgrBold, "# "+addr+" "+verb))
 	if c.Note != "" {
 		fmt.Fprintf(w, " (%s)", c.Note)
 	}
 	if c.Pending {
 		fmt.Fprintf(w, " (inputs depend on outputs of %s)", strings.Join(c.WaitsOn, ", "))
 	}
-	fmt.Fprintf(w, "\n  %s %s%s\n", sym, addr, what)
+	fmt.Fprintf(w, "\n  %s %s%s\n", paintW(w, markerColour(sym), sym), addr, what)
 	switch c.Action {
 	case engine.ActionCreate:
 		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(nil, c.Resource.Inputs)), "      ")
@@ -123,13 +124,13 @@ func renderDiffs(w io.Writer, diffs []engine.Diff, indent string) {
 	for _, d := range diffs {
 		switch d.Kind {
 		case engine.DiffAdded:
-			fmt.Fprintf(w, "%s+ %s = %s\n", indent, d.Key, renderValue(d.New))
+			fmt.Fprintf(w, "%s%s %s = %s\n", indent, paintW(w, sgrGreen, "+"), d.Key, renderValue(d.New))
 		case engine.DiffRemoved:
-			fmt.Fprintf(w, "%s- %s = %s\n", indent, d.Key, renderValue(d.Old))
+			fmt.Fprintf(w, "%s%s %s = %s\n", indent, paintW(w, sgrRed, "-"), d.Key, renderValue(d.Old))
 		case engine.DiffChanged:
-			fmt.Fprintf(w, "%s~ %s = %s -> %s\n", indent, d.Key, renderValue(d.Old), renderValue(d.New))
+			fmt.Fprintf(w, "%s%s %s = %s -> %s\n", indent, paintW(w, sgrYellow, "~"), d.Key, renderValue(d.Old), renderValue(d.New))
 		case engine.DiffNested:
-			fmt.Fprintf(w, "%s~ %s {\n", indent, d.Key)
+			fmt.Fprintf(w, "%s%s %s {\n", indent, paintW(w, sgrYellow, "~"), d.Key)
 			renderDiffs(w, d.Children, indent+"    ")
 			fmt.Fprintf(w, "%s  }\n", indent)
 		}
