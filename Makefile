@@ -41,8 +41,8 @@ demo: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# proto regenerates the Terraform plugin protocol stubs from pier's own
-# .proto files. Needs protoc (Debian protobuf-compiler); the plugins are the
+# proto regenerates the Terraform plugin protocol stubs and pier's own RPC
+# API stubs (rpcapi/pier1) from pier's own .proto files. Needs protoc (Debian protobuf-compiler); the plugins are the
 # versions pinned as tool lines in go.mod, so the output is reproducible.
 TFPLUGIN := adapters/terraform/internal
 proto:
@@ -55,6 +55,10 @@ proto:
 	    --plugin=protoc-gen-go-grpc=$(BIN)/protoc-gen-go-grpc --go-grpc_out=$(TFPLUGIN)/$$v --go-grpc_opt=paths=source_relative \
 	    $$v.proto || exit 1; \
 	done
+	protoc --proto_path=rpcapi/pier1 \
+	  --plugin=protoc-gen-go=$(BIN)/protoc-gen-go --go_out=rpcapi/pier1 --go_opt=paths=source_relative \
+	  --plugin=protoc-gen-go-grpc=$(BIN)/protoc-gen-go-grpc --go-grpc_out=rpcapi/pier1 --go-grpc_opt=paths=source_relative \
+	  pier1.proto
 
 # tfproviders builds the Terraform provider binaries the bridge tests run into
 # bin/tfproviders: HashiCorp's terraform-provider-time and

@@ -46,6 +46,9 @@ type Options struct {
 	// receives the warnings of lockfile.ModeWarn.
 	Lock lockfile.Mode
 	Warn func(string)
+	// Locks, when set, are checked instead of the deployment's lock file
+	// (the RPC service's in-memory locks).
+	Locks *lockfile.File
 	// NixopsVersion is sent with state events.
 	NixopsVersion string
 }
@@ -118,9 +121,11 @@ func (d *Deployment) locked(warn bool) (source.Source, error) {
 	if d.opts.Lock == lockfile.ModeOff {
 		return src, nil
 	}
-	lock, exists, err := lockfile.Read(d.LockPath())
-	if err != nil {
-		return nil, err
+	lock, exists := d.opts.Locks, true
+	if lock == nil {
+		if lock, exists, err = lockfile.Read(d.LockPath()); err != nil {
+			return nil, err
+		}
 	}
 	w := d.opts.Warn
 	if !warn {

@@ -1,0 +1,129 @@
+package rpcapi
+
+import (
+	"errors"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/rpcapi/pier1"
+)
+
+// diagnostics turns an error from the engine or a source into the
+// diagnostics a client shows: configuration errors keep their ranges,
+// resource failures their address, anything else is one error.
+func diagnostics(err error) []*pier1.Diagnostic {
+	if err == nil {
+		return nil
+	}
+	var de *hclsource.DiagnosticsError
+	if errors.As(err, &de) {
+		return hclDiagnostics(de.Diagnostics)
+	}
+	var le *lockfile.DiagnosticsError
+	if errors.As(err, &le) {
+		return hclDiagnostics(le.Diagnostics)
+	}
+	var hd hcl.Diagnostics
+	if errors.As(err, &hd) {
+		return hclDiagnostics(hd)
+	}
+	var re *engine.ResourceError
+	if errors.As(err, &re) {
+		return []*pier1.Diagnostic{{Severity: pier1.Diagnostic_ERROR, Summary: re.Action.String() + " failed", Detail: re.Error(), Address: re.Address}}
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*pier1.Diagnostic
+		for _, e := range j.Unwrap() {
+			out = append(out, diagnostics(e)...)
+		}
+		return out
+	}
+	return []*pier1.Diagnostic{{Severity: pier1.Diagnostic_ERROR, Summary: err.Error()}}
+}
+
+func hclDiagnostics(ds hcl.Diagnostics) []*pier1.Diagnostic {
+	var out []*pier1.Diagnostic
+	for _, d := range ds {
+		pd := &pier1.Diagnostic{Severity: pier1.Diagnostic_ERROR, Summary: d.Summary, Detail: d.Detail}
+		if d.Severity == hcl.DiagWarning {
+			pd.Severity = pier1.Diagnostic_WARNING
+		}
+		if d.Subject != nil {
+			pd.Subject = &pier1.SourceRange{
+				Filename: d.Subject.Filename,
+				Start:    &pier1.SourcePos{Line: int64(d.Subject.Start.Line), Column: int64(d.Subject.Start.Column), Byte: int64(d.Subject.Start.Byte)},
+				End:      &pier1.SourcePos{Line: int64(d.Subject.End.Line), Column: int64(d.Subject.End.Column), Byte: int64(d.Subject.End.Byte)},
+			}
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+func warning(msg string) *pier1.Diagnostic {
+	return &pier1.Diagnostic{Severity: pier1.Diagnostic_WARNING, Summary: msg}
+}
+
+func sourceRange(r source.Range) *pier1.SourceRange {
+	if r.Filename == "" {
+		return nil
+	}
+	return &pier1.SourceRange{Filename: r.Filename, Start: &pier1.SourcePos{Line: int64(r.Line), Column: int64(r.Column)}}
+}
+
+func action(a engine.Action) pier1.Action {
+	switch a {
+	case engine.ActionCreate:
+		return pier1.Action_CREATE
+	case engine.ActionUpdate:
+		return pier1.Action_UPDATE
+	case engine.ActionNoOp:
+		return pier1.Action_NO_OP
+	case engine.ActionDestroy:
+		return pier1.Action_DESTROY
+	case engine.ActionReplace:
+		return pier1.Action_REPLACE
+	}
+	return pier1.Action_ACTION_INVALID
+}
+
+func resourceStatus(s engine.Status) pier1.Progress_ResourceStatus_Status {
+	switch s {
+	case engine.StatusPending:
+		return pier1.Progress_ResourceStatus_PENDING
+	case engine.StatusApplying:
+		return pier1.Progress_ResourceStatus_APPLYING
+	case engine.StatusApplied:
+		return pier1.Progress_ResourceStatus_APPLIED
+	case engine.StatusErrored:
+		return pier1.Progress_ResourceStatus_ERRORED
+	case engine.StatusSkipped:
+		return pier1.Progress_ResourceStatus_SKIPPED
+	}
+	return pier1.Progress_ResourceStatus_INVALID
+}
+
+// progress converts an engine event; provider log lines only when the
+// client asked for them. It returns nil for events clients do not get.
+func progress(ev engine.Event, logs bool) *pier1.Progress {
+	switch ev.Type {
+	case engine.EventStatus:
+		rs := &pier1.Progress_ResourceStatus{Address: ev.Address, Action: action(ev.Action), Status: resourceStatus(ev.Status), Provider: ev.Provider, ElapsedMs: ev.Elapsed.Milliseconds()}
+		if ev.Err != nil {
+			rs.Message = ev.Err.Error()
+		}
+		return &pier1.Progress{Event: &pier1.Progress_ResourceStatus_{ResourceStatus: rs}}
+	case engine.EventLog:
+		if !logs {
+			return nil
+		}
+		return &pier1.Progress{Event: &pier1.Progress_ProviderLog_{ProviderLog: &pier1.Progress_ProviderLog{Address: ev.Address, Provider: ev.Provider, Line: ev.Message}}}
+	case engine.EventEvaluation:
+		return &pier1.Progress{Event: &pier1.Progress_Evaluation_{Evaluation: &pier1.Progress_Evaluation{Round: int32(ev.Round), ElapsedMs: ev.Elapsed.Milliseconds()}}}
+	}
+	return nil
+}
