@@ -142,7 +142,7 @@ func (c *connTracker) seen() bool {
 }
 
 func (c *connTracker) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context   { return ctx }
-func (c *connTracker) HandleRPC(context.Context, stats.RPCStats)                          {}
+func (c *connTracker) HandleRPC(context.Context, stats.RPCStats)                         {}
 func (c *connTracker) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 
 func (c *connTracker) HandleConn(_ context.Context, s stats.ConnStats) {

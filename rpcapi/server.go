@@ -423,7 +423,9 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 	}
 	out := &lockedSender[*pier1.PlanDeployment_Event]{send: stream.Send}
 	k := &sink{logs: s.providerLogs()}
-	k.attach(func(p *pier1.Progress) { out.Send(&pier1.PlanDeployment_Event{Event: &pier1.PlanDeployment_Event_Progress{Progress: p}}) })
+	k.attach(func(p *pier1.Progress) {
+		out.Send(&pier1.PlanDeployment_Event{Event: &pier1.PlanDeployment_Event_Progress{Progress: p}})
+	})
 	diag := func(d *pier1.Diagnostic) {
 		out.Send(&pier1.PlanDeployment_Event{Event: &pier1.PlanDeployment_Event_Diagnostic{Diagnostic: d}})
 	}
