@@ -90,6 +90,8 @@ func Serve(ctx context.Context, stop <-chan struct{}, cfg Config) error {
 
 	srv := NewServer(cfg)
 	conns := &connTracker{gone: make(chan struct{})}
+	var grpcMu sync.Mutex
+	var grpcSrv *grpc.Server
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -98,8 +100,14 @@ func Serve(ctx context.Context, stop <-chan struct{}, cfg Config) error {
 			VersionedPlugins: map[int]plugin.PluginSet{ProtocolVersion: {PluginName: &Plugin{Impl: srv}}},
 			GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 				opts = append(opts, srv.ServerOptions()...)
-				opts = append(opts, grpc.StatsHandler(conns))
-				return grpc.NewServer(opts...)
+				// WaitForHandlers: Stop returns only after every running
+				// plan and apply has returned and stopped its providers.
+				opts = append(opts, grpc.StatsHandler(conns), grpc.WaitForHandlers(true))
+				g := grpc.NewServer(opts...)
+				grpcMu.Lock()
+				grpcSrv = g
+				grpcMu.Unlock()
+				return g
 			},
 			Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
 		})
@@ -121,7 +129,14 @@ wait:
 		}
 		break wait
 	}
-	// Stop every provider before going: the client is gone.
+	// Stop every provider before going: the client is gone. Stopping the
+	// gRPC server cancels the calls still running and waits for them.
+	grpcMu.Lock()
+	g := grpcSrv
+	grpcMu.Unlock()
+	if g != nil {
+		g.Stop()
+	}
 	return srv.Close()
 }
 

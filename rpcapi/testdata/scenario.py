@@ -1,7 +1,11 @@
 """Drive pier rpcapi as a client nobody at pier wrote would: with Debian's
 python3-grpcio, from pier1.proto compiled by grpc_tools at run time.
 
-usage: scenario.py PIER PROTO_DIR DEPLOYMENT_DIR OUT_DIR
+usage: scenario.py PIER PROTO_DIR DEPLOYMENT_DIR OUT_DIR [kill]
+
+With "kill" it stops in the middle of an apply, prints {"step":
+"applying"} and waits to be killed: the Go test then checks that no pier
+or provider process outlives it.
 
 It prints one JSON line per step to stdout, so the Go test driving it can
 check each one, and exits non-zero on the first surprise.
@@ -13,6 +17,7 @@ import sys
 import time
 
 pier, proto_dir, deployment, out = sys.argv[1:5]
+kill_mode = sys.argv[5:] == ["kill"]
 
 from grpc_tools import protoc  # noqa: E402
 
@@ -113,6 +118,13 @@ def plan(destroy=False):
 
 
 changes, complete = plan()
+if kill_mode:
+    for ev in deployments.ApplyPlan(pb.ApplyPlan.Request(plan_handle=complete.plan_handle)):
+        rs = ev.progress.resource_status if ev.WhichOneof("event") == "progress" else None
+        if rs is not None and rs.status == pb.Progress.ResourceStatus.APPLYING:
+            step("applying", address=rs.address, server_pid=proc.pid)
+            time.sleep(3600)
+    check(False, "apply ended before it was killed")
 step("planned", changes=sorted(changes), create=complete.summary.create, plan_handle=complete.plan_handle)
 
 # The deployment cannot close while its plan is open.
