@@ -62,7 +62,9 @@ resource "state" {
 		wait := ""
 		switch {
 		case s.gate != "":
-			wait = fmt.Sprintf("; while [ ! -e %s ]; do sleep 0.02; done", s.gate)
+			// Bounded (about 2 minutes), so that a test that dies before
+			// opening the gate leaves no loop running.
+			wait = fmt.Sprintf("; i=0; while [ ! -e %s ] && [ $i -lt 6000 ]; do sleep 0.02; i=$((i+1)); done", s.gate)
 		case s.pause != "":
 			wait = "; sleep " + s.pause
 		}

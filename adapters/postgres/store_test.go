@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -138,6 +139,7 @@ func TestLockOfADeadSessionIsReleased(t *testing.T) {
 	cfg := testConfig(t, t.Name())
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "PGTEST_HOLD="+cfg.Key, "PGTEST_CONNINFO="+cfg.Conninfo)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // should this test binary die
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -145,10 +147,13 @@ func TestLockOfADeadSessionIsReleased(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	if line != "locked\n" {
+	// However the test ends, the helper does not outlive it.
+	t.Cleanup(func() {
 		cmd.Process.Kill()
 		cmd.Wait()
+	})
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "locked\n" {
 		t.Fatalf("helper said %q", line)
 	}
 	_, err = Open(t.Context(), cfg)
@@ -157,7 +162,7 @@ func TestLockOfADeadSessionIsReleased(t *testing.T) {
 		t.Fatalf("open while the helper holds the lock: %v, want it named as holder (pid %d)", err, cmd.Process.Pid)
 	}
 	cmd.Process.Kill() // SIGKILL: no Close, no goodbye to the server
-	cmd.Wait()
+	cmd.Wait()         // the cleanup's Kill and Wait are then no-ops
 	// PostgreSQL ends the session when its socket closes, and the lock
 	// with it. That happens asynchronously, so wait for it, boundedly.
 	var s *Store

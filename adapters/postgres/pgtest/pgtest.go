@@ -19,11 +19,13 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Superuser is the bootstrap role initdb creates; local (Unix socket)
@@ -37,6 +39,8 @@ type Server struct {
 	Bin  string
 	Port int
 	cred *syscall.Credential
+	// exited is closed when the running postmaster has exited.
+	exited chan struct{}
 }
 
 // Socket is the directory of the Unix socket, PGHOST for local
@@ -159,19 +163,66 @@ func Start(settings ...string) (*Server, error) {
 func (s *Server) data() string { return filepath.Join(s.Dir, "data") }
 
 // Start starts the (stopped) server and waits until it accepts
-// connections.
+// connections. The postmaster is this process's child, with a parent-death
+// signal (SIGQUIT: PostgreSQL's immediate shutdown), so a test binary that
+// crashes or times out leaves no server running on the machine.
 func (s *Server) Start() error {
-	if out, err := s.run("pg_ctl", "start", "-w", "-t", "120", "-D", s.data(), "-l", filepath.Join(s.Dir, "server.log")); err != nil {
-		log, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
-		return fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, log)
+	logf, err := os.OpenFile(filepath.Join(s.Dir, "server.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
 	}
-	return nil
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		// Linux sends the parent-death signal when the thread that forked
+		// the child exits, so fork from a thread that lives as long as
+		// the server: this goroutine's, locked to it until the server
+		// exits.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		defer close(exited)
+		cmd := exec.Command(filepath.Join(s.Bin, "postgres"), "-D", s.data())
+		cmd.Dir = s.Dir
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "LC_ALL=C.UTF-8"}
+		cmd.Stdout, cmd.Stderr = logf, logf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+		logf.Close()
+	}()
+	if err := <-started; err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	s.exited = exited
+	// Ready when pg_isready says so; bounded, because a loaded machine can
+	// take long to start a server, and a broken one must still fail.
+	for range 2400 {
+		if _, err := s.run("pg_isready", "-q", "-h", s.Socket(), "-p", strconv.Itoa(s.Port)); err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
+			return fmt.Errorf("postgres exited at start:\n%s", log)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(s.Dir, "server.log"))
+	return fmt.Errorf("postgres did not accept connections within 2 minutes:\n%s", log)
 }
 
-// Stop stops the server in mode ("fast", "immediate", …).
+// Stop stops the server in mode ("fast", "immediate", …) and waits until
+// it has exited.
 func (s *Server) Stop(mode string) error {
 	if out, err := s.run("pg_ctl", "stop", "-w", "-t", "120", "-m", mode, "-D", s.data()); err != nil {
 		return fmt.Errorf("pg_ctl stop -m %s: %w\n%s", mode, err, out)
+	}
+	if s.exited != nil {
+		<-s.exited
 	}
 	return nil
 }
