@@ -73,7 +73,7 @@ func (p *validateProblem) diagnostic() diagnostic {
 }
 
 func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Writer) error {
-	src, dir, err := loadSource(o.deployOptions, slog.New(slog.DiscardHandler))
+	src, dir, err := loadSource(o.deployOptions, slog.New(slog.DiscardHandler), stderr)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,11 @@ import (
 // deployOptions are the flags every command that works on a deployment
 // takes: where it is, its variables, and how to run it.
 type deployOptions struct {
-	Dir         string
-	Flake       string
+	Dir   string
+	Flake string
+	// File is --file as given; Flake then holds it as a nixsource
+	// file reference.
+	File        string
 	Vars        []string
 	VarFiles    []string
 	Parallelism int
@@ -39,6 +42,7 @@ func deployFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "dir", Value: ".", Usage: "directory holding the deployment's *.pier.hcl / *.pier.json files"},
 		&cli.StringFlag{Name: "flake", Usage: "deploy a Nix flake instead: `REF` is PATH or PATH#ATTR (default attribute nixops4)"},
+		&cli.StringFlag{Name: "file", Usage: "deploy a plain Nix `FILE` (e.g. nixops4.nix) that evaluates to a NixOps4 component, as nixops4 --file does"},
 		&cli.StringSliceFlag{Name: "var", Usage: "set a variable, `NAME=VALUE` (repeatable)"},
 		&cli.StringSliceFlag{Name: "var-file", Usage: "read variables from an HCL or JSON `FILE` (repeatable)"},
 		&cli.IntFlag{Name: "parallelism", Value: 10, Usage: "run at most `N` operations at once"},
@@ -50,7 +54,7 @@ func deployFlags() []cli.Flag {
 }
 
 func readDeployOptions(c *cli.Context) deployOptions {
-	return deployOptions{
+	o := deployOptions{
 		Dir:         c.String("dir"),
 		Flake:       c.String("flake"),
 		Vars:        c.StringSlice("var"),
@@ -61,15 +65,29 @@ func readDeployOptions(c *cli.Context) deployOptions {
 		Verbose:     c.Bool("verbose"),
 		Lock:        c.String("lock"),
 	}
+	o.File = c.String("file")
+	if f := o.File; f != "" && o.Flake == "" {
+		// A Nix file travels as a reference nixsource reads as a file,
+		// absolute so that a saved plan finds it from anywhere.
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			abs = f
+		}
+		o.Flake = nixsource.FileRefPrefix + abs
+	}
+	return o
 }
 
 // loadSource opens the deployment the options name.
-func loadSource(o deployOptions, logger *slog.Logger) (src source.Source, dir string, err error) {
+func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src source.Source, dir string, err error) {
 	if o.Flake != "" {
-		if len(o.Vars) > 0 || len(o.VarFiles) > 0 {
-			return nil, "", usagef("--var and --var-file apply to HCL deployments, not to --flake")
+		if o.File != "" && !strings.HasPrefix(o.Flake, nixsource.FileRefPrefix) {
+			return nil, "", usagef("--file and --flake name two deployments; give one")
 		}
-		s, err := nixsource.New(o.Flake, nixsource.Options{Logger: logger})
+		if len(o.Vars) > 0 || len(o.VarFiles) > 0 {
+			return nil, "", usagef("--var and --var-file apply to HCL deployments, not to --flake or --file")
+		}
+		s, err := nixsource.New(o.Flake, nixsource.Options{Logger: logger, Warn: func(msg string) { fmt.Fprintln(stderr, "pier: warning:", msg) }})
 		if err != nil {
 			return nil, "", err
 		}
@@ -116,7 +134,7 @@ func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engin
 		stderrLevel = slog.LevelDebug
 	}
 	logger := slog.New(engine.LogHandler(view.event, stderrLevel, base))
-	src, dir, err := loadSource(o, logger)
+	src, dir, err := loadSource(o, logger, stderr)
 	if err != nil {
 		return nil, err
 	}

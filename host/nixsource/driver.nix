@@ -13,8 +13,25 @@
 # in list order when printing it, so the attribution is exact; an error that
 # builtins.tryEval cannot catch (a type error) is attributed to the member of
 # the last "begin" event.
-paramsFile: component:
+paramsFile: given:
 let
+  # NixOps4 before 2026-01-25 exported nixops4Deployments.NAME =
+  # { _type = "nixops4Deployment"; deploymentFunction; }: the same function
+  # under another name. pier reads one such deployment as the root, given
+  # either itself or the whole nixops4Deployments set when it holds one.
+  typeOf = v: if builtins.isAttrs v then v._type or null else null;
+  legacySet =
+    if typeOf given == null && builtins.isAttrs given
+    then builtins.filter (n: typeOf given.${n} == "nixops4Deployment") (builtins.attrNames given)
+    else [ ];
+  picked =
+    if legacySet == [ ] then given
+    else if builtins.length legacySet == 1 then given.${builtins.head legacySet}
+    else abort "pier: the flake exports several deployments in NixOps4's shape before 2026-01-25 (nixops4Deployments: ${toString legacySet}); pick one with --flake REF#nixops4Deployments.NAME";
+  legacy = typeOf picked == "nixops4Deployment";
+  component =
+    if legacy then picked // { _type = "nixops4Component"; rootFunction = picked.deploymentFunction; }
+    else picked;
   params = builtins.fromJSON (builtins.readFile paramsFile);
   known = params.known;
 
@@ -157,7 +174,7 @@ let
     else builtins.deepSeq (builtins.attrNames m.members) null;
 in
 if (component._type or null) != "nixops4Component" then
-  abort "pier: the flake attribute is not a NixOps4 component (its _type is not \"nixops4Component\")"
+  abort "pier: the value evaluated is not a NixOps4 component (its _type is not \"nixops4Component\")"
 else if params.strict != null then strict params.strict
 else {
   members = walk [ ] root;
@@ -165,4 +182,7 @@ else {
   # declaration cannot carry them (NixOps4's provider option has no
   # operations); NixOps4 reads only _type and rootFunction.
   declared = (component.pier or { }).providers or [ ];
+  # The name of the deployment read in the shape before 2026-01-25, so that
+  # pier can warn; null for a nixops4Component.
+  legacy = if !legacy then null else if legacySet == [ ] then "" else builtins.head legacySet;
 }

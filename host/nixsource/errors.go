@@ -10,7 +10,8 @@ import (
 // EvalError is a Nix evaluation error, attributed to the member of the
 // deployment whose evaluation raised it.
 type EvalError struct {
-	// Flake is the installable that was evaluated (REF#ATTR).
+	// Flake names what was evaluated: "flake REF#ATTR", or "file PATH"
+	// for a plain Nix file.
 	Flake string
 	// Member is the member path; nil when the error is outside every member
 	// (the flake itself, or rootFunction).
@@ -29,9 +30,9 @@ func (e *EvalError) Error() string {
 		prefix = r + ": "
 	}
 	if len(e.Member) == 0 {
-		return fmt.Sprintf("%sevaluate flake %s: %s", prefix, e.Flake, e.Message)
+		return fmt.Sprintf("%sevaluate %s: %s", prefix, e.Flake, e.Message)
 	}
-	return fmt.Sprintf("%sevaluate flake %s: member %s: %s", prefix, e.Flake, e.Member, e.Message)
+	return fmt.Sprintf("%sevaluate %s: member %s: %s", prefix, e.Flake, e.Member, e.Message)
 }
 
 // CycleError reports members that wait on each other's outputs, so none
@@ -59,7 +60,7 @@ func (e *CycleError) Error() string {
 			why = append(why, fmt.Sprintf("%s needs %s", e.Cycle[i], strings.Join(n, ", ")))
 		}
 	}
-	msg := fmt.Sprintf("evaluate flake %s: dependency cycle: %s", e.Flake, strings.Join(parts, " → "))
+	msg := fmt.Sprintf("evaluate %s: dependency cycle: %s", e.Flake, strings.Join(parts, " → "))
 	if len(why) > 0 {
 		msg += " (" + strings.Join(why, "; ") + ")"
 	}
@@ -99,9 +100,9 @@ type DeclError struct {
 
 func (e *DeclError) Error() string {
 	if r := e.Range.String(); r != "" {
-		return fmt.Sprintf("%s: flake %s: resource %s: %v", r, e.Flake, e.Resource, e.Err)
+		return fmt.Sprintf("%s: %s: resource %s: %v", r, e.Flake, e.Resource, e.Err)
 	}
-	return fmt.Sprintf("flake %s: resource %s: %v", e.Flake, e.Resource, e.Err)
+	return fmt.Sprintf("%s: resource %s: %v", e.Flake, e.Resource, e.Err)
 }
 
 func (e *DeclError) Unwrap() error { return e.Err }

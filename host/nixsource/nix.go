@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,6 +46,11 @@ type evalOutput struct {
 	// Declared is the component's pier.providers: operations declared
 	// for providers outside their own declarations.
 	Declared []declaredOperations `json:"declared"`
+	// Legacy is set when the deployment is in NixOps4's export shape
+	// before 2026-01-25 (_type "nixops4Deployment", deploymentFunction):
+	// the deployment's name when pier picked it from nixops4Deployments,
+	// "" when the reference named it.
+	Legacy *string `json:"legacy"`
 }
 
 // declaredOperations is one entry of a component's pier.providers: the
@@ -91,7 +97,7 @@ type position struct {
 func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map[string]bool, strict []string) ([]byte, *traces, error) {
 	dir, err := os.MkdirTemp("", "pier-nix-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+		return nil, nil, fmt.Errorf("evaluate %s: %w", s.label, err)
 	}
 	defer os.RemoveAll(dir)
 	if known == nil {
@@ -102,22 +108,25 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 	}
 	params, err := json.Marshal(evalParams{Known: known, Cached: cached, Strict: strict})
 	if err != nil {
-		return nil, nil, fmt.Errorf("evaluate flake %s: encode known outputs: %w", s.installable, err)
+		return nil, nil, fmt.Errorf("evaluate %s: encode known outputs: %w", s.label, err)
 	}
 	// Known outputs may hold secrets: they go to a private file, never on
 	// nix's command line.
 	paramsFile := filepath.Join(dir, "params.json")
 	driverFile := filepath.Join(dir, "driver.nix")
 	if err := os.WriteFile(paramsFile, params, 0o600); err != nil {
-		return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+		return nil, nil, fmt.Errorf("evaluate %s: %w", s.label, err)
 	}
 	if err := os.WriteFile(driverFile, driverExpr, 0o600); err != nil {
-		return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+		return nil, nil, fmt.Errorf("evaluate %s: %w", s.label, err)
 	}
 	args := []string{"eval"}
 	args = append(args, nixFlags...)
 	args = append(args, "--json", "--impure")
 	args = append(args, s.opts.ExtraArgs...)
+	if s.file {
+		args = append(args, "--file")
+	}
 	args = append(args, s.installable, "--apply", fmt.Sprintf("import %q %q", driverFile, paramsFile))
 	cmd := exec.CommandContext(ctx, s.opts.NixBin, args...)
 	cmd.Dir = s.opts.Dir
@@ -134,19 +143,38 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 	}
 	if runErr != nil {
 		if ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("evaluate flake %s: %w", s.installable, ctx.Err())
+			return nil, nil, fmt.Errorf("evaluate %s: %w", s.label, ctx.Err())
 		}
 		msg := tr.message()
 		if msg == "" {
 			msg = runErr.Error()
 		}
 		if _, ok := runErr.(*exec.ExitError); !ok {
-			return nil, nil, fmt.Errorf("evaluate flake %s: run %s: %w", s.installable, s.opts.NixBin, runErr)
+			return nil, nil, fmt.Errorf("evaluate %s: run %s: %w", s.label, s.opts.NixBin, runErr)
+		}
+		if s.defaultAttr && !s.triedLegacy && strings.Contains(msg, "does not provide attribute") && strings.Contains(msg, "'"+DefaultAttr+"'") {
+			// No nixops4 output: the flake may be in NixOps4's shape from
+			// before 2026-01-25, with nixops4Deployments instead.
+			s.triedLegacy = true
+			s.installable = strings.TrimSuffix(s.installable, "#"+DefaultAttr) + "#" + legacyAttr
+			s.label = "flake " + s.installable
+			out, tr2, err := s.runDriver(ctx, known, cached, strict)
+			if err == nil {
+				return out, tr2, nil
+			}
+			var ee *EvalError
+			if errors.As(err, &ee) && strings.Contains(ee.Message, "does not provide attribute") {
+				// Neither shape: say what the user asked for.
+				s.installable = strings.TrimSuffix(s.installable, "#"+legacyAttr) + "#" + DefaultAttr
+				s.label = "flake " + s.installable
+				return nil, tr, &EvalError{Flake: s.label, Message: s.localise(msg)}
+			}
+			return nil, tr2, err
 		}
 		if hint := s.untracked(msg); hint != "" {
-			return nil, tr, &EvalError{Flake: s.installable, Message: hint}
+			return nil, tr, &EvalError{Flake: s.label, Message: hint}
 		}
-		return nil, tr, &EvalError{Flake: s.installable, Member: addressOf(tr.last), Message: s.localise(msg)}
+		return nil, tr, &EvalError{Flake: s.label, Member: addressOf(tr.last), Message: s.localise(msg)}
 	}
 	return stdout.Bytes(), tr, nil
 }

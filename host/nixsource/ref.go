@@ -10,6 +10,10 @@ import (
 // DefaultAttr is the flake attribute read when the reference names none.
 const DefaultAttr = "nixops4"
 
+// legacyAttr is the flake output NixOps4 read before 2026-01-25, tried
+// when a flake has no DefaultAttr and the reference named no attribute.
+const legacyAttr = "nixops4Deployments"
+
 // installable turns a --flake reference (PATH#ATTR, path:…, git+file:…)
 // into the installable nix eval takes. A relative local path resolves
 // against the working directory now, so that a later chdir cannot change

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,6 +30,9 @@ type Options struct {
 	NixStoreBin string
 	// Dir is the working directory of nix; the process's when empty.
 	Dir string
+	// Warn shows the user a warning about the deployment (an old export
+	// shape, say) once; nil sends it to Logger at Warn level.
+	Warn func(msg string)
 	// ExtraArgs are passed to nix eval before the installable, e.g.
 	// "--override-input", "pier", "path:/opt/pier".
 	ExtraArgs []string
@@ -38,6 +42,16 @@ type Options struct {
 // concurrent use; the engine calls Resolve from one goroutine at a time.
 type Source struct {
 	installable string
+	// file is set when the deployment is a Nix file (--file), not a flake:
+	// installable is then the file's absolute path.
+	file bool
+	// label names what is evaluated in messages: "flake REF#ATTR" or
+	// "file PATH".
+	label string
+	// defaultAttr is set when the reference named no attribute, so that a
+	// flake without nixops4 may be read as nixops4Deployments instead;
+	// triedLegacy once that was tried, warnedLegacy once pier warned.
+	defaultAttr, triedLegacy, warnedLegacy bool
 	// declared is the component's pier.providers as of the last round.
 	declared []declaredOperations
 	// localDir is the flake's directory when it is local, for [Source.localise].
@@ -79,6 +93,9 @@ var _ source.Source = (*Source)(nil)
 // [DefaultAttr]. A relative path resolves against the working directory
 // at the time of the call.
 func New(ref string, opts Options) (*Source, error) {
+	if path, ok := strings.CutPrefix(ref, FileRefPrefix); ok {
+		return NewFile(path, opts)
+	}
 	inst, dir, err := parseRef(ref)
 	if err != nil {
 		return nil, err
@@ -96,7 +113,39 @@ func New(ref string, opts Options) (*Source, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Source{installable: inst, localDir: dir, localised: map[string]string{}, opts: opts, log: log, realised: map[string]bool{}}, nil
+	_, attr, _ := strings.Cut(ref, "#")
+	return &Source{installable: inst, label: "flake " + inst, defaultAttr: attr == "", localDir: dir, localised: map[string]string{}, opts: opts, log: log, realised: map[string]bool{}}, nil
+}
+
+// FileRefPrefix marks a reference that [New] reads as a plain Nix file
+// ([NewFile]) rather than a flake, so that a file deployment travels
+// wherever a flake reference does (saved plans, sessions). It is pier's
+// own; nix has no such scheme.
+const FileRefPrefix = "nix-file:"
+
+// NewFile returns a source for a deployment in a plain Nix file, as
+// NixOps4's --file (and its nixops4.nix) reads one: the file evaluates to
+// the component itself, a flake's nixops4 output without the flake. Its
+// relative paths are the file's directory's.
+func NewFile(path string, opts Options) (*Source, error) {
+	if path == "" {
+		return nil, fmt.Errorf("open Nix file: empty path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open Nix file %s: %w", path, err)
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("open Nix file: %w", err)
+	} else if fi.IsDir() {
+		return nil, fmt.Errorf("open Nix file %s: is a directory (give the file, e.g. %s)", path, filepath.Join(path, "nixops4.nix"))
+	}
+	s, err := New("path:"+abs, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.installable, s.file, s.label, s.localDir = abs, true, "file "+abs, filepath.Dir(abs)
+	return s, nil
 }
 
 // Dir is the directory of a local flake, the one holding its flake.nix,
@@ -104,6 +153,14 @@ func New(ref string, opts Options) (*Source, error) {
 // Relative paths in the deployment (a state_file's name, say) resolve
 // against it, as they resolve against --dir for HCL.
 func (s *Source) Dir() string { return s.localDir }
+
+func (s *Source) warn(msg string) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(msg)
+		return
+	}
+	s.log.Warn(msg)
+}
 
 // Installable is the flake reference and attribute that nix evaluates.
 func (s *Source) Installable() string { return s.installable }
@@ -119,7 +176,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	start := time.Now()
 	sums, err := digestOutputs(known)
 	if err != nil {
-		return nil, fmt.Errorf("evaluate flake %s: %w", s.installable, err)
+		return nil, fmt.Errorf("evaluate %s: %w", s.label, err)
 	}
 	var stdout []byte
 	var tr *traces
@@ -142,10 +199,18 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	}
 	var out evalOutput
 	if err := json.Unmarshal(stdout, &out); err != nil {
-		return nil, fmt.Errorf("evaluate flake %s: decode driver result: %w", s.installable, err)
+		return nil, fmt.Errorf("evaluate %s: decode driver result: %w", s.label, err)
+	}
+	if out.Legacy != nil && !s.warnedLegacy {
+		s.warnedLegacy = true
+		what := s.label
+		if *out.Legacy != "" {
+			what += "." + *out.Legacy
+		}
+		s.warn(what + " is in NixOps4's export shape from before 2026-01-25 (nixops4Deployments.NAME, _type \"nixops4Deployment\", deploymentFunction), which pier still reads but NixOps4 no longer does: export one root component instead, nixops4 = { _type = \"nixops4Component\"; rootFunction = …; } (nixops4.lib.mkRoot)")
 	}
 	if err := checkDeclared(out.Declared); err != nil {
-		return nil, &EvalError{Flake: s.installable, Message: err.Error()}
+		return nil, &EvalError{Flake: s.label, Message: err.Error()}
 	}
 	s.declared = out.Declared
 	snap := &source.Snapshot{Providers: map[string]*source.Provider{}}
@@ -158,7 +223,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 			return nil, s.rootError(ctx, known, tr)
 		}
 		if err := checkNames(m.Path); err != nil {
-			return nil, &EvalError{Flake: s.installable, Member: addr, Message: err.Error()}
+			return nil, &EvalError{Flake: s.label, Member: addr, Message: err.Error()}
 		}
 		mt := tr.member(m.Path)
 		positions[addr.String()] = m.Pos
@@ -188,7 +253,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 			snap.Ready = append(snap.Ready, r)
 			contexts[r] = m.Context
 		default:
-			return nil, fmt.Errorf("evaluate flake %s: member %s: unknown status %q: this is a bug in pier", s.installable, addr, m.Status)
+			return nil, fmt.Errorf("evaluate %s: member %s: unknown status %q: this is a bug in pier", s.label, addr, m.Status)
 		}
 	}
 	// A member that is blocked but needed no output threw an error of its
@@ -199,7 +264,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		}
 	}
 	if c := findCycle(snap.Blocked); c != nil {
-		ce := &CycleError{Flake: s.installable, Cycle: c}
+		ce := &CycleError{Flake: s.label, Cycle: c}
 		for _, a := range c {
 			ce.Needs = append(ce.Needs, outputs[a.String()])
 		}
@@ -325,7 +390,7 @@ func (s *Source) strictError(ctx context.Context, known source.Outputs, addr sou
 	if err != nil {
 		return err
 	}
-	return &EvalError{Flake: s.installable, Member: addr,
+	return &EvalError{Flake: s.label, Member: addr,
 		Message: "blocked without waiting on any output, yet evaluates when forced (does the flake use builtins.tryEval on outputValues?)"}
 }
 
@@ -337,13 +402,13 @@ func (s *Source) rootError(ctx context.Context, known source.Outputs, tr *traces
 		if err != nil {
 			return err
 		}
-		return &EvalError{Flake: s.installable, Message: "the deployment's top-level members cannot be listed, yet evaluate when forced"}
+		return &EvalError{Flake: s.label, Message: "the deployment's top-level members cannot be listed, yet evaluate when forced"}
 	}
 	names := make([]string, len(needs))
 	for i, a := range needs {
 		names[i] = a.String()
 	}
-	return &EvalError{Flake: s.installable,
+	return &EvalError{Flake: s.label,
 		Message: fmt.Sprintf("the deployment's top-level members depend on outputs of %s, which cannot exist before the members are known", strings.Join(names, ", "))}
 }
 
@@ -409,7 +474,7 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 		r.Range = source.Range{Filename: s.localise(m.Pos.File), Line: m.Pos.Line, Column: m.Pos.Column}
 	}
 	declErr := func(format string, args ...any) error {
-		return &DeclError{Flake: s.installable, Resource: addr, Range: r.Range, Err: fmt.Errorf(format, args...)}
+		return &DeclError{Flake: s.label, Resource: addr, Range: r.Range, Err: fmt.Errorf(format, args...)}
 	}
 	var h resourceHead
 	if err := json.Unmarshal([]byte(m.Head), &h); err != nil {

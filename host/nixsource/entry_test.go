@@ -1,0 +1,127 @@
+package nixsource
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeFiles writes files (relative name → contents) under dir.
+func writeFiles(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// members is a deployment's members in NixOps4's raw shape: a state file
+// and one memo, with builtin providers.
+const members = `{
+  state.resource = { provider.builtin = "local"; type = "state_file"; inputs.name = "state.json"; outputsSkeleton = { }; state = null; };
+  greeting.resource = { provider.builtin = "local"; type = "memo"; inputs.initialize_with = "hello"; outputsSkeleton.value = { }; state = [ "state" ]; };
+}`
+
+// TestFileDeployment applies a deployment in a plain nixops4.nix with
+// --file, as NixOps4's file evaluation reads one: the file evaluates to
+// the component, imports beside it resolve, and relative paths are the
+// file's directory's.
+func TestFileDeployment(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	dir, cwd := t.TempDir(), t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"nixops4.nix": `{ _type = "nixops4Component"; rootFunction = { outputValues, resourceProviderSystem, ... }: { members = import ./members.nix; }; }`,
+		"members.nix": members,
+	})
+	file := filepath.Join(dir, "nixops4.nix")
+	first := runPier(t, cwd, "apply", "--file", file)
+	if d := cmp.Diff(map[string]float64{"created": 1, "updated": 0, "destroyed": 0}, first.summary(t)); d != "" {
+		t.Errorf("apply --file (-want +got):\n%s", d)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state.json")); err != nil {
+		t.Errorf("the state file is not beside nixops4.nix: %v", err)
+	}
+	if left, _ := os.ReadDir(cwd); len(left) != 0 {
+		t.Errorf("pier wrote into the working directory: %v", left)
+	}
+	again := runPier(t, dir, "plan", "--file", "nixops4.nix")
+	if p := again.ofType("plan"); len(p) != 1 || p[0]["summary"].(map[string]any)["NoOp"] != 1.0 {
+		t.Errorf("plan --file after apply: %v", again.events)
+	}
+
+	writeFiles(t, dir, map[string]string{"bad.nix": `{ members = { }; }`})
+	src, err := NewFile(filepath.Join(dir, "bad.nix"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = src.Resolve(t.Context(), nil)
+	var ee *EvalError
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "evaluate file "+filepath.Join(dir, "bad.nix")+": ") || !strings.Contains(err.Error(), "is not a NixOps4 component") {
+		t.Errorf("a file that is not a component: err = %v", err)
+	}
+	if _, err := NewFile(dir, Options{}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("NewFile(a directory): err = %v", err)
+	}
+}
+
+// TestLegacyExportShape reads flakes in NixOps4's export shape from
+// before 2026-01-25: nixops4Deployments.NAME = { _type =
+// "nixops4Deployment"; deploymentFunction; }.
+func TestLegacyExportShape(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	deployment := `{ _type = "nixops4Deployment"; deploymentFunction = { outputValues, resourceProviderSystem, ... }: { members = ` + members + `; }; }`
+	one := `{ outputs = { self }: { nixops4Deployments.prod = ` + deployment + `; }; }`
+	two := `{ outputs = { self }: { nixops4Deployments = { prod = ` + deployment + `; staging = ` + deployment + `; }; }; }`
+	none := `{ outputs = { self }: { packages = { }; }; }`
+	tests := map[string]struct {
+		flake, attr string
+		wantErr     string
+		wantWarn    string
+	}{
+		"one deployment, no attribute": {flake: one, wantWarn: "#nixops4Deployments.prod is in NixOps4's export shape from before 2026-01-25"},
+		"named by the reference":       {flake: two, attr: "#nixops4Deployments.staging", wantWarn: "#nixops4Deployments.staging is in NixOps4's export shape"},
+		"several, none named":          {flake: two, wantErr: "several deployments in NixOps4's shape before 2026-01-25 (nixops4Deployments: prod staging); pick one with --flake REF#nixops4Deployments.NAME"},
+		"neither shape":                {flake: none, wantErr: "#nixops4: flake 'path:"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"flake.nix": tc.flake})
+			var warned []string
+			src, err := New("path:"+dir+tc.attr, Options{Warn: func(m string) { warned = append(warned, m) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				snap, err := src.Resolve(t.Context(), nil)
+				if tc.wantErr != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+						t.Fatalf("Resolve: err = %v, want %q", err, tc.wantErr)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(snap.Ready) != 2 {
+					t.Errorf("ready = %v, want state and greeting", snap.Ready)
+				}
+			}
+			if len(warned) != 1 || !strings.Contains(warned[0], tc.wantWarn) {
+				t.Errorf("warnings = %q, want one containing %q", warned, tc.wantWarn)
+			}
+		})
+	}
+}
