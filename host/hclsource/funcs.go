@@ -1,6 +1,9 @@
 package hclsource
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
@@ -75,4 +78,10 @@ func functions() map[string]function.Function {
 		"toset":           stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
 		"tostring":        stdlib.MakeToFunc(cty.String),
 	}
+}
+
+// FunctionNames returns the names of the functions expressions may call,
+// sorted; docs/language.md is tested against it.
+func FunctionNames() []string {
+	return slices.Sorted(maps.Keys(functions()))
 }
