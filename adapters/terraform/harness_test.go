@@ -56,6 +56,7 @@ func (b *lockedBuffer) String() string {
 type bridge struct {
 	t      *testing.T
 	cmd    *exec.Cmd
+	plugin string // the provider binary the bridge runs
 	stdin  io.WriteCloser
 	out    *bufio.Reader
 	stderr *lockedBuffer
@@ -104,7 +105,7 @@ func startBridge(t *testing.T, plugin string, o bridgeOpts) *bridge {
 		cmd.ExtraFiles = []*os.File{r}
 		cmd.Env = append(cmd.Env, "PIER_PROVIDER_CONFIG_FD=3")
 	}
-	b := &bridge{t: t, cmd: cmd, stderr: &lockedBuffer{}, hostPipes: hostPipes}
+	b := &bridge{t: t, cmd: cmd, plugin: plugin, stderr: &lockedBuffer{}, hostPipes: hostPipes}
 	cmd.Stderr = b.stderr
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -265,18 +266,30 @@ func (b *bridge) importResource(typ, id string) schema.Response {
 	return b.send(schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: typ, ID: id}})
 }
 
-// providerPID returns the pid of the bridge's one child, the provider.
+// providerPID returns the pid of the bridge's one child running the
+// provider binary. Other children are not the provider: Go's os/exec forks
+// a short-lived child of its own on a process's first exec (the pidfd
+// probe), and under load a scan of /proc can catch it.
 func (b *bridge) providerPID() int {
 	b.t.Helper()
 	pid := b.cmd.Process.Pid
+	plugin, err := filepath.EvalSymlinks(b.plugin)
+	if err != nil {
+		b.t.Fatal(err)
+	}
 	deadline := time.Now().Add(responseBound)
 	for {
-		kids := children(pid)
-		if len(kids) == 1 {
-			return kids[0]
+		var providers []int
+		for _, kid := range children(pid) {
+			if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", kid)); err == nil && exe == plugin {
+				providers = append(providers, kid)
+			}
 		}
-		if len(kids) > 1 || time.Now().After(deadline) {
-			b.t.Fatalf("bridge %d has children %v, want exactly one provider", pid, kids)
+		if len(providers) == 1 {
+			return providers[0]
+		}
+		if len(providers) > 1 || time.Now().After(deadline) {
+			b.t.Fatalf("bridge %d runs providers %v, want exactly one", pid, providers)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

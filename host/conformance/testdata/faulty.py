@@ -67,7 +67,7 @@ def handle(kind, body):
         if body["type"] == "thing" and not body["isStateful"] and FAULT != "pretend-stateful":
             raise Refused('type "thing" requires state')
         if FAULT == "hang-create" and body["inputProperties"] == {"name": "a"}:
-            time.sleep(60)  # never answers in time
+            time.sleep(3600)  # never answers in time
         if FAULT == "invalid-create":
             return {"createResourceResponse": {"outputProperties": {"id": "1"}, "extra": True}}
         outputs = {"id": "thing-1"} if body["type"] == "thing" else {}
