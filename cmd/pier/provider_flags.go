@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/schema"
 )
@@ -22,7 +23,8 @@ import (
 // builtinProviders are the adapters --builtin can name, with the optional
 // operations they implement (declared on their behalf).
 var builtinProviders = map[string][]schema.Operation{
-	"local": {schema.OperationDestroy},
+	"local":    {schema.OperationDestroy},
+	"postgres": {schema.OperationDestroy},
 }
 
 // providerProcessOptions say how to run the provider under test.
@@ -59,7 +61,7 @@ func providerProcessFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "provider-exe", Usage: "run the provider at `PATH`"},
 		&cli.GenericFlag{Name: "provider-arg", Value: &repeatedFlag{}, Usage: "pass `ARG` to the provider (repeatable; commas are kept)"},
-		&cli.StringFlag{Name: "builtin", Usage: "run a provider shipped with pier: `local` (same as --provider-exe PIER --provider-arg adapter --provider-arg local)"},
+		&cli.StringFlag{Name: "builtin", Usage: "run a provider shipped with pier: `local` or postgres (same as --provider-exe PIER --provider-arg adapter --provider-arg local)"},
 		&cli.StringFlag{Name: "operations", Usage: "optional operations the provider declares, comma-separated: `destroy,read,import`"},
 		&cli.DurationFlag{Name: "timeout", Value: provider.DefaultTimeout, Usage: "bound the request; a provider that does not answer in time is killed"},
 		&cli.StringFlag{Name: "resource", Value: "cli", Usage: "the resource `ADDRESS` named in logs and errors"},
@@ -90,7 +92,7 @@ func providerProcessOptionsFrom(c *cli.Context) (providerProcessOptions, error) 
 	}
 	if o.Builtin != "" {
 		if _, ok := builtinProviders[o.Builtin]; !ok {
-			return o, usagef("--builtin %q: unknown (known: local)", o.Builtin)
+			return o, usagef("--builtin %q: unknown (known: local, postgres)", o.Builtin)
 		}
 	}
 	for _, name := range strings.Split(c.String("operations"), ",") {
@@ -128,6 +130,7 @@ func (o providerProcessOptions) config(stderr io.Writer) (provider.Config, error
 		cfg.Name = o.Builtin
 		cfg.Executable = self
 		cfg.Args = append([]string{"adapter", o.Builtin}, o.Args...)
+		cfg.Env = engine.BuiltinEnv(o.Builtin, nil, false)
 		for _, op := range builtinProviders[o.Builtin] {
 			if !containsOperation(cfg.Operations, op) {
 				cfg.Operations = append(cfg.Operations, op)

@@ -22,10 +22,10 @@ var libpqEnv = []string{
 // states read-only (see adapters/postgres.ReadOnlyEnv).
 const readOnlyEnv = "PIER_STATE_READ_ONLY"
 
-// builtinEnv is the environment pier adds for a built-in adapter: the
+// BuiltinEnv is the environment pier adds for a built-in adapter: the
 // declaration's own, the libpq settings for postgres, and the read-only
-// mark.
-func builtinEnv(builtin string, declared map[string]string, readOnly bool) map[string]string {
+// mark. pier provider --builtin uses it too, so the adapter sees the same.
+func BuiltinEnv(builtin string, declared map[string]string, readOnly bool) map[string]string {
 	env := map[string]string{}
 	if builtin == "postgres" {
 		for _, k := range libpqEnv {

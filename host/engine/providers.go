@@ -178,7 +178,7 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 		}
 		pc.Executable = p.cfg.PierExecutable
 		pc.Args = []string{"adapter", d.Builtin}
-		pc.Env = builtinEnv(d.Builtin, d.Env, p.cfg.ReadOnlyState)
+		pc.Env = BuiltinEnv(d.Builtin, d.Env, p.cfg.ReadOnlyState)
 	case d.Terraform != "":
 		// The configuration may hold credentials: it goes to the bridge on
 		// a file descriptor, never on its command line or into state.
