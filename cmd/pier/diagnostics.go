@@ -98,7 +98,21 @@ func diagnosticsOf(err error, verbose bool) []diagnostic {
 		}
 	}
 	walk(err)
-	return out
+	// A mistake reached by many evaluations (a local read by many
+	// instances, say) is one mistake: say it once.
+	seen := map[string]bool{}
+	uniq := out[:0]
+	for _, d := range out {
+		key := d.Severity + "\x00" + d.Summary + "\x00" + d.Detail + "\x00" + d.Address
+		if d.Range != nil {
+			key += fmt.Sprintf("\x00%s:%d:%d", d.Range.Filename, d.Range.Start.Line, d.Range.Start.Column)
+		}
+		if !seen[key] {
+			seen[key] = true
+			uniq = append(uniq, d)
+		}
+	}
+	return uniq
 }
 
 func fromHCL(d *hcl.Diagnostic) diagnostic {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,6 +96,11 @@ type runFlags struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var flags runFlags
 	err := runApp(ctx, args, stdout, stderr, &flags)
+	var ue usageError
+	if errors.As(err, &ue) && !flags.json {
+		// A flag error stops parsing before the command sees --json.
+		flags.json = slices.ContainsFunc(args, func(a string) bool { return a == "--json" || a == "-json" })
+	}
 	reportError(err, flags, stdout, stderr)
 	return err
 }
