@@ -526,13 +526,15 @@ func (e *Engine) checkResource(r *source.Resource, states map[string]*StateView)
 }
 
 // sameInputs compares JSON inputs as values, so that 1 and 1.0, or a
-// json.Number and a float64 of the same value, are equal.
+// json.Number and a float64 of the same value, are equal, and
+// 9007199254740993 and 9007199254740992 are not.
 func sameInputs(a, b map[string]any) bool {
 	return reflect.DeepEqual(normalize(a), normalize(b))
 }
 
 // normalize rewrites a JSON value so that equal JSON compares equal with
-// reflect.DeepEqual: numbers become float64 and empty containers nil.
+// reflect.DeepEqual: numbers become their exact value (see number.go) and
+// empty containers nil.
 func normalize(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -553,16 +555,8 @@ func normalize(v any) any {
 			out[i] = normalize(e)
 		}
 		return out
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		return f
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
+	case json.Number, float64, int, int64:
+		return exactNumber(x)
 	}
 	return v
 }

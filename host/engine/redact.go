@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/pierhq/pier/schema"
 	"slices"
 	"strings"
 )
@@ -122,8 +123,7 @@ func redactPath(v any, steps []any) {
 			}
 			return
 		}
-		f, ok := steps[0].(float64)
-		i := int(f)
+		i, ok := schema.StepIndex(steps[0]) // float64 or json.Number, as decoded
 		if !ok || i < 0 || i >= len(x) {
 			return
 		}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -36,7 +37,7 @@ func TestPoolParallel(t *testing.T) {
 	pool := NewPool(Config{Name: "py", Executable: exe}, size)
 	var (
 		mu   sync.Mutex
-		pids = map[float64]int{}
+		pids = map[int]int{}
 		wg   sync.WaitGroup
 	)
 	for range requests {
@@ -49,7 +50,7 @@ func TestPoolParallel(t *testing.T) {
 				return
 			}
 			mu.Lock()
-			pids[out.OutputProperties["pid"].(float64)]++
+			pids[outputPID(t, out.OutputProperties)]++
 			mu.Unlock()
 		})
 	}
@@ -85,7 +86,7 @@ func TestPoolReplacesFailedProcess(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Kind != KindExited || pe.ExitStatus != "exit status 4" || !containsLine(pe.Stderr, "python-provider: crashing on purpose") {
 		t.Fatalf("crash: error = %v, want KindExited with exit status 4 and the stderr line", err)
 	}
-	proctest.AssertGroupGone(t, int(first.OutputProperties["pid"].(float64)))
+	proctest.AssertGroupGone(t, outputPID(t, first.OutputProperties))
 	second, err := pool.Create(t.Context(), "c", greet)
 	if err != nil {
 		t.Fatalf("request after a crash: %v", err)
@@ -110,7 +111,7 @@ func TestPoolReplacesDeadIdleProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := int(first.OutputProperties["pid"].(float64))
+	pid := outputPID(t, first.OutputProperties)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -142,4 +143,19 @@ func TestPoolStartError(t *testing.T) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
+}
+
+// outputPID reads the pid output of the test provider, a JSON number kept
+// exact (json.Number).
+func outputPID(t testing.TB, out schema.Properties) int {
+	t.Helper()
+	n, ok := out["pid"].(json.Number)
+	if !ok {
+		t.Fatalf("pid output %#v is not a json.Number", out["pid"])
+	}
+	pid, err := n.Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(pid)
 }

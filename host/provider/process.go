@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -286,8 +287,12 @@ func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
 	if got != want && got != "errorResponse" {
 		return nil, p.fail(r, KindWrongKind, fmt.Errorf("response is %s, want %s or errorResponse", got, want))
 	}
+	// Numbers stay exact (json.Number): a float64 would turn a provider's
+	// 9007199254740993 into 9007199254740992 before it is recorded.
 	var resp schema.Response
-	if err := json.Unmarshal(line, &resp); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&resp); err != nil {
 		return nil, p.fail(r, KindInvalid, fmt.Errorf("decode response: %w", err))
 	}
 	p.log.Debug("response", KeyResource, r.resource, KeyOp, got, "bytes", len(line))

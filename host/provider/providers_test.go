@@ -106,7 +106,7 @@ func TestPythonProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := updated.OutputProperties["length"]; got != float64(7) {
+	if got := updated.OutputProperties["length"]; got != json.Number("7") {
 		t.Errorf("updated length = %v, want 7", got)
 	}
 	extant := schema.ExtantResource{Type: "memo", InputProperties: newInputs, OutputProperties: updated.OutputProperties}
@@ -211,7 +211,7 @@ func TestShProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(schema.Properties{"path": path, "size": float64(3)}, created.OutputProperties); diff != "" {
+	if diff := cmp.Diff(schema.Properties{"path": path, "size": json.Number("3")}, created.OutputProperties); diff != "" {
 		t.Errorf("file outputs (-want +got):\n%s", diff)
 	}
 	newInputs := schema.Properties{"path": path, "content": "abcdef"}
@@ -219,7 +219,7 @@ func TestShProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(path); string(got) != "abcdef" || updated.OutputProperties["size"] != float64(6) {
+	if got, _ := os.ReadFile(path); string(got) != "abcdef" || updated.OutputProperties["size"] != json.Number("6") {
 		t.Errorf("after update: file %q, outputs %v", got, updated.OutputProperties)
 	}
 	if _, err := p.Destroy(ctx, "f", &schema.DestroyResourceRequest{Resource: schema.ExtantResource{Type: "file", InputProperties: newInputs}}); err != nil {
