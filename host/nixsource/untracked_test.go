@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // TestUntrackedFiles evaluates flakes in git repositories with files git
@@ -15,9 +17,7 @@ import (
 func TestUntrackedFiles(t *testing.T) {
 	t.Parallel()
 	needNix(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not found: install it with .ci/setup.d/10-base.sh")
-	}
+	testneed.Tool(t, "git")
 	const reads = `{ outputs = { self }: { nixops4 = { _type = "nixops4Component"; rootFunction = _: { members = builtins.fromJSON (builtins.readFile ./members.json); }; }; }; }`
 	tests := map[string]struct {
 		files   map[string]string
