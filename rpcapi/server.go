@@ -120,7 +120,7 @@ func (s *Server) Handshake(ctx context.Context, req *pier1.Handshake_Request) (*
 		ServerVersion: s.cfg.Version,
 		Capabilities: &pier1.ServerCapabilities{
 			ProviderLogs:             client.ProviderLogs,
-			SavedPlans:               false,
+			SavedPlans:               true,
 			FlakeDeployments:         nixErr == nil,
 			LockVerification:         true,
 			TerraformProviderSchemas: true,
@@ -481,10 +481,20 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 		}
 		out.Send(&pier1.PlanDeployment_Event{Event: &pier1.PlanDeployment_Event_PlannedChange{PlannedChange: pc}})
 	}
+	var saved []byte
+	if req.GetSavedPlan() {
+		if saved, err = savedPlanBytes(s.cfg.Version, dep.d, p); err != nil {
+			eng.Close()
+			for _, d := range diagnostics(err) {
+				diag(d)
+			}
+			return complete(&pier1.PlanDeployment_Complete{})
+		}
+	}
 	sum := p.Summary()
 	pl := &plan{eng: eng, plan: p, sink: k}
 	h := s.handles.add(kindPlan, pl, req.GetDeploymentHandle())
-	return complete(&pier1.PlanDeployment_Complete{PlanHandle: h, Summary: &pier1.Summary{
+	return complete(&pier1.PlanDeployment_Complete{PlanHandle: h, SavedPlan: saved, Summary: &pier1.Summary{
 		Create: int32(sum.Create), Update: int32(sum.Update), Destroy: int32(sum.Destroy), Replace: int32(sum.Replace), NoOp: int32(sum.NoOp),
 	}})
 }

@@ -312,3 +312,32 @@ func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) 
 	}
 	return inspect.New(h.EvalContext(), states), nil
 }
+
+// Ref says where the deployment came from, for a saved plan: the
+// absolute directory or the flake, the variables (NAME=VALUE, sorted) and
+// the variable files (absolute).
+type Ref struct {
+	Dir      string
+	Flake    string
+	Vars     []string
+	VarFiles []string
+}
+
+// Ref returns the deployment's [Ref].
+func (d *Deployment) Ref() (Ref, error) {
+	r := Ref{Flake: d.opts.Flake}
+	if d.opts.Flake == "" {
+		r.Dir = d.dir
+	}
+	for _, k := range sortedKeys(d.opts.Vars) {
+		r.Vars = append(r.Vars, k+"="+d.opts.Vars[k])
+	}
+	for _, f := range d.opts.VarFiles {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return r, fmt.Errorf("variable file %s: %w", f, err)
+		}
+		r.VarFiles = append(r.VarFiles, abs)
+	}
+	return r, nil
+}

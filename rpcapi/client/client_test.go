@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -379,5 +380,36 @@ func TestServerExitsWhenClientCloses(t *testing.T) {
 	c.Close()
 	if !c.Exited() {
 		t.Error("pier rpcapi still runs after Close")
+	}
+}
+
+// TestSavedPlanAppliesWithPierApply: the saved-plan bytes of a Plan over
+// the RPC are a plan file `pier apply FILE` carries out.
+func TestSavedPlanAppliesWithPierApply(t *testing.T) {
+	t.Parallel()
+	c := start(t, true)
+	ctx := t.Context()
+	dir := writeDeployment(t, map[string]string{"main.pier.hcl": deploymentHCL})
+	od, err := c.Deployments.OpenDeployment(ctx, &pier1.OpenDeployment_Request{Source: &pier1.OpenDeployment_Request_Dir{Dir: dir}, LockMode: pier1.LockMode_LOCK_OFF})
+	if err != nil || od.DeploymentHandle == 0 {
+		t.Fatalf("OpenDeployment = %v, %v", od, err)
+	}
+	plan, err := c.Plan(ctx, &pier1.PlanDeployment_Request{DeploymentHandle: od.DeploymentHandle, SavedPlan: true})
+	if err != nil || len(plan.Complete.SavedPlan) == 0 {
+		t.Fatalf("Plan = %+v, %v", plan, err)
+	}
+	if _, err := c.Deployments.DiscardPlan(ctx, &pier1.DiscardPlan_Request{PlanHandle: plan.Complete.PlanHandle}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(file, plan.Complete.SavedPlan, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(testbin.Pier(t), "apply", "--lock=off", file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pier apply FILE: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "memo = \"first\"") {
+		t.Errorf("pier apply FILE:\n%s", out)
 	}
 }
