@@ -10,6 +10,7 @@ package main
 //	pier ARGS...     run pier; fails unless it exits 0 (or !pier: non-zero)
 //	exitcode N       the last pier exited N
 //	journal          print the journal provider's operations, one a line
+//	mode FILE PERM   FILE has permissions PERM (octal, as 0600)
 //	need TOOL...     the scenario needs TOOL on PATH (python3, perl, ...),
 //	                 or the file TOOL when it holds a slash: skip saying
 //	                 so, or fail under make test
@@ -124,6 +125,16 @@ func TestScenarios(t *testing.T) {
 			"journal": func(ts *testscript.TestScript, neg bool, args []string) {
 				if err := ts.Exec(self, "journal"); err != nil {
 					ts.Fatalf("journal: %v", err)
+				}
+			},
+			"mode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 || neg {
+					ts.Fatalf("usage: mode FILE PERM (octal, e.g. 0600)")
+				}
+				fi, err := os.Stat(ts.MkAbs(args[0]))
+				ts.Check(err)
+				if got := fmt.Sprintf("%#o", fi.Mode().Perm()); got != args[1] {
+					ts.Fatalf("%s has mode %s, want %s", args[0], got, args[1])
 				}
 			},
 			"need": func(ts *testscript.TestScript, neg bool, args []string) {
