@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -83,15 +84,40 @@ func newStateShowCommand() *cli.Command {
 
 func newStateDumpCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "dump",
-		Usage: "print the whole resolved state of every state handler (may contain secrets)",
+		Name:      "dump",
+		Usage:     "print the whole resolved state of every state handler, or of the one at PATH (may contain secrets)",
+		ArgsUsage: "[PATH]",
+		Description: `Without PATH, prints an object of every state handler's document, keyed by
+the handler's address. With PATH, the address of a state handler resource
+(e.g. state, or infra.state), prints that handler's document alone, as
+nixops4 state dump PATH does. The output is unredacted: it may hold
+secrets.`,
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usagef("state dump takes at most one state handler address, got %d arguments", c.NArg())
+			}
+			path := c.Args().First()
 			fmt.Fprintln(c.App.ErrWriter, "pier: warning: the state dump is unredacted and may contain secrets")
 			return withStates(c, func(states map[string]*engine.StateView) error {
-				out := map[string]any{}
-				for h, v := range states {
-					out[h] = v.Document
+				var out any
+				if path != "" {
+					v := states[path]
+					if v == nil {
+						handlers := make([]string, 0, len(states))
+						for h := range states {
+							handlers = append(handlers, h)
+						}
+						sort.Strings(handlers)
+						return fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", path, strings.Join(handlers, ", "))
+					}
+					out = v.Document
+				} else {
+					all := map[string]any{}
+					for h, v := range states {
+						all[h] = v.Document
+					}
+					out = all
 				}
 				b, err := json.MarshalIndent(out, "", "  ")
 				if err != nil {

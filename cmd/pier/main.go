@@ -31,6 +31,7 @@ var (
 // groupUsage describes the command groups that registerSub fills.
 var groupUsage = map[string]string{
 	"adapter":   "run a provider that ships with pier (speaks the v0 protocol on stdin/stdout)",
+	"members":   "list the members of a deployment, as nixops4 members list does",
 	"provider":  "talk to one provider directly, to test it",
 	"state":     "inspect and maintain a deployment's state",
 	"statefile": "inspect and maintain a state_file event log",

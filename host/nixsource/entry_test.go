@@ -3,11 +3,15 @@ package nixsource
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/internal/nixops4state"
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 // writeFiles writes files (relative name → contents) under dir.
@@ -123,5 +127,55 @@ func TestLegacyExportShape(t *testing.T) {
 				t.Errorf("warnings = %q, want one containing %q", warned, tc.wantWarn)
 			}
 		})
+	}
+}
+
+// pierOut runs the real pier in dir and returns its stdout.
+func pierOut(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	cmd := exec.CommandContext(tb.Context(), testbin.Pier(tb), args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("pier %v: %v\n%s%s", args, err, out, stderr.String())
+	}
+	return string(out)
+}
+
+// TestMembersListAndStateDump runs pier members list and pier state dump
+// PATH, the commands NixOps4 users type, on a flake in NixOps4's shape
+// with a state file NixOps4 wrote.
+func TestMembersListAndStateDump(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	flake := copyFlake(t, "interop", nil)
+	data, err := os.ReadFile(filepath.Join(flake, "nixops4-state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(flake, "state.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ref := "path:" + flake
+	if got := pierOut(t, flake, "members", "list", "--flake", ref); got != "app\nstate\ntoken\n" {
+		t.Errorf("members list = %q, want app, state, token", got)
+	}
+	got := pierOut(t, flake, "members", "list", "--flake", ref, "--json", "app")
+	if want := `{"message_type":"member","name":"motd","address":"app.motd","kind":"resource"}` + "\n"; got != want {
+		t.Errorf("members list --json app = %q, want %q", got, want)
+	}
+
+	dump := pierOut(t, flake, "state", "dump", "--flake", ref, "state")
+	st, err := nixops4state.ReadDocument([]byte(dump))
+	if err != nil {
+		t.Fatalf("state dump state is not a document NixOps4 reads: %v\n%s", err, dump)
+	}
+	if got := st.Resources["token"].OutputProperties["value"]; got != "from nixops4" {
+		t.Errorf("state dump: token's value = %v\n%s", got, dump)
+	}
+	if got := st.Deployments["app"].Resources["motd"].InputProperties["initialize_with"]; got != "motd: from nixops4" {
+		t.Errorf("state dump: app.motd's input = %v\n%s", got, dump)
 	}
 }
