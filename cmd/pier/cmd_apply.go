@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -19,45 +20,71 @@ func init() { register(newApplyCommand) }
 type applyOptions struct {
 	deployOptions
 	PlanFile string
+	Controls engine.PlanOptions
+	Yes      bool
 }
 
 func newApplyCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "apply",
 		Usage:     "carry out the changes, or a saved plan",
-		ArgsUsage: "[PLANFILE]",
-		Description: `Plans and applies at once (it does not prompt, as in NixOps4), or, given a
-PLANFILE from pier plan -out, carries out exactly that plan and refuses if
-any state has moved since. Independent resources run in parallel; each
-stateful change is recorded before anything that depends on it starts. The
-first Ctrl-C starts nothing new and waits for running operations; the
-second stops them.
+		ArgsUsage: "[PLANFILE | MEMBER...]",
+		Description: `Plans and applies at once, or, given a PLANFILE from pier plan -out, carries
+out exactly that plan and refuses if any state has moved since. MEMBER
+arguments (anything that is not an existing file) limit the apply to those
+resources and what they depend on, as --target does and as nixops4 apply
+<paths> does.
+
+On a terminal, pier apply shows the plan and asks before changing
+anything, unless --yes is given. Off a terminal it goes on, except that a
+plan that destroys or replaces anything needs --yes: without it pier
+refuses (exit 2) and names what would be destroyed. pier apply PLANFILE
+never asks: the plan was reviewed when it was made.
+
+Independent resources run in parallel; each stateful change is recorded
+before anything that depends on it starts. The first Ctrl-C starts nothing
+new and waits for running operations; the second stops them.
 
 Exit codes: 0 applied, 1 error (some resources failed), 2 usage,
 3 saved plan is stale, 130 interrupted.`,
-		Flags: deployFlags(),
+		Flags: append(append(deployFlags(), planControlFlags()...),
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation, and allow destroys and replacements off a terminal"}),
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usagef("apply takes at most one argument, a plan file")
+			o := applyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes")}
+			var members []string
+			if c.NArg() == 1 && isPlanFile(c.Args().First()) {
+				o.PlanFile = c.Args().First()
+			} else {
+				members = c.Args().Slice()
 			}
-			o := applyOptions{deployOptions: readDeployOptions(c), PlanFile: c.Args().First()}
 			if o.PlanFile != "" {
 				// A saved plan is carried out exactly: it names its own
 				// deployment and variables, and these would be ignored.
-				for _, f := range []string{"dir", "flake", "file", "var", "var-file"} {
+				for _, f := range []string{"dir", "flake", "file", "var", "var-file", "replace", "target"} {
 					if c.IsSet(f) {
-						return usagef("--%s cannot be combined with a plan file: the plan names its deployment and variables; make a new plan with pier plan -out instead", f)
+						return usagef("--%s cannot be combined with a plan file: the plan names its deployment, variables and targets; make a new plan with pier plan -out instead", f)
 					}
 				}
 			}
-			return runApply(c.Context, o, gracefulStop(), c.App.Writer, c.App.ErrWriter)
+			controls, err := readPlanControls(c, members)
+			if err != nil {
+				return err
+			}
+			o.Controls = controls
+			return runApplyWith(c.Context, o, gracefulStop(), os.Stdin, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
 
 func (e *staleError) ExitCode() int { return exitStalePlan }
 
+// runApply applies without asking, as a script would with --yes.
 func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout, stderr io.Writer) error {
+	o.Yes = true
+	return runApplyWith(ctx, o, stop, nil, stdout, stderr)
+}
+
+func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, stdin *os.File, stdout, stderr io.Writer) error {
 	var saved *savedPlan
 	if o.PlanFile != "" {
 		sp, err := readPlanFile(o.PlanFile)
@@ -81,8 +108,10 @@ func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout,
 	var plan *engine.Plan
 	if saved != nil && saved.Destroy {
 		plan, err = eng.PlanDestroy(ctx)
+	} else if saved != nil {
+		plan, err = eng.PlanWith(ctx, saved.Controls)
 	} else {
-		plan, err = eng.Plan(ctx)
+		plan, err = eng.PlanWith(ctx, o.Controls)
 	}
 	if err != nil {
 		return err
@@ -95,6 +124,14 @@ func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout,
 	if !o.JSON {
 		renderPlan(stdout, plan)
 		fmt.Fprintln(stdout)
+	}
+	if saved == nil {
+		// A terminal to ask on: stdin to read the answer, stdout for the
+		// question; --json output is for programs, which cannot answer.
+		interactive := stdin != nil && isTerminal(stdin) && isTerminal(stdout) && !o.JSON
+		if err := confirmApply(ctx, plan, o.Yes, interactive, stdin, stop, stdout); err != nil {
+			return err
+		}
 	}
 	res, err := eng.Apply(ctx, stop, plan)
 	view.close()

@@ -6,32 +6,45 @@ import (
 	"io"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/engine"
 )
 
 func init() { register(newPlanCommand) }
 
 type planOptions struct {
 	deployOptions
-	Out string
+	Out             string
+	Controls        engine.PlanOptions
+	DetailedExitcode bool
 }
 
 func newPlanCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "plan",
-		Usage: "show what apply would change, or save it with -out",
+		Name:      "plan",
+		Usage:     "show what apply would change, or save it with -out",
+		ArgsUsage: "[MEMBER...]",
 		Description: `Reads the deployment's state through its state handlers (starting only their
 providers) and prints, per resource, what apply would do and how its inputs
 change. With -out FILE the plan is saved as an execution graph with the
 position of every state it was made against; pier apply FILE carries out
 exactly that plan, or refuses if the state has moved.
 
-Exit codes: 0 planned, 1 error, 2 usage, 130 interrupted.`,
-		Flags: append(deployFlags(), &cli.StringFlag{Name: "out", Usage: "save the plan to `FILE` (written 0600: it may hold inputs)"}),
+MEMBER arguments limit the plan to those resources (and the members below
+them) and what they depend on, as --target does. --replace ADDR replaces a
+resource although it is unchanged.
+
+Exit codes: 0 planned, 1 error, 2 usage, 130 interrupted. With
+--detailed-exitcode: 0 no changes, 1 error, 2 the plan has changes.`,
+		Flags: append(append(deployFlags(), planControlFlags()...),
+			&cli.StringFlag{Name: "out", Usage: "save the plan to `FILE` (written 0600: it may hold inputs)"},
+			&cli.BoolFlag{Name: "detailed-exitcode", Usage: "exit 0 for no changes, 1 for an error, 2 for changes"}),
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("plan takes no arguments")
+			controls, err := readPlanControls(c, c.Args().Slice())
+			if err != nil {
+				return err
 			}
-			return runPlan(c.Context, planOptions{deployOptions: readDeployOptions(c), Out: c.String("out")}, c.App.Writer, c.App.ErrWriter)
+			return runPlan(c.Context, planOptions{deployOptions: readDeployOptions(c), Out: c.String("out"), Controls: controls, DetailedExitcode: c.Bool("detailed-exitcode")}, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -47,7 +60,7 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		return err
 	}
 	defer eng.Close()
-	plan, err := eng.Plan(ctx)
+	plan, err := eng.PlanWith(ctx, o.Controls)
 	if err != nil {
 		return err
 	}
@@ -61,12 +74,15 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		renderPlan(stdout, plan)
 	}
 	if o.Out != "" {
-		if err := writePlanFile(o.Out, o.deployOptions, plan); err != nil {
+		if err := writePlanFile(o.Out, o.deployOptions, o.Controls, plan); err != nil {
 			return err
 		}
 		if !o.JSON {
 			fmt.Fprintf(stdout, "\nSaved the plan to %s. Apply exactly it with: pier apply %s\n", o.Out, o.Out)
 		}
+	}
+	if o.DetailedExitcode && plan.HasChanges() {
+		return changesFound{}
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ func resourceDiagnostic(re *engine.ResourceError, verbose bool) diagnostic {
 // reportError renders err once: as diagnostics on stdout with --json,
 // otherwise on stderr, configuration errors with their source lines.
 func reportError(err error, o runFlags, stdout, stderr io.Writer) {
-	if err == nil {
+	if !printable(err) {
 		return
 	}
 	diags := diagnosticsOf(err, o.verbose)

@@ -113,7 +113,7 @@ func TestTimeStaticTriggersReplace(t *testing.T) {
 		}
 	}
 	before := strings.Count(d.mustRun("statefile", "log", "state.json"), "\n")
-	out = d.mustRun("apply")
+	out = d.mustRun("apply", "--yes")
 	if !strings.Contains(out, "1 created, 0 updated, 1 destroyed") {
 		t.Errorf("apply:\n%s", out)
 	}

@@ -196,7 +196,7 @@ func TestTerraformTimeExample(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"state": "read-state", "released": "replace", "grace_ends": "update"}, ops); diff != "" {
 		t.Errorf("plan --json operations (-want +got):\n%s", diff)
 	}
-	cmd := d.command("apply", "--var", tp, "--var", "release=v2")
+	cmd := d.command("apply", "--yes", "--var", tp, "--var", "release=v2")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

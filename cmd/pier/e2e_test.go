@@ -387,7 +387,7 @@ resource "kept" {
 	if !strings.Contains(out, `provider "journal" does not declare the destroy operation`) || !strings.Contains(out, "pier state forget kept") {
 		t.Fatalf("plan does not warn:\n%s", out)
 	}
-	out, _, code := d.run("apply")
+	out, _, code := d.run("apply", "--yes")
 	if code != exitError || !strings.Contains(out, "pier state forget kept") {
 		t.Fatalf("apply: exit %d\n%s", code, out)
 	}
@@ -568,7 +568,7 @@ resource "y" {
   inputs = { value = "alone", sleep = 0.5 }
 }
 `})
-	d.mustRun("apply")
+	d.mustRun("apply", "--yes")
 	var order []string
 	for _, e := range d.journal() {
 		if e.Op == "update" || e.Op == "destroy" {
@@ -791,7 +791,7 @@ resource "state" {
 }
 `})
 	want := `provider "journal", which recorded this resource, is no longer declared in the deployment`
-	out, errs, code := d.run("apply")
+	out, errs, code := d.run("apply", "--yes")
 	out += errs
 	if code != exitError || !strings.Contains(out, want) || !strings.Contains(out, "pier state forget r") {
 		t.Fatalf("apply: exit %d, want the message %q:\n%s", code, want, out)
@@ -969,7 +969,7 @@ resource "after" {
 	if out := d.mustRun("plan"); !strings.Contains(out, "r will be replaced (type changed from memo to file") || !strings.Contains(out, "1 to replace") {
 		t.Errorf("plan:\n%s", out)
 	}
-	out := d.mustRun("apply")
+	out := d.mustRun("apply", "--yes")
 	if !strings.Contains(out, "1 created, 1 updated, 1 destroyed") {
 		t.Errorf("apply:\n%s", out)
 	}

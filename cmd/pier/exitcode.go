@@ -14,6 +14,7 @@ const (
 	exitOK          = 0
 	exitError       = 1
 	exitUsage       = 2
+	exitPlanChanges = 2 // pier plan --detailed-exitcode only
 	exitStalePlan   = 3
 	exitStateLocked = 4
 	exitInterrupted = 130
@@ -26,7 +27,7 @@ var exitCodes = []struct {
 }{
 	{exitOK, "success"},
 	{exitError, "error: a resource, provider or the configuration failed, or a confirmation was declined"},
-	{exitUsage, "usage: an unknown command or flag, or wrong arguments"},
+	{exitUsage, "usage: an unknown command or flag, or wrong arguments (pier plan --detailed-exitcode: the plan has changes)"},
 	{exitStalePlan, "stale plan: a saved plan no longer matches the state or the deployment (run pier plan again)"},
 	{exitStateLocked, "state locked: another process holds a state file's lock"},
 	{exitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
@@ -60,6 +61,16 @@ func (e declinedError) ExitCode() int { return exitError }
 
 // exitCoder lets an error choose its own exit code (e.g. a stale plan).
 type exitCoder interface{ ExitCode() int }
+
+// quietError is an exit code that is not an error to print (pier plan
+// --detailed-exitcode's "there are changes").
+type quietError interface{ quiet() }
+
+// printable reports whether main should print err.
+func printable(err error) bool {
+	var q quietError
+	return err != nil && !errors.As(err, &q)
+}
 
 // exitCode maps the error a command returned to pier's exit code. It is
 // the only switch from errors to codes.

@@ -23,7 +23,7 @@ func TestExitCodes(t *testing.T) {
 		"unknown global flag":      {[]string{"--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
 		"unknown flag of a subcmd": {[]string{"statefile", "show", "--bogus"}, exitUsage, "see pier statefile show --help"},
 		"bad flag value":           {[]string{"provider", "create", "--timeout", "soon"}, exitUsage, "invalid value"},
-		"extra argument":           {[]string{"plan", "extra"}, exitUsage, "plan takes no arguments"},
+		"extra argument":           {[]string{"statefile", "log", "a", "b"}, exitUsage, "takes one state file"},
 		"var without equals":       {[]string{"plan", "--dir", "nonexistent", "--var", "x"}, exitUsage, `--var "x": want NAME=VALUE`},
 		"ordinary failure":         {[]string{"statefile", "show", "nonexistent.json"}, exitError, "nonexistent.json"},
 		"destroy off a terminal":   {[]string{"destroy", "--dir", "nonexistent"}, exitUsage, "pass --yes"},

@@ -22,7 +22,10 @@ type savedPlan struct {
 	PierVersion   string        `json:"pier_version"`
 	Deployment    deploymentRef `json:"deployment"`
 	Destroy       bool          `json:"destroy,omitempty"`
-	Graph         *engine.Graph `json:"graph"`
+	// Controls are the plan's --replace and --target: apply plans with
+	// them again to check the plan.
+	Controls engine.PlanOptions `json:"controls,omitempty"`
+	Graph    *engine.Graph      `json:"graph"`
 }
 
 // deploymentRef says where a saved plan's deployment came from.
@@ -33,7 +36,7 @@ type deploymentRef struct {
 	VarFiles []string `json:"var_files,omitempty"`
 }
 
-func writePlanFile(path string, o deployOptions, p *engine.Plan) error {
+func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, p *engine.Plan) error {
 	g, err := p.Graph()
 	if err != nil {
 		return err
@@ -42,7 +45,7 @@ func writePlanFile(path string, o deployOptions, p *engine.Plan) error {
 	if err != nil {
 		return err
 	}
-	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref}
+	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref, Controls: controls}
 	data, err := json.MarshalIndent(sp, "", "  ")
 	if err != nil {
 		return err

@@ -19,7 +19,8 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 	}
 	shown := 0
 	for _, c := range p.Changes {
-		if c.StateHandler || c.Action == engine.ActionNoOp {
+		// A create-before-destroy replace shows its deposed half itself.
+		if c.StateHandler || c.Action == engine.ActionNoOp || c.OfReplace {
 			continue
 		}
 		if shown == 0 {
@@ -67,6 +68,9 @@ func renderChange(w io.Writer, c *engine.Change) {
 		sym, verb = "-", "will be destroyed"
 	case engine.ActionReplace:
 		sym, verb = "-/+", "will be replaced"
+		if c.CreateBeforeDestroy {
+			sym = "+/-"
+		}
 	}
 	fmt.Fprintf(w, "  %s", paintW(w, sgrBold, "# "+addr+" "+verb))
 	if c.Note != "" {

@@ -108,9 +108,8 @@ type applier struct {
 	recorders    map[string]*recorder
 	stopped      bool
 	lastSnap     *source.Snapshot
-	// destroyIndex maps an address to the destroy and update nodes whose
-	// prior entry was recorded as depending on it; see dependencies.
-	destroyIndex map[string][]string
+	// deps orders the nodes; see deps.go.
+	deps *depIndex
 	// unlinked are the nodes added since the last link.
 	unlinked []*node
 	// absorbed are the ready resources absorbed already: a source returns
@@ -146,8 +145,8 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 		recorders:  map[string]*recorder{},
 		lastSnap:   plan.Snapshot,
 
-		destroyIndex: map[string][]string{},
-		absorbed:     map[*source.Resource]bool{},
+		deps:     newDepIndex(),
+		absorbed: map[*source.Resource]bool{},
 
 		absorbedBlocked: map[*source.Blocked]bool{},
 		deferredDone:    plan.Snapshot == nil || plan.Snapshot.Complete(),
@@ -189,11 +188,7 @@ func (a *applier) addNode(c *Change) *node {
 	n := &node{change: c, status: StatusPending}
 	a.nodes[c.Addr()] = n
 	a.unlinked = append(a.unlinked, n)
-	if p := c.Prior; p != nil && (c.Action == ActionDestroy || c.Action == ActionUpdate || c.Action == ActionReplace) {
-		for _, d := range p.Entry.Dependencies {
-			a.destroyIndex[d] = append(a.destroyIndex[d], c.Addr())
-		}
-	}
+	a.deps.add(c)
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusPending, Provider: c.Provider()})
 	return n
 }
@@ -263,23 +258,8 @@ func (n *node) follows(addr string) bool {
 	return false
 }
 
-// dependencies lists the addresses a node must wait for.
-func (a *applier) dependencies(n *node) []string {
-	c := n.change
-	if c.Action == ActionDestroy {
-		// Destroy after everything recorded as depending on this resource
-		// is destroyed, or updated to no longer depend on it.
-		return a.destroyIndex[c.Addr()]
-	}
-	var out []string
-	if c.Resource != nil {
-		for _, d := range c.Resource.DependsOn {
-			out = append(out, d.String())
-		}
-	}
-	out = append(out, c.WaitsOn...)
-	return out
-}
+// dependencies lists the nodes a node must wait for.
+func (a *applier) dependencies(n *node) []string { return a.deps.deps(n.change) }
 
 // run is the scheduling loop.
 func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
@@ -392,7 +372,7 @@ func (a *applier) absorb(r resolveResult) {
 			if prior == nil {
 				prior = a.recordedEntry(addr)
 			}
-			c := a.e.changeFor(res, prior)
+			c := decide(res, prior, a.plan.replace[addr])
 			if c.Action != ActionNoOp {
 				// The resolved resource may depend on more than the
 				// blocked one said (a lazy source may not know a blocked
@@ -412,12 +392,12 @@ func (a *applier) absorb(r resolveResult) {
 			}
 			continue
 		}
-		if a.nodes[addr] != nil || a.plan.Change(addr) != nil {
+		if a.nodes[addr] != nil || a.plan.Change(addr) != nil || !a.inTargets(addr) {
 			continue
 		}
 		// A resource the plan did not know: a member of a composite that
 		// was structurally blocked.
-		c := a.e.changeFor(res, a.recordedEntry(addr))
+		c := decide(res, a.recordedEntry(addr), a.plan.replace[addr])
 		a.plan.add(c)
 		if c.Action == ActionNoOp {
 			a.setKnown(addr, c.Prior.Entry.OutputProperties)
@@ -435,6 +415,9 @@ func (a *applier) absorb(r resolveResult) {
 			if a.pending[addr] == n {
 				a.rewait(n, b.WaitsOn)
 			}
+			continue
+		}
+		if !a.inTargets(addr) {
 			continue
 		}
 		var waits []string
@@ -505,6 +488,12 @@ func (a *applier) rewait(n *node, waits []source.Address) {
 	}
 }
 
+// inTargets reports whether a resource learnt of during apply belongs to
+// a targeted plan.
+func (a *applier) inTargets(addr string) bool {
+	return len(a.plan.Targets) == 0 || targeted(addr, a.plan.Targets)
+}
+
 func (a *applier) recordedEntry(addr string) *Recorded {
 	for _, v := range a.plan.States {
 		if r := v.Entries[addr]; r != nil {
@@ -526,7 +515,7 @@ func (a *applier) planDeferredDestroys(snap *source.Snapshot) {
 	}
 	for _, v := range a.plan.States {
 		for addr, rec := range v.Entries {
-			if present[addr] || a.nodes[addr] != nil || a.plan.Change(addr) != nil {
+			if present[addr] || a.nodes[addr] != nil || a.plan.Change(addr) != nil || !a.inTargets(addr) {
 				continue
 			}
 			c := a.e.destroyChange(rec)
@@ -618,6 +607,9 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		out := resp.UpdateResourceResponse.OutputProperties
 		return out, a.recordPut(ctx, "update", c, out)
 	case ActionDestroy:
+		if c.Deposed != "" {
+			return nil, a.destroyDeposed(ctx, c)
+		}
 		prior := c.Prior.Entry
 		if !a.e.providers.declared(prov) {
 			return nil, fmt.Errorf("provider %q, which recorded this resource, is no longer declared in the deployment, so pier cannot destroy it; declare the provider again, or remove the real object yourself, then run: pier state forget %s", prov, addr)
@@ -643,6 +635,9 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error) {
 	addr := c.Addr()
 	prov := c.Provider()
+	if c.CreateBeforeDestroy {
+		return a.createBeforeDestroy(ctx, c)
+	}
 	// Destroy first: the new object may need the old one's name. The
 	// removal is recorded before the create, so a failed create
 	// leaves a state that says the object is gone, as it is.
@@ -672,7 +667,50 @@ func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error
 	return out, a.recordPut(ctx, "create", c, out)
 }
 
+// createBeforeDestroy creates the replacement and records it as current
+// with the old object as deposed, in one event: at no point does the
+// state lack an object that exists. The change with Deposed ==
+// c.DeposeKey destroys the old object later.
+func (a *applier) createBeforeDestroy(ctx context.Context, c *Change) (map[string]any, error) {
+	r := c.Resource
+	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", err)
+	}
+	out := resp.CreateResourceResponse.OutputProperties
+	old := c.Prior.Entry
+	return out, a.recordPutWith(ctx, "create", c, out, func(pb *patchBuilder) error {
+		return pb.depose(c.Address, c.DeposeKey, old)
+	})
+}
+
+// destroyDeposed destroys a deposed object and records that it is gone.
+func (a *applier) destroyDeposed(ctx context.Context, c *Change) error {
+	prior := c.Prior.Entry
+	prov := prior.Provider
+	if !a.e.providers.supports(prov, schema.OperationDestroy) {
+		return fmt.Errorf("provider %q does not declare the destroy operation (or is no longer declared), so pier cannot destroy this deposed object; remove the real object yourself, then run: pier state forget %s", prov, c.Address)
+	}
+	if _, err := a.e.providers.call(ctx, prov, c.Addr(), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+	}}); err != nil {
+		return fmt.Errorf("destroy the deposed object (it stays recorded; the next apply tries again): %w", err)
+	}
+	return a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
+		pb.removeDeposed(c.Address, c.Deposed)
+		return nil
+	})
+}
+
 func (a *applier) recordPut(ctx context.Context, event string, c *Change, outputs map[string]any) error {
+	return a.recordPutWith(ctx, event, c, outputs, nil)
+}
+
+// recordPutWith records c's new object, and with also what then
+// belongs in the same event.
+func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, outputs map[string]any, with func(*patchBuilder) error) error {
 	r := c.Resource
 	if !r.Stateful() {
 		return nil
@@ -683,7 +721,10 @@ func (a *applier) recordPut(ctx context.Context, event string, c *Change, output
 	}
 	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
 	if err := a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
-		return pb.put(c.Address, entry)
+		if err := pb.put(c.Address, entry); err != nil || with == nil {
+			return err
+		}
+		return with(pb)
 	}); err != nil {
 		return err
 	}
@@ -735,7 +776,10 @@ func (a *applier) finish(r nodeResult) {
 		a.result.Destroyed++
 	case ActionReplace:
 		a.result.Created++
-		a.result.Destroyed++
+		if !r.n.change.CreateBeforeDestroy {
+			// Otherwise its deposed half counts the destroy.
+			a.result.Destroyed++
+		}
 	}
 }
 
@@ -851,7 +895,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 	// After a failure an output may be unknown only because what it reads
 	// failed to change; the object, and so the recorded value, is still
 	// there.
-	partial := len(a.result.Errors) > 0 || len(a.pending) > 0
+	partial := len(a.result.Errors) > 0 || len(a.pending) > 0 || len(a.plan.Targets) > 0
 	return a.writeOutputs(ctx, handler, snap.Outputs, partial)
 }
 

@@ -74,19 +74,14 @@ func (p *Plan) Graph() (*Graph, error) {
 			todo = append(todo, c)
 		}
 	}
-	// Destroys follow the destroys, updates and replaces of what was
-	// recorded as depending on them, as in apply; index those once.
-	destroyDependents := map[string][]string{}
-	for _, o := range todo {
-		if (o.Action == ActionDestroy || o.Action == ActionUpdate || o.Action == ActionReplace) && o.Prior != nil {
-			for _, d := range o.Prior.Entry.Dependencies {
-				destroyDependents[d] = append(destroyDependents[d], o.Addr())
-			}
-		}
+	// The same order as apply's; see deps.go.
+	ix := newDepIndex()
+	for _, c := range todo {
+		ix.add(c)
 	}
 	deps := map[string][]string{}
 	for _, c := range todo {
-		deps[c.Addr()] = planDependencies(c, destroyDependents)
+		deps[c.Addr()] = ix.deps(c)
 	}
 	// Kahn's algorithm. Among the operations whose dependencies are
 	// placed, the one earliest in the plan's (address) order goes next, so
@@ -197,20 +192,6 @@ func MovedProviders(saved, now *Graph) []string {
 		}
 	}
 	return moved
-}
-
-// planDependencies lists the addresses c must follow.
-func planDependencies(c *Change, destroyDependents map[string][]string) []string {
-	var out []string
-	if c.Action == ActionDestroy {
-		return destroyDependents[c.Addr()]
-	}
-	if c.Resource != nil {
-		for _, d := range c.Resource.DependsOn {
-			out = append(out, d.String())
-		}
-	}
-	return append(out, c.WaitsOn...)
 }
 
 func uniqueInts(s []int) []int {

@@ -71,6 +71,18 @@ type Change struct {
 	// every apply", that the provider cannot destroy, or which attributes
 	// force a replacement).
 	Note string
+	// Deposed is set on the destroy of a deposed object: its key. Prior is
+	// then the deposed object.
+	Deposed string
+	// OfReplace marks the destroy of the object a create-before-destroy
+	// replacement deposes: the second half of that replace, not counted
+	// on its own.
+	OfReplace bool
+	// CreateBeforeDestroy marks a replace that creates the new object
+	// first and deposes the old one under DeposeKey; the change with
+	// Deposed == DeposeKey destroys it.
+	CreateBeforeDestroy bool
+	DeposeKey           string
 	// SensitiveInputs are input paths whose values the plan must not show,
 	// in the Terraform bridge's dotted form ("metadata.api_key", "*" for
 	// any element): from the provider's schema for a Terraform resource
@@ -83,8 +95,13 @@ type Change struct {
 	Planned map[string]any
 }
 
-// Addr is the address as a string.
-func (c *Change) Addr() string { return c.Address.String() }
+// Addr names the change: the address, and for a deposed object its key.
+func (c *Change) Addr() string {
+	if c.Deposed != "" {
+		return c.Address.String() + " (deposed " + c.Deposed + ")"
+	}
+	return c.Address.String()
+}
 
 // Provider is the name of the provider that carries out the change.
 func (c *Change) Provider() string {
@@ -120,8 +137,14 @@ type Plan struct {
 	Destroy bool
 	// Warnings are problems found while planning that do not stop it.
 	Warnings []string
+	// Targets are the --target addresses the plan is limited to; empty
+	// means the whole deployment.
+	Targets []string
 
 	byAddr map[string]*Change
+	// replace are the addresses --replace names, for resources decided
+	// during apply too.
+	replace map[string]bool
 }
 
 // Summary counts the changes by action.
@@ -133,7 +156,7 @@ type Summary struct {
 func (p *Plan) Summary() Summary {
 	var s Summary
 	for _, c := range p.Changes {
-		if c.StateHandler || c.Structural {
+		if c.StateHandler || c.Structural || c.OfReplace {
 			continue
 		}
 		switch c.Action {
@@ -184,22 +207,42 @@ type planner struct {
 	// planning refuses it, while the state commands must still work, to
 	// let pier state forget resolve it.
 	duplicate error
+	// replace are the addresses --replace names.
+	replace map[string]bool
+}
+
+// PlanOptions steer a plan, as Terraform's -replace and -target do.
+type PlanOptions struct {
+	// Replace are addresses to replace although they are unchanged.
+	Replace []string `json:"replace,omitempty"`
+	// Targets limit the plan to these addresses (an address also names
+	// the instances and members below it) and what they depend on.
+	Targets []string `json:"targets,omitempty"`
 }
 
 // Plan resolves the deployment against its recorded state. It starts the
 // state handlers' providers (to read state) and no other provider.
 func (e *Engine) Plan(ctx context.Context) (*Plan, error) {
-	return e.plan(ctx, false)
+	return e.PlanWith(ctx, PlanOptions{})
+}
+
+// PlanWith plans with options.
+func (e *Engine) PlanWith(ctx context.Context, o PlanOptions) (*Plan, error) {
+	return e.plan(ctx, false, o)
 }
 
 // PlanDestroy plans the destruction of everything the deployment's states
 // hold.
 func (e *Engine) PlanDestroy(ctx context.Context) (*Plan, error) {
-	return e.plan(ctx, true)
+	return e.plan(ctx, true, PlanOptions{})
 }
 
-func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
-	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll}, recorded: map[string]*Recorded{}}
+func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Plan, error) {
+	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}}, recorded: map[string]*Recorded{}}
+	for _, a := range o.Replace {
+		pl.plan.replace[a] = true
+	}
+	pl.replace = pl.plan.replace
 	snap, err := e.resolve(ctx, pl.plan.Known)
 	if err != nil {
 		return nil, err
@@ -213,7 +256,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 	if destroyAll {
 		pl.plan.Snapshot = snap
 		pl.planDestroyAll()
-		pl.plan.sort()
+		if err := pl.finish(snap); err != nil {
+			return nil, err
+		}
 		return pl.plan, nil
 	}
 	snap, err = pl.settle(ctx, snap)
@@ -235,7 +280,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool) (*Plan, error) {
 	if err := e.previewChanges(ctx, pl.plan); err != nil {
 		return nil, err
 	}
-	pl.plan.sort()
+	if err := pl.finish(snap); err != nil {
+		return nil, err
+	}
 	return pl.plan, nil
 }
 
@@ -373,7 +420,7 @@ func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.S
 			addr := r.Address.String()
 			rec := pl.recorded[addr]
 			// A changed type is replaced, with new outputs.
-			if rec == nil || !r.Stateful() || rec.Entry.Type != r.Type || !sameInputs(r.Inputs, rec.Entry.InputProperties) {
+			if rec == nil || !r.Stateful() || rec.Entry.Type != r.Type || pl.replace[addr] || !sameInputs(keptInputs(r, rec), rec.Entry.InputProperties) {
 				continue
 			}
 			if _, known := pl.plan.Known[addr]; !known {
@@ -410,7 +457,7 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 		if err := pl.e.checkResource(r, pl.plan.States); err != nil {
 			return err
 		}
-		pl.plan.add(pl.e.changeFor(r, pl.recorded[addr]))
+		pl.plan.add(pl.changeFor(r, pl.recorded[addr]))
 	}
 	for _, b := range snap.Blocked {
 		addr := b.Address.String()
@@ -471,8 +518,27 @@ func underStructural(a source.Address, snap *source.Snapshot) bool {
 	return false
 }
 
+// changeFor classifies a resource whose inputs are known, with its
+// lifecycle's ignore_changes applied and --replace honoured.
+func (pl *planner) changeFor(r *source.Resource, rec *Recorded) *Change {
+	return decide(r, rec, pl.replace[r.Address.String()])
+}
+
+// decide classifies a resource whose inputs are known, with its
+// lifecycle's ignore_changes applied; replace forces a replacement.
+func decide(r *source.Resource, rec *Recorded, replace bool) *Change {
+	if rec != nil && r.Stateful() {
+		r = withKeptInputs(r, rec)
+	}
+	c := changeFor(r, rec)
+	if replace && rec != nil && r.Stateful() && (c.Action == ActionNoOp || c.Action == ActionUpdate) {
+		c.Action, c.Note = ActionReplace, "replacement requested with --replace"
+	}
+	return c
+}
+
 // changeFor classifies a resource whose inputs are known.
-func (e *Engine) changeFor(r *source.Resource, rec *Recorded) *Change {
+func changeFor(r *source.Resource, rec *Recorded) *Change {
 	c := &Change{Address: r.Address, Resource: r, SensitiveInputs: r.SensitiveInputs}
 	switch {
 	case !r.Stateful():

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -33,6 +34,10 @@ type Entry struct {
 	// SensitiveInputs are the dotted paths of inputs that came from
 	// sensitive values, so that pier state show can hide them.
 	SensitiveInputs []string
+	// Deposed are objects this resource had before a create-before-destroy
+	// replacement, by deposed key, not destroyed yet: the next apply
+	// destroys them. They still exist, so the state keeps them.
+	Deposed map[string]Entry
 }
 
 // The keys of an entry in a state document. The property keys are the ones
@@ -46,17 +51,19 @@ const (
 	keyProvider     = "provider"
 	keyDependencies = "dependencies"
 	keySensitive    = "sensitiveInputs"
+	keyDeposed      = "deposed"
 )
 
 // entryJSON is an entry as written: NixOps4's spelling, with both property
 // objects present even when empty, because NixOps4's reader requires them.
 type entryJSON struct {
-	Type             string         `json:"type"`
-	InputProperties  map[string]any `json:"input_properties"`
-	OutputProperties map[string]any `json:"output_properties"`
-	Provider         string         `json:"provider,omitempty"`
-	Dependencies     []string       `json:"dependencies,omitempty"`
-	SensitiveInputs  []string       `json:"sensitiveInputs,omitempty"`
+	Type             string           `json:"type"`
+	InputProperties  map[string]any   `json:"input_properties"`
+	OutputProperties map[string]any   `json:"output_properties"`
+	Provider         string           `json:"provider,omitempty"`
+	Dependencies     []string         `json:"dependencies,omitempty"`
+	SensitiveInputs  []string         `json:"sensitiveInputs,omitempty"`
+	Deposed          map[string]Entry `json:"deposed,omitempty"`
 }
 
 // MarshalJSON writes the entry in the spelling NixOps4's code reads.
@@ -240,6 +247,16 @@ func decodeEntry(raw any) (Entry, error) {
 	e.Provider, _ = m[keyProvider].(string)
 	e.Dependencies = stringList(m[keyDependencies])
 	e.SensitiveInputs = stringList(m[keySensitive])
+	if dep, ok := m[keyDeposed].(map[string]any); ok && len(dep) > 0 {
+		e.Deposed = make(map[string]Entry, len(dep))
+		for key, raw := range dep {
+			d, err := decodeEntry(raw)
+			if err != nil {
+				return Entry{}, fmt.Errorf("deposed object %s: %w", key, err)
+			}
+			e.Deposed[key] = d
+		}
+	}
 	return e, nil
 }
 
@@ -295,6 +312,9 @@ type storedDoc struct {
 	entries map[string]bool
 	outputs map[string]bool
 	paths   map[string]bool
+	// deposed are the deposed objects recorded per address: a put keeps
+	// them, since they still exist.
+	deposed map[string]map[string]Entry
 }
 
 // stored copies what a view says exists.
@@ -303,9 +323,14 @@ func (v *StateView) stored() *storedDoc {
 		entries: make(map[string]bool, len(v.Entries)),
 		outputs: make(map[string]bool, len(v.Outputs)),
 		paths:   make(map[string]bool, len(v.paths)),
+		deposed: map[string]map[string]Entry{},
 	}
-	for k := range v.Entries {
+	for k, rec := range v.Entries {
 		d.entries[k] = true
+		if len(rec.Entry.Deposed) > 0 {
+			d.deposed[k] = maps.Clone(rec.Entry.Deposed)
+			d.paths[entryPointer(rec.Address)+"/deposed"] = true
+		}
 	}
 	for k := range v.Outputs {
 		d.outputs[k] = true
@@ -334,9 +359,12 @@ func (p *patchBuilder) ensure(ptr string) {
 	p.doc.paths[ptr] = true
 }
 
+// put records e as addr's current object, keeping its deposed objects.
 func (p *patchBuilder) put(addr source.Address, e Entry) error {
 	ptr := entryPointer(addr)
 	p.ensure(ptr[:strings.LastIndexByte(ptr, '/')])
+	e.Deposed = p.doc.deposed[addr.String()]
+	p.doc.paths[ptr+"/deposed"] = len(e.Deposed) > 0
 	val, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -350,12 +378,58 @@ func (p *patchBuilder) put(addr source.Address, e Entry) error {
 	return nil
 }
 
+// remove records that addr has no current object. The caller has
+// destroyed its deposed objects first (they are ordered before it).
 func (p *patchBuilder) remove(addr source.Address) {
 	if !p.doc.entries[addr.String()] {
 		return
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: entryPointer(addr)})
 	delete(p.doc.entries, addr.String())
+	delete(p.doc.deposed, addr.String())
+	delete(p.doc.paths, entryPointer(addr)+"/deposed")
+}
+
+// depose records old as a deposed object of addr under key. addr must
+// be recorded (put first).
+func (p *patchBuilder) depose(addr source.Address, key string, old Entry) error {
+	old.Deposed = nil
+	a := addr.String()
+	ptr := entryPointer(addr) + "/deposed"
+	if !p.doc.paths[ptr] {
+		// Not ensure: the entry itself is not a path it knows.
+		p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
+		p.doc.paths[ptr] = true
+	}
+	val, err := json.Marshal(old)
+	if err != nil {
+		return err
+	}
+	if p.doc.deposed[a] == nil {
+		p.doc.deposed[a] = map[string]Entry{}
+	}
+	p.doc.deposed[a][key] = old
+	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr + "/" + pointerSegment(key), Value: val})
+	return nil
+}
+
+// removeDeposed records that a deposed object is gone.
+func (p *patchBuilder) removeDeposed(addr source.Address, key string) {
+	a := addr.String()
+	if _, ok := p.doc.deposed[a][key]; !ok {
+		return
+	}
+	delete(p.doc.deposed[a], key)
+	ptr := entryPointer(addr) + "/deposed"
+	if len(p.doc.deposed[a]) == 0 {
+		// The last one: the member goes, so that the entry reads as
+		// one NixOps4 would write.
+		delete(p.doc.deposed, a)
+		delete(p.doc.paths, ptr)
+		p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: ptr})
+		return
+	}
+	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: ptr + "/" + pointerSegment(key)})
 }
 
 func (p *patchBuilder) putOutput(name string, o RecordedOutput) error {

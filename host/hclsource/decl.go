@@ -85,6 +85,7 @@ type resourceDecl struct {
 	state     *source.Address
 	stateRef  *ref
 	dependsOn []*ref // explicit depends_on
+	lifecycle *source.Lifecycle
 	refs      []*ref // references in inputs, count and for_each
 	tree      *ctxNode
 	defRange  hcl.Range

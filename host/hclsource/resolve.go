@@ -650,6 +650,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		DependsOn:       deps.of(reads),
 		Range:           toSourceRange(r.defRange),
 		SensitiveInputs: sensitivePaths(val),
+		Lifecycle:       r.lifecycle,
 	}
 	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil

@@ -3,6 +3,7 @@ package hclsource
 import (
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/pierhq/pier/host/source"
@@ -17,6 +18,12 @@ var resourceSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "depends_on"},
 	{Name: "count"},
 	{Name: "for_each"},
+}, Blocks: []hcl.BlockHeaderSchema{{Type: "lifecycle"}}}
+
+var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "create_before_destroy"},
+	{Name: "prevent_destroy"},
+	{Name: "ignore_changes"},
 }}
 
 var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -76,7 +83,94 @@ func (d *Deployment) decodeResource(r *resourceDecl, b *hcl.Block) (*hcl.BodyCon
 	case hasForEach:
 		r.expand, r.expandBy = expandForEach, f.Expr
 	}
+	for i, lb := range content.Blocks {
+		if i > 0 {
+			diags = append(diags, diagErr(lb.DefRange, "Duplicate lifecycle block",
+				"resource %q has more than one lifecycle block; merge them.", r.name))
+			continue
+		}
+		r.lifecycle = d.decodeLifecycle(r, lb, &diags)
+	}
 	return content, diags
+}
+
+// decodeLifecycle reads a lifecycle block. Its values must be known when
+// the deployment loads, as in Terraform: they decide what a plan may do.
+func (d *Deployment) decodeLifecycle(r *resourceDecl, b *hcl.Block, diags *hcl.Diagnostics) *source.Lifecycle {
+	content, ds := b.Body.Content(lifecycleSchema)
+	*diags = append(*diags, ds...)
+	lc := &source.Lifecycle{Range: toSourceRange(b.DefRange)}
+	boolAttr := func(name string, dst *bool) {
+		a, ok := content.Attributes[name]
+		if !ok {
+			return
+		}
+		v, ds := a.Expr.Value(d.baseCtx)
+		*diags = append(*diags, ds...)
+		if ds.HasErrors() {
+			return
+		}
+		v, _ = v.Unmark()
+		if !v.IsKnown() || v.IsNull() || v.Type() != cty.Bool {
+			*diags = append(*diags, diagErr(a.Expr.Range(), "Invalid lifecycle setting",
+				"lifecycle.%s of resource %q must be true or false, known when the deployment loads.", name, r.name))
+			return
+		}
+		*dst = v.True()
+	}
+	boolAttr("create_before_destroy", &lc.CreateBeforeDestroy)
+	boolAttr("prevent_destroy", &lc.PreventDestroy)
+	if a, ok := content.Attributes["prevent_destroy"]; ok {
+		lc.Range = toSourceRange(a.NameRange)
+	}
+	if a, ok := content.Attributes["ignore_changes"]; ok {
+		lc.IgnoreChanges = ignoreChangesPaths(r.name, a, diags)
+	}
+	return lc
+}
+
+// ignoreChangesPaths reads ignore_changes: a list of references into the
+// inputs (inputs.tags, inputs.tags["owner"]) or the keyword all.
+func ignoreChangesPaths(name string, a *hcl.Attribute, diags *hcl.Diagnostics) []string {
+	if kw := hcl.ExprAsKeyword(a.Expr); kw == "all" {
+		return []string{"*"}
+	}
+	exprs, ds := hcl.ExprList(a.Expr)
+	*diags = append(*diags, ds...)
+	var out []string
+	for _, e := range exprs {
+		tr, ds := hcl.AbsTraversalForExpr(e)
+		bad := func() {
+			*diags = append(*diags, diagErr(e.Range(), "Invalid ignore_changes entry",
+				"lifecycle.ignore_changes of resource %q lists inputs by reference, like inputs.NAME or inputs.NAME.KEY, or is the keyword all.", name))
+		}
+		if ds.HasErrors() || len(tr) < 2 || tr.RootName() != "inputs" {
+			bad()
+			continue
+		}
+		var parts []string
+		ok := true
+		for _, step := range tr[1:] {
+			switch s := step.(type) {
+			case hcl.TraverseAttr:
+				parts = append(parts, s.Name)
+			case hcl.TraverseIndex:
+				if s.Key.Type() == cty.String {
+					parts = append(parts, s.Key.AsString())
+				} else {
+					ok = false
+				}
+			default:
+				ok = false
+			}
+		}
+		if !ok {
+			bad()
+			continue
+		}
+		out = append(out, strings.Join(parts, "."))
+	}
+	return out
 }
 
 func (d *Deployment) providerRef(a *hcl.Attribute, diags *hcl.Diagnostics) string {

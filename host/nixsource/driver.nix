@@ -138,6 +138,7 @@ let
       head = builtins.tryEval (builtins.toJSON {
         inherit (res) provider type;
         state = res.state or null;
+        lifecycle = res.lifecycle or null;
       });
       names = builtins.tryEval (let n = builtins.attrNames (res.inputs or { }); in builtins.deepSeq n n);
       inputs = builtins.listToAttrs (map

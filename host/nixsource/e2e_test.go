@@ -195,7 +195,7 @@ func TestApplyFlake(t *testing.T) {
 	}
 
 	writeFile("extras.json", `"extra1", "extra2"`, `"extra1"`)
-	removal := run("apply", "--flake", ref)
+	removal := run("apply", "--yes", "--flake", ref)
 	if d := cmp.Diff(map[string]float64{"created": 0, "updated": 0, "destroyed": 1}, removal.summary(t)); d != "" {
 		t.Errorf("removal (-want +got):\n%s", d)
 	}

@@ -464,6 +464,10 @@ type resourceHead struct {
 	// State is the state handler's member path, as a list of names or
 	// (a pier convenience) a dotted address; null for a stateless resource.
 	State json.RawMessage `json:"state"`
+	// Lifecycle is the pier extension beside inputs: create_before_destroy,
+	// prevent_destroy and ignore_changes (a list of input paths), as in
+	// HCL.
+	Lifecycle *source.Lifecycle `json:"lifecycle"`
 }
 
 // resource builds the engine's view of a member's resource and registers
@@ -523,6 +527,16 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 		return nil, declErr("state: %w", err)
 	}
 	r.State = st
+	if h.Lifecycle != nil {
+		lc := *h.Lifecycle
+		lc.Range = r.Range
+		// Paths name inputs as in HCL, inputs.NAME, or as NAME alone.
+		lc.IgnoreChanges = nil
+		for _, p := range h.Lifecycle.IgnoreChanges {
+			lc.IgnoreChanges = append(lc.IgnoreChanges, strings.TrimPrefix(p, "inputs."))
+		}
+		r.Lifecycle = &lc
+	}
 	for name, js := range m.Inputs {
 		dec := json.NewDecoder(strings.NewReader(js))
 		dec.UseNumber()

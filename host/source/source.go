@@ -88,6 +88,27 @@ type Resource struct {
 	// sensitive values (e.g. a sensitive variable), which pier must never
 	// show; "*" stands for every element of a list or set.
 	SensitiveInputs []string
+	// Lifecycle are the resource's controls over how it changes; nil
+	// when it sets none.
+	Lifecycle *Lifecycle
+}
+
+// Lifecycle are a resource's controls over how a plan changes it, as
+// Terraform's lifecycle block has them.
+type Lifecycle struct {
+	// CreateBeforeDestroy makes a replacement create the new object
+	// first; the old one is then destroyed as a deposed object.
+	CreateBeforeDestroy bool `json:"create_before_destroy,omitempty"`
+	// PreventDestroy makes a plan that would destroy or replace the
+	// resource fail.
+	PreventDestroy bool `json:"prevent_destroy,omitempty"`
+	// IgnoreChanges are the dotted paths of inputs ("tags.owner") whose
+	// changes are not planned: the recorded values are kept. "*" means
+	// every input.
+	IgnoreChanges []string `json:"ignore_changes,omitempty"`
+	// Range is where prevent_destroy is set, or else where the lifecycle
+	// is declared.
+	Range Range `json:"-"`
 }
 
 // Stateful reports whether the resource has a state handler.

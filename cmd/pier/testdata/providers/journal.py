@@ -9,7 +9,8 @@ Types:
   echo   {value, sleep?}  -> {value, serial}   outputs echo the input; sleep
                                                seconds first if given
   fail   {message}         -> errorResponse    always fails
-It implements the optional destroy operation.
+It implements the optional destroy operation. While a file named
+fail-destroy exists in its working directory, every destroy fails.
 """
 import json
 import os
@@ -60,6 +61,8 @@ def handle(req):
         return {"updateResourceResponse": {"outputProperties": out}}
     if "destroyResourceRequest" in req:
         r = req["destroyResourceRequest"]["resource"]
+        if os.path.exists("fail-destroy"):
+            raise ValueError("destroy refused: fail-destroy exists")
         journal("destroy", r["type"], r["inputProperties"])
         return {"destroyResourceResponse": {}}
     raise ValueError("unsupported request %s" % ", ".join(req))

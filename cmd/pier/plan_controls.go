@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/source"
+)
+
+// planControlFlags are the flags that steer what a plan does, shared by
+// plan and apply: as Terraform's -replace and -target.
+func planControlFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "replace", Usage: "replace the resource at `ADDR` although it is unchanged (repeatable)"},
+		&cli.StringSliceFlag{Name: "target", Usage: "limit the plan to `ADDR` and what it depends on (repeatable); the same as naming members as arguments"},
+	}
+}
+
+// readPlanControls reads --replace and --target; members are the
+// positional member addresses, which target as --target does (as
+// nixops4 apply <paths> does).
+func readPlanControls(c *cli.Context, members []string) (engine.PlanOptions, error) {
+	o := engine.PlanOptions{Replace: c.StringSlice("replace"), Targets: append(c.StringSlice("target"), members...)}
+	for _, list := range [][]string{o.Replace, o.Targets} {
+		for _, a := range list {
+			if _, err := source.ParseAddress(a); err != nil {
+				return o, usagef("%q is not a resource address: %v", a, err)
+			}
+		}
+	}
+	return o, nil
+}
+
+// changesFound is pier plan --detailed-exitcode's answer when the plan
+// changes something: exit 2, as terraform plan -detailed-exitcode. It
+// is not an error, so nothing is printed for it.
+type changesFound struct{}
+
+func (changesFound) Error() string { return "" }
+func (changesFound) ExitCode() int { return exitPlanChanges }
+func (changesFound) quiet()        {}
+
+// destructive lists what a plan destroys or replaces.
+func destructive(p *engine.Plan) []string {
+	var out []string
+	for _, c := range p.Changes {
+		if c.StateHandler || c.OfReplace {
+			continue
+		}
+		switch c.Action {
+		case engine.ActionDestroy:
+			out = append(out, c.Addr()+" (destroy)")
+		case engine.ActionReplace:
+			out = append(out, c.Addr()+" (replace)")
+		}
+	}
+	return out
+}
+
+// confirmApply applies the confirmation rules of pier apply without a
+// plan file: on a terminal it asks, unless yes; off a terminal it goes
+// on, except that destroying or replacing anything needs --yes.
+func confirmApply(ctx context.Context, p *engine.Plan, yes, interactive bool, stdin io.Reader, stop <-chan struct{}, stdout io.Writer) error {
+	if yes || !p.HasChanges() {
+		return nil
+	}
+	if !interactive {
+		if d := destructive(p); len(d) > 0 {
+			return usagef("the plan destroys or replaces %s, and pier apply is not on a terminal, so it cannot ask: review it with pier plan, then pass --yes (or apply a saved plan: pier plan -out FILE, then pier apply FILE)", strings.Join(d, ", "))
+		}
+		return nil
+	}
+	fmt.Fprintf(stdout, "Do you want to perform these actions? Only 'yes' will be accepted: ")
+	// Ctrl-C at the prompt only closes stop (the first interrupt lets
+	// running work finish), so wait for it as well as for the answer.
+	answers := make(chan string, 1)
+	go func() {
+		answer, _ := bufio.NewReader(stdin).ReadString('\n')
+		answers <- answer
+	}()
+	var answer string
+	select {
+	case answer = <-answers:
+	case <-stop:
+	case <-ctx.Done():
+	}
+	if strings.TrimSpace(answer) != "yes" {
+		fmt.Fprintln(stdout)
+		return declinedError{"apply"}
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// isPlanFile reports whether apply's single argument is a saved plan
+// rather than a member address: an existing regular file.
+func isPlanFile(arg string) bool {
+	fi, err := os.Stat(arg)
+	return err == nil && fi.Mode().IsRegular()
+}
