@@ -14,8 +14,8 @@ func init() { register(newPlanCommand) }
 
 type planOptions struct {
 	deployOptions
-	Out             string
-	Controls        engine.PlanOptions
+	Out              string
+	Controls         engine.PlanOptions
 	DetailedExitcode bool
 }
 

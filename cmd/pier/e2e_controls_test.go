@@ -138,7 +138,7 @@ func TestTargetAndMembers(t *testing.T) {
 func TestDetailedExitcode(t *testing.T) {
 	t.Parallel()
 	d := newDeployment(t, map[string]string{"main.pier.hcl": targetDeployment})
-	if _, errs, code := d.run("plan", "--detailed-exitcode"); code != exitPlanChanges || strings.Contains(errs, "pier:") {
+	if _, errs, code := d.run("plan", "--detailed-exitcode"); code != exitPlanChanges || strings.Contains(errs, "pier: \n") {
 		t.Errorf("plan with changes: exit %d, want %d, nothing printed as an error\n%s", code, exitPlanChanges, errs)
 	}
 	d.mustRun("apply")
