@@ -76,7 +76,7 @@ func TestHistoryAndShowAt(t *testing.T) {
 			var lastIndex []int64
 			for _, values := range steps {
 				writeDeployment(t, c, memoDeployment(handler, key, values))
-				c.mustRun("apply")
+				c.mustRun("apply", "--yes") // the third apply destroys a
 				out, _, code := c.run("state", "show", "b")
 				if code != 0 {
 					out = ""

@@ -137,7 +137,7 @@ func TestDeposedObjectRetried(t *testing.T) {
 	d.mustRun("apply")
 	d.write(map[string]string{"fail-destroy": ""})
 	out, errs, code := d.run("apply", "--replace", "a", "--yes")
-	if code != exitError || !strings.Contains(out, "destroy refused") {
+	if code != exitError || !strings.Contains(out+errs, "destroy refused") {
 		t.Fatalf("apply with a failing destroy: exit %d\n%s\n%s", code, out, errs)
 	}
 	e := d.entry("a")

@@ -55,7 +55,7 @@ func TestDeclaredOperations(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(flake, "names.json"), []byte(`["a"]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	removal := runPier(t, flake, "apply", "--flake", ref)
+	removal := runPier(t, flake, "apply", "--yes", "--flake", ref)
 	if d := cmp.Diff(map[string]float64{"created": 0, "updated": 0, "destroyed": 1}, removal.summary(t)); d != "" {
 		t.Errorf("apply after removing b (-want +got):\n%s", d)
 	}
