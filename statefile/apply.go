@@ -184,10 +184,100 @@ func (d *doc) applyOp(op *operation) error {
 	default:
 		return fmt.Errorf("unknown operation %q", op.Op)
 	}
+	if len(path) == 0 || (op.Op == "move" || op.Op == "copy") && len(from) == 0 {
+		return d.applyRoot(op, path, from)
+	}
 	if done, err := d.fast(op, path, from); done {
 		return err
 	}
 	return d.fallback(op, anchor(op.Op, path, from), path, from)
+}
+
+// ErrRemoveRoot is the error of a remove of "", the whole document: a
+// patch may replace the document, never leave none.
+var ErrRemoveRoot = errors.New(`cannot remove "", the whole document`)
+
+// applyRoot applies an operation whose path or from is "", which RFC 6901
+// defines as the whole document, not the member named "" (json-patch
+// treats it as that member for remove, move and copy).
+func (d *doc) applyRoot(op *operation, path, from []string) error {
+	switch op.Op {
+	case "add", "replace":
+		v, err := op.value()
+		if err != nil {
+			return fmt.Errorf("value: %w", err)
+		}
+		d.setRoot(v)
+		return nil
+	case "remove":
+		return ErrRemoveRoot
+	case "test":
+		v, err := op.value()
+		if err != nil {
+			return fmt.Errorf("value: %w", err)
+		}
+		if !jsonEqual(d.root, v) {
+			return errors.New("test failed: the document differs from the value")
+		}
+		return nil
+	}
+	// move or copy, from or to the root.
+	if len(from) == 0 {
+		if len(path) == 0 {
+			return nil // the document onto itself
+		}
+		if op.Op == "move" {
+			return errors.New(`cannot move "", the whole document, into itself`)
+		}
+		// Copy the whole document to a location inside it: an add of
+		// the document as it was.
+		add := operation{Op: "add", Path: op.Path, hasValue: true, val: deepCopy(d.root), decoded: true}
+		if done, err := d.fast(&add, path, nil); done {
+			return err
+		}
+		return d.fallback(&add, anchor("add", path, nil), path, nil)
+	}
+	v, ok := d.lookup(from)
+	if !ok {
+		return fmt.Errorf("from %q does not exist", op.From)
+	}
+	if op.Op == "copy" {
+		v = deepCopy(v)
+	}
+	d.setRoot(v)
+	return nil
+}
+
+// jsonEqual compares decoded JSON values as test does below the root
+// (json-patch): objects regardless of member order, numbers (json.Number)
+// as written.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
 }
 
 // fast applies, in memory, the operations that touch members of objects:

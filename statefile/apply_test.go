@@ -3,6 +3,7 @@ package statefile
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,14 +14,18 @@ import (
 )
 
 // referenceApply is the semantics applyPatch must match: the same
-// validation, then json-patch applied to the whole document.
+// validation, then json-patch applied to the whole document, one operation
+// at a time. json-patch is not the reference for the root: for remove,
+// move and copy it takes "" to be the member named "", where RFC 6901
+// says "" is the whole document, and it accepts only an object or array
+// as a new root. Operations whose path or from is "" are therefore
+// applied by rootApply, which follows RFC 6902 section 4 word for word.
 func referenceApply(docJSON []byte, p schema.Patch) ([]byte, error) {
-	jp := make(jsonpatch.Patch, 0, len(p))
 	for _, op := range p {
+		jop := jsonpatch.Operation{"op": rawString(op.Op), "path": rawString(op.Path)}
 		if _, err := ParsePointer(op.Path); err != nil {
 			return nil, err
 		}
-		jop := jsonpatch.Operation{"op": rawString(op.Op), "path": rawString(op.Path)}
 		switch op.Op {
 		case "add", "replace", "test":
 			if op.Value == nil {
@@ -39,9 +44,72 @@ func referenceApply(docJSON []byte, p schema.Patch) ([]byte, error) {
 			v := json.RawMessage(op.Value)
 			jop["value"] = &v
 		}
-		jp = append(jp, jop)
+		var err error
+		if op.Path == "" || (op.Op == "move" || op.Op == "copy") && op.From == "" {
+			docJSON, err = rootApply(docJSON, op)
+		} else {
+			docJSON, err = jsonpatch.Patch{jop}.ApplyWithOptions(docJSON, patchOptions)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return jp.ApplyWithOptions(docJSON, patchOptions)
+	return docJSON, nil
+}
+
+// rootApply applies one operation whose path or from is "", the whole
+// document (RFC 6901 section 5), as RFC 6902 section 4 defines it.
+func rootApply(docJSON []byte, op schema.PatchOperation) ([]byte, error) {
+	var doc any
+	if err := json.Unmarshal(docJSON, &doc); err != nil {
+		return nil, err
+	}
+	switch {
+	case op.Op == "add" || op.Op == "replace":
+		return op.Value, nil // "the target location" is the document
+	case op.Op == "remove":
+		return nil, errors.New("the document cannot be removed")
+	case op.Op == "test":
+		var v any
+		if err := json.Unmarshal(op.Value, &v); err != nil {
+			return nil, err
+		}
+		if !cmp.Equal(doc, v) {
+			return nil, errors.New("test failed")
+		}
+		return docJSON, nil
+	case op.From == "" && op.Path == "":
+		return docJSON, nil // onto itself
+	case op.From == "" && op.Op == "move":
+		return nil, errors.New(`"from" is a proper prefix of "path"`)
+	case op.From == "":
+		// copy: add the document, as it was, at path.
+		v := json.RawMessage(docJSON)
+		add := jsonpatch.Operation{"op": rawString("add"), "path": rawString(op.Path), "value": &v}
+		return jsonpatch.Patch{add}.ApplyWithOptions(docJSON, patchOptions)
+	}
+	// move or copy to the root: the document becomes the value at from.
+	segs, _ := ParsePointer(op.From)
+	v := doc
+	for _, s := range segs {
+		switch c := v.(type) {
+		case map[string]any:
+			next, ok := c[s]
+			if !ok {
+				return nil, errors.New("from does not exist")
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 || i >= len(c) || s != strconv.Itoa(i) {
+				return nil, errors.New("from does not exist")
+			}
+			v = c[i]
+		default:
+			return nil, errors.New("from does not exist")
+		}
+	}
+	return json.Marshal(v)
 }
 
 func mustDecode(t testing.TB, s string) any {
@@ -139,6 +207,30 @@ func TestApplyPatchDifferential(t *testing.T) {
 			patch: `[{"op":"replace","path":"","value":{"_type":"nixopsState","resources":{}}}]`,
 			want:  `{"_type":"nixopsState","resources":{}}`,
 		},
+		// RFC 6901: "" is the whole document, never the member named "".
+		"remove root refused":        {patch: `[{"op":"remove","path":""}]`, wantErr: true},
+		"remove root then copy root": {patch: `[{"op":"remove","path":""},{"op":"copy","from":"","path":""}]`, wantErr: true},
+		"copy root onto root":        {patch: `[{"op":"copy","from":"","path":""}]`, want: base},
+		"move root onto root":        {patch: `[{"op":"move","from":"","path":""}]`, want: base},
+		"move root into itself":      {patch: `[{"op":"move","from":"","path":"/x"}]`, wantErr: true},
+		"copy root into itself": {
+			doc:   `{"_type":"nixopsState","":{"e":1}}`,
+			patch: `[{"op":"copy","from":"","path":"/copy"}]`,
+			want:  `{"_type":"nixopsState","":{"e":1},"copy":{"_type":"nixopsState","":{"e":1}}}`,
+		},
+		"move member to root": {
+			doc:   `{"old":1,"":{"e":1},"new":{"_type":"nixopsState"}}`,
+			patch: `[{"op":"move","from":"/new","path":""}]`,
+			want:  `{"_type":"nixopsState"}`,
+		},
+		"copy member to root": {
+			doc:   `{"old":1,"":{"e":1},"new":{"_type":"nixopsState"}}`,
+			patch: `[{"op":"copy","from":"/new","path":""}]`,
+			want:  `{"_type":"nixopsState"}`,
+		},
+		"copy missing member to root": {patch: `[{"op":"copy","from":"/nope","path":""}]`, wantErr: true},
+		"test root fails":             {patch: `[{"op":"test","path":"","value":{}}]`, wantErr: true},
+		"replace root by a scalar":    {patch: `[{"op":"replace","path":"","value":5}]`, want: `5`},
 		"add root": {
 			patch: `[{"op":"add","path":"","value":{"_type":"nixopsState"}}]`,
 			want:  `{"_type":"nixopsState"}`,
@@ -256,6 +348,9 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(uint8(4), "/resources/a/m/c~0d/-", "/resources/a/l/1", "", uint8(2), "/resources/a/m/a~1b", "", `[]`)
 	f.Add(uint8(4), "/resources/a/l/2/0", "/resources/a/m", "", uint8(1), "/resources/a/l/3", "", ``)
 	f.Add(uint8(3), "/resources/a/l/0", "/resources/a/l/2", "", uint8(0), "/resources/a/l/01", "", `0`)
+	f.Add(uint8(1), "", "", "", uint8(4), "", "", "")                         // remove "", copy "" to "" (RFC 6901 root)
+	f.Add(uint8(4), "/resources/x", "", "", uint8(3), "", "/resources/a", "") // copy root in, move a member to root
+	f.Add(uint8(2), "", "", `[1]`, uint8(5), "", "", `[1]`)
 	ops := []string{"add", "remove", "replace", "move", "copy", "test"}
 	f.Fuzz(func(t *testing.T, k1 uint8, p1, f1, v1 string, k2 uint8, p2, f2, v2 string) {
 		var patch schema.Patch
