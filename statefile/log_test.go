@@ -221,8 +221,9 @@ func TestAppendToNixOps4File(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Events != 6 || r.LastIndex != 2 || r.Resources != 1 {
-		t.Errorf("report events=%d lastIndex=%d resources=%d, want 6, 2, 1", r.Events, r.LastIndex, r.Resources)
+	// Resources: x at the top and web's a/b (hello was destroyed).
+	if r.Events != 6 || r.LastIndex != 2 || r.Resources != 2 {
+		t.Errorf("report events=%d lastIndex=%d resources=%d, want 6, 2, 2", r.Events, r.LastIndex, r.Resources)
 	}
 	// One warning for NixOps4's three index-0 events; pier's own events
 	// (indexes 1 and 2) increase.

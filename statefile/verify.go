@@ -3,6 +3,8 @@ package statefile
 import (
 	"fmt"
 	"os"
+
+	"github.com/pierhq/pier/schema"
 )
 
 // Report is what [Verify] found in a state file.
@@ -10,7 +12,7 @@ type Report struct {
 	Path      string    `json:"path"`
 	Events    int       `json:"events"`
 	LastIndex int64     `json:"lastIndex"`
-	Resources int       `json:"resources"` // members of /resources
+	Resources int       `json:"resources"` // recorded resources, nested deployments' included
 	Warnings  []Warning `json:"warnings"`
 	Torn      *Torn     `json:"torn,omitempty"`
 	Error     string    `json:"error,omitempty"`
@@ -29,7 +31,8 @@ func (e *TornError) Error() string {
 // Verify checks a state file without locking or changing it: the format,
 // index order and a full replay. Warnings (e.g. non-increasing indexes,
 // which NixOps4's writer produces) do not make it fail. It returns an error
-// for a malformed event, a patch that does not apply, a wrong _type, or a
+// for a malformed event, a patch that does not apply, a document that is
+// not a state's structure ([*schema.StateError]), or a
 // torn tail ([*TornError]); the report then says what was read before it.
 func Verify(path string) (*Report, error) {
 	data, err := os.ReadFile(path)
@@ -41,8 +44,10 @@ func Verify(path string) (*Report, error) {
 	if r.Warnings == nil {
 		r.Warnings = []Warning{}
 	}
-	if res, ok := rep.State["resources"].(map[string]any); ok {
-		r.Resources = len(res)
+	if err == nil {
+		// The log replays, but its document must also be a state's: one
+		// whose /resources is 5 is corrupt, not empty.
+		r.Resources, err = schema.CheckState(rep.State)
 	}
 	if err == nil && rep.Torn != nil {
 		err = &TornError{Path: path, Torn: *rep.Torn}

@@ -132,8 +132,11 @@ const outputsKey = "pierOutputs"
 // validated against the protocol schema already, and this runs on every
 // plan, so it must cost one pass over the state and no re-encoding.
 func decodeState(handler string, doc map[string]any) (*StateView, error) {
-	if t, _ := doc["_type"].(string); t != "nixopsState" {
-		return nil, fmt.Errorf("state held by %s: _type is %v, want nixopsState", handler, doc["_type"])
+	// A structure that is not a state's (/resources replaced by 5, an
+	// entry without a type) must fail, never read as "no resources": the
+	// plan would create everything again.
+	if _, err := schema.CheckState(doc); err != nil {
+		return nil, fmt.Errorf("state held by %s: %w", handler, err)
 	}
 	v := &StateView{
 		Handler:  handler,

@@ -1,0 +1,176 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+)
+
+// StateError is a state document whose structure is not that of a NixOps4
+// state: a wrong _type, /resources that is not an object, an entry without
+// a type, and so on. A tool that read such a document as "no resources"
+// would plan to create everything again, so every reader refuses it.
+type StateError struct {
+	// Pointer is the RFC 6901 JSON Pointer of the offending value within
+	// the state document ("" is the whole document).
+	Pointer string
+	// Problem says what is wrong there. It never contains the value: a
+	// state holds secrets.
+	Problem string
+}
+
+func (e *StateError) Error() string {
+	ptr := e.Pointer
+	if ptr == "" {
+		ptr = `"" (the whole document)`
+	}
+	return fmt.Sprintf("corrupt state document at %s: %s", ptr, e.Problem)
+}
+
+// CheckState checks a decoded state document (as encoding/json decodes into
+// any) against the structure of the v0 state schema
+// (schemas/state-schema-v0.json), and counts its resources, nested
+// deployments' included. It is the schema's rules written out in Go,
+// because every plan checks its state and this costs one walk over the
+// decoded document, with no re-encoding; a test checks that the two agree.
+// Where a document has several faults, the one reported is the first in
+// sorted key order, so the message is stable; keys are sorted only once a
+// fault is found, so a sound document costs no sorting.
+func CheckState(doc any) (resources int, err error) {
+	n, err := checkState(doc, false)
+	if err != nil {
+		_, err = checkState(doc, true)
+	}
+	return n, err
+}
+
+// stateChecker walks a state document; sorted says to visit keys in
+// order.
+type stateChecker struct{ sorted bool }
+
+func checkState(doc any, sorted bool) (int, error) {
+	c := stateChecker{sorted: sorted}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return 0, &StateError{Pointer: "", Problem: fmt.Sprintf("the document is %s, want an object", JSONKind(doc))}
+	}
+	switch t, present := m["_type"]; {
+	case !present:
+		return 0, &StateError{Pointer: "/_type", Problem: `missing; a state document has "_type": "nixopsState"`}
+	case t != "nixopsState":
+		return 0, &StateError{Pointer: "/_type", Problem: `is not "nixopsState"`}
+	}
+	return c.level(m, "")
+}
+
+// checkLevel checks the resources and deployments of the root or of one
+// nested deployment at ptr.
+func (c stateChecker) level(level map[string]any, ptr string) (int, error) {
+	n := 0
+	if raw, ok := level["resources"]; ok {
+		res, ok := raw.(map[string]any)
+		if !ok {
+			return 0, &StateError{Pointer: ptr + "/resources", Problem: fmt.Sprintf("is %s, want an object of resources by name", JSONKind(raw))}
+		}
+		for key := range c.keys(res) {
+			if err := checkEntry(res[key], ptr+"/resources/"+escapePointer(key)); err != nil {
+				return 0, err
+			}
+		}
+		n += len(res)
+	}
+	if raw, ok := level["deployments"]; ok {
+		deps, ok := raw.(map[string]any)
+		if !ok {
+			return 0, &StateError{Pointer: ptr + "/deployments", Problem: fmt.Sprintf("is %s, want an object of deployments by name", JSONKind(raw))}
+		}
+		for key := range c.keys(deps) {
+			at := ptr + "/deployments/" + escapePointer(key)
+			sub, ok := deps[key].(map[string]any)
+			if !ok {
+				return 0, &StateError{Pointer: at, Problem: fmt.Sprintf("is %s, want an object (a nested deployment)", JSONKind(deps[key]))}
+			}
+			k, err := c.level(sub, at)
+			if err != nil {
+				return 0, err
+			}
+			n += k
+		}
+	}
+	return n, nil
+}
+
+// checkEntry checks one recorded resource.
+func checkEntry(raw any, ptr string) error {
+	e, ok := raw.(map[string]any)
+	if !ok {
+		return &StateError{Pointer: ptr, Problem: fmt.Sprintf("is %s, want an object (a recorded resource)", JSONKind(raw))}
+	}
+	switch t, present := e["type"]; {
+	case !present:
+		return &StateError{Pointer: ptr + "/type", Problem: "missing; every recorded resource has a type"}
+	case JSONKind(t) != "a string":
+		return &StateError{Pointer: ptr + "/type", Problem: fmt.Sprintf("is %s, want a string", JSONKind(t))}
+	}
+	_, snake := e["input_properties"]
+	_, camel := e["inputProperties"]
+	if !snake && !camel {
+		return &StateError{Pointer: ptr + "/input_properties", Problem: "missing (nor is there inputProperties)"}
+	}
+	for _, key := range []string{"input_properties", "inputProperties", "output_properties", "outputProperties"} {
+		if v, ok := e[key]; ok {
+			if _, ok := v.(map[string]any); !ok {
+				return &StateError{Pointer: ptr + "/" + key, Problem: fmt.Sprintf("is %s, want an object", JSONKind(v))}
+			}
+		}
+	}
+	if v, ok := e["provider"]; ok && JSONKind(v) != "a string" {
+		return &StateError{Pointer: ptr + "/provider", Problem: fmt.Sprintf("is %s, want a string", JSONKind(v))}
+	}
+	for _, key := range []string{"dependencies", "sensitiveInputs"} {
+		v, ok := e[key]
+		if !ok {
+			continue
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return &StateError{Pointer: ptr + "/" + key, Problem: fmt.Sprintf("is %s, want an array of strings", JSONKind(v))}
+		}
+		for i, s := range list {
+			if JSONKind(s) != "a string" {
+				return &StateError{Pointer: fmt.Sprintf("%s/%s/%d", ptr, key, i), Problem: fmt.Sprintf("is %s, want a string", JSONKind(s))}
+			}
+		}
+	}
+	return nil
+}
+
+// JSONKind names the JSON type of a decoded value, for messages that must
+// not print the value (it may be secret).
+func JSONKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+func (c stateChecker) keys(m map[string]any) iter.Seq[string] {
+	if c.sorted {
+		return slices.Values(slices.Sorted(maps.Keys(m)))
+	}
+	return maps.Keys(m)
+}
