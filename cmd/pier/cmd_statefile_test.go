@@ -110,14 +110,14 @@ func TestStatefileCommands(t *testing.T) {
 				return runStatefileVerify(t.Context(), statefileOptions{Path: path}, stdout, stderr)
 			},
 			wantStdout: `warning: event 1 (line 18, byte 259) and 2 later events: index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index
-PATH: ok, 4 events, last index 0, 1 resources, 1 warnings
+PATH: ok, 4 events, last index 0, 2 resources, 1 warnings
 `,
 		},
 		"verify --json": {
 			run: func(path string, stdout, stderr *bytes.Buffer) error {
 				return runStatefileVerify(t.Context(), statefileOptions{Path: path, JSON: true}, stdout, stderr)
 			},
-			wantStdout: `{"message_type":"verify","ok":true,"path":"PATH","events":4,"lastIndex":0,"resources":1,"warnings":[{"ordinal":1,"offset":259,"line":18,"message":"index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index","count":3}]}
+			wantStdout: `{"message_type":"verify","ok":true,"path":"PATH","events":4,"lastIndex":0,"resources":2,"warnings":[{"ordinal":1,"offset":259,"line":18,"message":"index 0 does not increase: NixOps4's writer numbers every event 0; the events apply in file order, and pier numbers its own after the highest index","count":3}]}
 `,
 		},
 	}
@@ -193,7 +193,7 @@ func TestStatefileBinary(t *testing.T) {
 	if code != exitStateLocked || !strings.Contains(stderr, wantErr) {
 		t.Errorf("compact while locked: exit %d, stderr %q; want %d and %q", code, stderr, exitStateLocked, wantErr)
 	}
-	if _, err := l.Append(statefile.Meta{Event: "create"}, schema.Patch{{Op: "add", Path: statefile.Pointer("resources", "new/one"), Value: json.RawMessage(`{"type":"t"}`)}}); err != nil {
+	if _, err := l.Append(statefile.Meta{Event: "create"}, schema.Patch{{Op: "add", Path: statefile.Pointer("resources", "new/one"), Value: json.RawMessage(`{"type":"t","input_properties":{}}`)}}); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
@@ -209,7 +209,7 @@ func TestStatefileBinary(t *testing.T) {
 		LastIndex int64 `json:"lastIndex"`
 		Resources int   `json:"resources"`
 	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || !r.OK || r.Events != 2 || r.LastIndex != 1 || r.Resources != 2 {
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || !r.OK || r.Events != 2 || r.LastIndex != 1 || r.Resources != 3 {
 		t.Errorf("verify --json after compact: exit %d, %s (%v)", code, out, err)
 	}
 

@@ -613,7 +613,7 @@ resource "a" {
 		t.Fatal(err)
 	}
 	_, errs, code := d.run("plan")
-	if want := "state held by state: resource bad: type is missing or not a string (read through provider local)"; code != exitError || !strings.Contains(errs, want) {
+	if want := "state held by state: corrupt state document at /resources/bad/type: missing; every recorded resource has a type (read through provider local)"; code != exitError || !strings.Contains(errs, want) {
 		t.Errorf("plan: exit %d, want %q in:\n%s", code, want, errs)
 	}
 }
