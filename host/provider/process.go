@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pierhq/pier/host/internal/jsonl"
 	"github.com/pierhq/pier/host/internal/proc"
@@ -268,6 +269,11 @@ func (p *Process) failIO(ctx context.Context, r request, exited bool, err error)
 // decode checks a response line: JSON, schema-valid, and of the kind that
 // answers the request (or errorResponse).
 func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
+	// encoding/json would turn each invalid byte into U+FFFD, and pier
+	// would record an id that no longer names the object.
+	if !utf8.Valid(line) {
+		return nil, p.fail(r, KindBadOutput, fmt.Errorf("response is not valid UTF-8 (first invalid byte at offset %d); JSON text is UTF-8, so the provider must escape or encode binary data", invalidUTF8At(line)))
+	}
 	var wrapper map[string]json.RawMessage
 	if err := json.Unmarshal(line, &wrapper); err != nil {
 		var syntax *json.SyntaxError
@@ -338,6 +344,19 @@ func (p *Process) pendingOutput() ([]byte, bool) {
 }
 
 // snippet quotes the start of a line for an error message.
+// invalidUTF8At returns the offset of the first byte that is not part of
+// a valid UTF-8 sequence.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
 func snippet(line []byte) string {
 	const max = 120
 	if len(line) > max {
