@@ -31,7 +31,7 @@ func TestMisbehavingProviders(t *testing.T) {
 		"panics":                    {script: "panic.sh", kind: KindExited, stderr: "panic: runtime error: index out of range [3] with length 3", cause: "(exit status 2)", status: "exit status 2"},
 		"exits mid-line":            {script: "partial-line.sh", kind: KindExited, stderr: "faulty: writing half a response", cause: "exited in the middle of a response line", status: "exit status 0"},
 		"prints garbage":            {script: "garbage.sh", kind: KindBadOutput, stderr: "faulty: printing garbage", cause: `response is not JSON`},
-		"prints invalid UTF-8": {script: "invalid-utf8.sh", kind: KindBadOutput, stderr: "faulty: answering with bytes that are not UTF-8", cause: "response is not valid UTF-8 (first invalid byte at offset 53)"},
+		"prints invalid UTF-8":      {script: "invalid-utf8.sh", kind: KindBadOutput, stderr: "faulty: answering with bytes that are not UTF-8", cause: "response is not valid UTF-8 (first invalid byte at offset 53)"},
 		"prints two responses":      {script: "two-responses.sh", kind: KindBadOutput, stderr: "faulty: answering twice", cause: "extra output after the response"},
 		"prints the wrong kind":     {script: "wrong-kind.sh", kind: KindWrongKind, stderr: "faulty: answering with an update", cause: "response is updateResourceResponse, want createResourceResponse or errorResponse"},
 		"prints a schema-invalid response": {
