@@ -153,6 +153,18 @@ variable "region" { default = "eu" }
 			src:  `provider "p" {}` + "\n",
 			want: []string{`main.pier.hcl:1:1: Invalid provider: provider "p" needs exactly one of executable, builtin, terraform or source; it has 0.`},
 		},
+		"source without version": {
+			src:  `provider "p" {` + "\n" + `  source = "hashicorp/time"` + "\n}\n",
+			want: []string{`main.pier.hcl:2:3: Missing provider version: provider "p" names source "hashicorp/time" and needs an exact version too, e.g. version = "0.14.2".`},
+		},
+		"version without source": {
+			src:  `provider "p" {` + "\n" + `  executable = "x"` + "\n" + `  version    = "1.0.0"` + "\n}\n",
+			want: []string{`main.pier.hcl:3:3: Invalid provider attribute: version applies only to a provider with source.`},
+		},
+		"invalid source": {
+			src:  `provider "p" {` + "\n" + `  source  = "time"` + "\n" + `  version = "1.0.0"` + "\n}\n",
+			want: []string{`main.pier.hcl:2:13: Invalid provider source: parse provider source "time": want NAMESPACE/TYPE or HOST/NAMESPACE/TYPE.`},
+		},
 		"unknown operation": {
 			src:  `provider "p" {` + "\n" + `  executable = "x"` + "\n" + `  operations = ["destroy", "destory"]` + "\n}\n",
 			want: []string{`main.pier.hcl:3:28: Unknown operation: provider "p": unknown optional operation "destory" (known: destroy, read, import, preview). Did you mean "destroy"?`},
