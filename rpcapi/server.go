@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pierhq/pier/internal/builtin"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -299,6 +300,7 @@ func (s *Server) OpenDeployment(ctx context.Context, req *pier1.OpenDeployment_R
 		Logger:         s.cfg.Logger,
 		NixopsVersion:  "pier " + s.cfg.Version,
 		Warn:           dep.onWarn,
+		Builtins:       builtin.Capabilities,
 	}
 	switch req.GetLockMode() {
 	case pier1.LockMode_LOCK_STRICT:

@@ -22,6 +22,16 @@ import (
 // so what the engine declares for the built-in local provider.
 var Operations = []schema.Operation{schema.OperationDestroy, schema.OperationPreview}
 
+// Capabilities is what the local provider publishes to the host that runs
+// it as a builtin, so that the host knows nothing of it: its operations,
+// its state type, memo's need of state, and exec's with once = true.
+var Capabilities = schema.Capabilities{
+	Operations:    Operations,
+	StateTypes:    []string{"state_file"},
+	StatefulTypes: []string{"memo"},
+	StatefulWhen:  map[string]string{"exec": "once"},
+}
+
 // Options configures a [Provider]. The zero value serves the process's
 // working directory and discards logs.
 type Options struct {

@@ -21,6 +21,10 @@ var Operations = []schema.Operation{schema.OperationDestroy}
 // StateType is the resource type of a PostgreSQL state.
 const StateType = "pg_state"
 
+// Capabilities is what the postgres provider publishes to the host that
+// runs it as a builtin: its operations and its one state type.
+var Capabilities = schema.Capabilities{Operations: Operations, StateTypes: []string{StateType}}
+
 // ReadOnlyEnv names the environment variable that opens every pg_state
 // read-only: no lock, no events. pier sets it for the commands that only
 // read state (plan without -out, state list/show/history, output), so they

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pierhq/pier/internal/builtin"
 	"io"
 	"strings"
 
@@ -57,7 +58,7 @@ func runGraph(_ context.Context, o graphOptions, stdout, stderr io.Writer) error
 		}
 		vars[k] = v
 	}
-	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles})
+	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, Builtins: builtin.Capabilities})
 	var de *hclsource.DiagnosticsError
 	if errors.As(err, &de) {
 		// Show the diagnostics with their source lines; the returned error

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pierhq/pier/internal/builtin"
 	"io"
 	"log/slog"
 	"os"
@@ -112,7 +113,7 @@ func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src sou
 	if err != nil {
 		return nil, "", err
 	}
-	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles})
+	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, Builtins: builtin.Capabilities})
 	if err != nil {
 		return nil, "", err
 	}
@@ -155,5 +156,6 @@ func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engin
 		Events:         view.event,
 		NixopsVersion:  "pier " + version,
 		ReadOnlyState:  o.ReadOnlyState,
+		Builtins:       builtin.Capabilities,
 	}), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pierhq/pier/internal/builtin"
 	"io"
 	"log/slog"
 	"strings"
@@ -24,6 +25,7 @@ func openSession(o deployOptions, stderr io.Writer) (*session.Deployment, error)
 		Timeout:       o.Timeout,
 		Lock:          mode,
 		NixopsVersion: "pier " + version,
+		Builtins:      builtin.Capabilities,
 		Warn:          func(msg string) { fmt.Fprintln(stderr, "pier: warning:", msg) },
 	}
 	if o.Flake == "" {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"github.com/pierhq/pier/internal/builtin"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ resource "f%d" {
 			t.Fatal(err)
 		}
 		ev := &events{}
-		return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(t), Parallelism: 8, Events: ev.add}), ev
+		return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities, Parallelism: 8, Events: ev.add}), ev
 	}
 
 	e, ev := newEngine()

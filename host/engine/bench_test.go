@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"github.com/pierhq/pier/internal/builtin"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,7 @@ resource "c%d" {
 			if err != nil {
 				b.Fatal(err)
 			}
-			return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(b)})
+			return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(b), Builtins: builtin.Capabilities})
 		}
 		b.Run(fmt.Sprintf("apply/%d", n), func(b *testing.B) {
 			b.ReportAllocs()

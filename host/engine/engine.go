@@ -48,7 +48,7 @@ func (e *Engine) resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	}
 	e.providers.declare(snap.Providers)
 	for _, d := range snap.Providers {
-		if _, err := declaredOperations(d); err != nil {
+		if _, err := e.cfg.declaredOperations(d); err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Range, err)
 		}
 	}

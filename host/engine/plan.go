@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 
@@ -296,7 +295,7 @@ func (e *Engine) stateHandlers(snap *source.Snapshot) map[string]bool {
 		if r.State != nil {
 			out[r.State.String()] = true
 		}
-		if d := snap.Providers[r.Provider]; d != nil && d.Builtin != "" && slices.Contains(builtinStateTypes[d.Builtin], r.Type) && !r.Stateful() {
+		if d := snap.Providers[r.Provider]; d != nil && d.Builtin != "" && e.cfg.Builtins[d.Builtin].IsStateType(r.Type) && !r.Stateful() {
 			out[r.Address.String()] = true
 		}
 	}

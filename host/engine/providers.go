@@ -18,19 +18,6 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-// builtinOperations are the optional operations pier's own adapters
-// implement; a deployment does not have to declare them.
-var builtinOperations = map[string][]schema.Operation{
-	"local":    {schema.OperationDestroy, schema.OperationPreview},
-	"postgres": {schema.OperationDestroy},
-}
-
-// builtinStateTypes are the built-in adapters' state provider types.
-var builtinStateTypes = map[string][]string{
-	"local":    {"state_file"},
-	"postgres": {"pg_state"},
-}
-
 // terraformOperations are what the Terraform bridge implements. Preview
 // lets the plan show the replacements Terraform providers require.
 var terraformOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}
@@ -70,7 +57,7 @@ func (p *providers) operations(name string) []schema.Operation {
 	if d == nil {
 		return nil
 	}
-	ops, _ := declaredOperations(d)
+	ops, _ := p.cfg.declaredOperations(d)
 	return ops
 }
 
@@ -99,10 +86,10 @@ func (p *providers) parallelism(name string) int {
 
 // declaredOperations returns the operations a declaration implies: the
 // built-ins' own, or the ones it lists.
-func declaredOperations(d *source.Provider) ([]schema.Operation, error) {
+func (c Config) declaredOperations(d *source.Provider) ([]schema.Operation, error) {
 	switch {
 	case d.Builtin != "":
-		return builtinOperations[d.Builtin], nil
+		return c.Builtins[d.Builtin].Operations, nil
 	case d.Terraform != "":
 		return terraformOperations, nil
 	}
@@ -159,7 +146,7 @@ func (p *providers) poolFor(key, name string, size int) (*provider.Pool, error) 
 }
 
 func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
-	ops, err := declaredOperations(d)
+	ops, err := p.cfg.declaredOperations(d)
 	if err != nil {
 		return provider.Config{}, err
 	}
@@ -173,8 +160,8 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 	}
 	switch {
 	case d.Builtin != "":
-		if _, ok := builtinOperations[d.Builtin]; !ok {
-			return provider.Config{}, fmt.Errorf("provider %s: unknown builtin %q (known: local, postgres)", d.Name, d.Builtin)
+		if _, ok := p.cfg.Builtins[d.Builtin]; !ok {
+			return provider.Config{}, fmt.Errorf("provider %s: unknown builtin %q (known: %s)", d.Name, d.Builtin, strings.Join(slices.Sorted(maps.Keys(p.cfg.Builtins)), ", "))
 		}
 		pc.Executable = p.cfg.PierExecutable
 		pc.Args = []string{"adapter", d.Builtin}
@@ -270,6 +257,11 @@ type Config struct {
 	// taking their write lock and to refuse events: for commands that
 	// only read state, so they answer while an apply runs.
 	ReadOnlyState bool
+	// Builtins are the adapters shipped inside PierExecutable (`pier
+	// adapter NAME`), by name, with what each publishes about itself: the
+	// engine knows nothing of them beyond this. A provider declared with
+	// builtin = NAME must be one of them.
+	Builtins map[string]schema.Capabilities
 }
 
 const defaultParallelism = 10

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/pierhq/pier/internal/builtin"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *so
 		// state_file is not known to pier as a state type.
 		"plain": {Name: "plain", Executable: testbin.Pier(t), Args: []string{"adapter", "local"}, Operations: []string{"destroy"}},
 	}
-	e := New(Config{Source: &scriptSource{answer: answer, providers: providers}, Dir: dir, PierExecutable: testbin.Pier(t), Parallelism: 4, Events: record})
+	e := New(Config{Source: &scriptSource{answer: answer, providers: providers}, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities, Parallelism: 4, Events: record})
 	defer e.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -297,7 +298,7 @@ func TestPlanErrorsNamePositions(t *testing.T) {
 			s := newScripted(t)
 			src := &scriptSource{providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}},
 				answer: func(source.Outputs) *source.Snapshot { return tc.answer(s) }}
-			e := New(Config{Source: src, Dir: t.TempDir(), PierExecutable: testbin.Pier(t)})
+			e := New(Config{Source: src, Dir: t.TempDir(), PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 			defer e.Close()
 			_, err := e.Plan(t.Context())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -356,7 +357,7 @@ func TestDeferredDestroy(t *testing.T) {
 	if res.Err() != nil || res.Destroyed != 1 || res.Created != 1 {
 		t.Fatalf("second apply: %d created, %d destroyed, %v", res.Created, res.Destroyed, res.Err())
 	}
-	e := New(Config{Source: &scriptSource{answer: answer, providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}}, Dir: dir, PierExecutable: testbin.Pier(t)})
+	e := New(Config{Source: &scriptSource{answer: answer, providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}}, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 	defer e.Close()
 	states, err := e.States(t.Context())
 	if err != nil {

@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"github.com/pierhq/pier/internal/builtin"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -309,7 +310,9 @@ resource "m" {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := writeDir(t, map[string]string{"main.pier.hcl": tc.src})
-			_, err := Load(dir, tc.opts)
+			opts := tc.opts
+			opts.Builtins = builtin.Capabilities // as pier passes them
+			_, err := Load(dir, opts)
 			if err == nil {
 				t.Fatal("Load succeeded, want diagnostics")
 			}

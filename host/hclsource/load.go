@@ -2,6 +2,7 @@ package hclsource
 
 import (
 	"fmt"
+	"github.com/pierhq/pier/schema"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,13 @@ type Options struct {
 	// VarFiles are --var-file paths (HCL, or HCL's JSON syntax when the
 	// name ends in .json), applied in order.
 	VarFiles []string
+	// Builtins are the adapters pier ships, by name, with what each
+	// publishes about itself: a provider's builtin = NAME must be one of
+	// them, and a type that needs a state handler without one is an error
+	// at load. Nil accepts any name and checks no types (the engine still
+	// refuses an unknown builtin, and the adapter's preview a missing
+	// state).
+	Builtins map[string]schema.Capabilities
 }
 
 // Deployment is a loaded HCL deployment. It implements [source.Source].
@@ -36,6 +44,7 @@ type Deployment struct {
 	resources []*resourceDecl // declaration order
 	topo      []*resourceDecl // dependency order
 	outputs   []*outputDecl
+	builtins  map[string]schema.Capabilities // see Options.Builtins
 	variables map[string]*variableDecl
 	locals    map[string]*localDecl
 	baseCtx   *hcl.EvalContext
@@ -161,6 +170,7 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 
 		maxInstances: maxCount,
 		readers:      map[string]map[reader]bool{},
+		builtins:     opts.Builtins,
 	}
 	var diags hcl.Diagnostics
 	var blocks hcl.Blocks

@@ -1,8 +1,10 @@
 package hclsource
 
 import (
+	"maps"
 	"math/big"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -25,9 +27,6 @@ var providerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "operations"},
 	{Name: "parallelism"},
 }}
-
-// builtins are the providers that ship with pier, for builtin = "…".
-var builtins = []string{"local", "postgres"}
 
 func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
@@ -71,9 +70,10 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	}
 	if a, ok := attrs["builtin"]; ok {
 		p.Builtin = stringAttr(d.baseCtx, a, &diags)
-		if p.Builtin != "" && !contains(builtins, p.Builtin) {
+		if _, known := d.builtins[p.Builtin]; p.Builtin != "" && d.builtins != nil && !known {
+			names := slices.Sorted(maps.Keys(d.builtins))
 			diags = append(diags, diagErr(a.Expr.Range(), "Unknown builtin provider",
-				"pier has no builtin provider %q; it has: %s.%s", p.Builtin, strings.Join(builtins, ", "), suggest(p.Builtin, builtins)))
+				"pier has no builtin provider %q; it has: %s.%s", p.Builtin, strings.Join(names, ", "), suggest(p.Builtin, names)))
 		}
 	}
 	if a, ok := attrs["args"]; ok {

@@ -32,11 +32,6 @@ var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "description"},
 }}
 
-// statefulTypes of the builtin local provider keep their result in state, so
-// they make no sense without a state handler. exec is stateful only with
-// once = true.
-var statefulTypes = map[string]bool{"memo": true}
-
 func (d *Deployment) declareResource(s *scope, b *hcl.Block) (*resourceDecl, hcl.Diagnostics) {
 	name := b.Labels[0]
 	if ds := duplicateMember(s, name, b); ds != nil {
@@ -232,14 +227,17 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 	r.tree = buildTree(r.refs)
 	d.addLocals(r.tree, r.expandBy, r.inputs)
 	_, hasState := content.Attributes["state"]
-	if p := d.providers[r.provider]; p != nil && p.Builtin == "local" && !hasState {
-		if statefulTypes[r.typ] || (r.typ == "exec" && d.onceTrue(r)) {
+	// A builtin adapter says which of its types keep their result in
+	// state, and so make no sense without a state handler.
+	if p := d.providers[r.provider]; p != nil && p.Builtin != "" && !hasState {
+		caps := d.builtins[p.Builtin]
+		if needs, input := caps.NeedsState(r.typ, func(name string) bool { return d.inputTrue(r, name) }); needs {
 			what := "type " + r.typ
-			if r.typ == "exec" {
-				what = "type exec with once = true"
+			if input != "" {
+				what += " with " + input + " = true"
 			}
 			diags = append(diags, diagErr(r.defRange, "Missing state",
-				"resource %q has %s on the builtin local provider %q, which keeps its result in state: set state = resource.NAME of a state handler.", r.name, what, r.provider))
+				"resource %q has %s on the builtin %s provider %q, which keeps its result in state: set state = resource.NAME of a state handler.", r.name, what, p.Builtin, r.provider))
 		}
 	}
 	return diags
@@ -271,9 +269,9 @@ func stateAddress(ref *ref) (*source.Address, hcl.Diagnostics) {
 	return &addr, nil
 }
 
-// onceTrue reports whether an exec resource's inputs set once = true in a
-// way Load can see (a literal or variable).
-func (d *Deployment) onceTrue(r *resourceDecl) bool {
+// inputTrue reports whether a resource's inputs set the boolean input
+// name to true in a way Load can see (a literal or variable).
+func (d *Deployment) inputTrue(r *resourceDecl, name string) bool {
 	if r.inputs == nil {
 		return false
 	}
@@ -283,7 +281,7 @@ func (d *Deployment) onceTrue(r *resourceDecl) bool {
 	}
 	for _, p := range pairs {
 		k, diags := p.Key.Value(nil)
-		if diags.HasErrors() || !k.IsKnown() || k.Type() != cty.String || k.IsNull() || k.AsString() != "once" {
+		if diags.HasErrors() || !k.IsKnown() || k.Type() != cty.String || k.IsNull() || k.AsString() != name {
 			continue
 		}
 		v, diags := p.Value.Value(d.baseCtx)

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pierhq/pier/schema"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -51,6 +52,9 @@ type Options struct {
 	Locks *lockfile.File
 	// NixopsVersion is sent with state events.
 	NixopsVersion string
+	// Builtins are the adapters PierExecutable ships, as the engine's
+	// Config.Builtins.
+	Builtins map[string]schema.Capabilities
 }
 
 // Deployment is an opened deployment. Its methods may be called from
@@ -109,7 +113,7 @@ func (d *Deployment) load() (source.Source, error) {
 	if d.opts.Flake != "" {
 		return nixsource.New(d.opts.Flake, nixsource.Options{Logger: d.opts.Logger})
 	}
-	return hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles})
+	return hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, Builtins: d.opts.Builtins})
 }
 
 // locked wraps a freshly loaded source in the lock check.
@@ -166,6 +170,7 @@ func (d *Deployment) engine(events func(engine.Event), readOnly bool) (*engine.E
 		Events:         events,
 		NixopsVersion:  d.opts.NixopsVersion,
 		ReadOnlyState:  readOnly,
+		Builtins:       d.opts.Builtins,
 	}), nil
 }
 
@@ -259,7 +264,7 @@ func (d *Deployment) hcl() ([]string, bool) {
 	if d.opts.Flake != "" {
 		return nil, false
 	}
-	src, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles})
+	src, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, Builtins: d.opts.Builtins})
 	if err != nil {
 		return nil, false
 	}
@@ -306,7 +311,7 @@ func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) 
 	if d.opts.Flake != "" {
 		return inspect.New(nil, states), nil
 	}
-	h, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles})
+	h, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, Builtins: d.opts.Builtins})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"github.com/pierhq/pier/internal/builtin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,7 +83,7 @@ func BenchmarkPlanHelloCLI(b *testing.B) {
 // own cost (gRPC, the stream, the handles).
 func BenchmarkPlanHelloInProcess(b *testing.B) {
 	dir := helloForBench(b)
-	d, err := session.Open(session.Options{Dir: dir, PierExecutable: testbin.Pier(b), Lock: lockfile.ModeOff})
+	d, err := session.Open(session.Options{Dir: dir, PierExecutable: testbin.Pier(b), Lock: lockfile.ModeOff, Builtins: builtin.Capabilities})
 	if err != nil {
 		b.Fatal(err)
 	}

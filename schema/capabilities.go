@@ -1,0 +1,45 @@
+package schema
+
+// Capabilities is what a provider shipped inside pier (a builtin adapter)
+// publishes about itself, so that the host needs no knowledge of it: the
+// optional operations it implements, which of its types are state
+// providers, and which need a state handler. A deployment declares the
+// operations of other providers itself.
+type Capabilities struct {
+	// Operations are the optional operations the adapter implements.
+	Operations []Operation `json:"operations,omitempty"`
+	// StateTypes are the types whose resources are state providers
+	// (stateResourceReadRequest, stateResourceEvent).
+	StateTypes []string `json:"stateTypes,omitempty"`
+	// StatefulTypes are the types that only make sense with a state
+	// handler: their whole point is the recorded output.
+	StatefulTypes []string `json:"statefulTypes,omitempty"`
+	// StatefulWhen maps a type to a boolean input that, when true, makes
+	// a resource of that type need a state handler (exec: once).
+	StatefulWhen map[string]string `json:"statefulWhen,omitempty"`
+}
+
+// IsStateType reports whether typ is one of the adapter's state providers.
+func (c Capabilities) IsStateType(typ string) bool { return contains(c.StateTypes, typ) }
+
+// NeedsState reports whether a resource of typ needs a state handler, and
+// if it does only because of an input, which one (e.g. "once"). inputTrue
+// tells whether a boolean input is set to true.
+func (c Capabilities) NeedsState(typ string, inputTrue func(name string) bool) (bool, string) {
+	if contains(c.StatefulTypes, typ) {
+		return true, ""
+	}
+	if in, ok := c.StatefulWhen[typ]; ok && inputTrue(in) {
+		return true, in
+	}
+	return false, ""
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
