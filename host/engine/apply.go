@@ -151,7 +151,12 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 		absorbedBlocked: map[*source.Blocked]bool{},
 		deferredDone:    plan.Snapshot == nil || plan.Snapshot.Complete(),
 	}
-	for h, ref := range e.handlers {
+	if plan.Snapshot != nil {
+		// The plan may come from another engine: its providers are the
+		// ones to run.
+		e.providers.declare(plan.Snapshot.Providers)
+	}
+	for h, ref := range plan.handlers {
 		a.recorders[h] = newRecorder(e, h, ref)
 	}
 	defer func() {

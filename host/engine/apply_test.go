@@ -137,3 +137,52 @@ func (e *events) count(s engine.Status) int {
 	}
 	return n
 }
+
+// TestPlanRunsOnAnotherEngine: a plan carries its state handlers, so an
+// engine that did not make it applies it, and the first engine keeps
+// nothing of it.
+func TestPlanRunsOnAnotherEngine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.pier.hcl"), []byte(`
+provider "local" { builtin = "local" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "m" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = "v" }
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newEngine := func() *engine.Engine {
+		src, err := hclsource.Load(dir, hclsource.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(t)})
+	}
+	planner := newEngine()
+	plan, err := planner.Plan(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	planner.Close()
+	runner := newEngine()
+	defer runner.Close()
+	res, err := runner.Apply(t.Context(), nil, plan)
+	if err != nil || res.Err() != nil || res.Created != 1 {
+		t.Fatalf("apply on another engine: %+v, %v, %v", res, err, res.Err())
+	}
+	checker := newEngine()
+	defer checker.Close()
+	again, err := checker.Plan(t.Context())
+	if err != nil || again.HasChanges() {
+		t.Fatalf("plan after apply: %v, changes %v", err, again.Summary())
+	}
+}

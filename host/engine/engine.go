@@ -14,8 +14,6 @@ import (
 type Engine struct {
 	cfg       Config
 	providers *providers
-	// handlers are the state handlers read while planning, by address.
-	handlers map[string]*handlerRef
 	// tf checks inputs against Terraform schemas; see tfcheck.go.
 	tf *tfCheck
 }
@@ -29,7 +27,7 @@ type handlerRef struct {
 
 // New returns an engine for a deployment.
 func New(cfg Config) *Engine {
-	return &Engine{cfg: cfg, providers: newProviders(cfg), handlers: map[string]*handlerRef{}}
+	return &Engine{cfg: cfg, providers: newProviders(cfg)}
 }
 
 // Close stops every provider process the engine started and waits for
@@ -72,15 +70,24 @@ func (e *Engine) emit(ev Event) {
 // States runs the deployment's state handlers and reads what they hold,
 // without starting any other provider.
 func (e *Engine) States(ctx context.Context) (map[string]*StateView, error) {
+	p, err := e.readOnly(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.States, nil
+}
+
+// readOnly reads the states into a plan that changes nothing.
+func (e *Engine) readOnly(ctx context.Context) (*Plan, error) {
 	snap, err := e.resolve(ctx, source.Outputs{})
 	if err != nil {
 		return nil, err
 	}
-	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}}, recorded: map[string]*Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*Recorded{}}
 	if err := pl.readStates(ctx, snap); err != nil {
 		return nil, err
 	}
-	return pl.plan.States, nil
+	return pl.plan, nil
 }
 
 // Forget removes a resource from the state that records it, with a
@@ -88,10 +95,11 @@ func (e *Engine) States(ctx context.Context) (map[string]*StateView, error) {
 // more than one state is forgotten only from the one state names; state
 // may be empty otherwise.
 func (e *Engine) Forget(ctx context.Context, addr, state string) (handler string, err error) {
-	states, err := e.States(ctx)
+	p, err := e.readOnly(ctx)
 	if err != nil {
 		return "", err
 	}
+	states := p.States
 	var in []string
 	for _, h := range sortedAddresses(states) {
 		if states[h].Entries[addr] != nil && (state == "" || state == h) {
@@ -108,13 +116,13 @@ func (e *Engine) Forget(ctx context.Context, addr, state string) (handler string
 	}
 	h := in[0]
 	rec := states[h].Entries[addr]
-	r := newRecorder(e, h, e.handlers[h])
+	r := newRecorder(e, h, p.handlers[h])
 	defer r.close()
 	if err := r.record(ctx, "forget", func(pb *patchBuilder) error {
 		pb.remove(rec.Address)
 		return nil
 	}); err != nil {
-		ref := e.handlers[h]
+		ref := p.handlers[h]
 		return "", fmt.Errorf("forget %s in state %s (provider %s): %w", addr, h, ref.resource.Provider, err)
 	}
 	return h, nil

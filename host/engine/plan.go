@@ -144,6 +144,10 @@ type Plan struct {
 	// replace are the addresses --replace names, for resources decided
 	// during apply too.
 	replace map[string]bool
+	// handlers are the state handlers as read while planning, by
+	// address: apply records through them. They belong to the plan, not
+	// the engine, so that a plan runs on any engine.
+	handlers map[string]*handlerRef
 }
 
 // Summary counts the changes by action.
@@ -237,7 +241,7 @@ func (e *Engine) PlanDestroy(ctx context.Context) (*Plan, error) {
 }
 
 func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Plan, error) {
-	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}}, recorded: map[string]*Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*Recorded{}}
 	for _, a := range o.Replace {
 		pl.plan.replace[a] = true
 	}
@@ -322,10 +326,12 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 		if r.Stateful() {
 			return fmt.Errorf("%s (%s): a state handler cannot itself be stateful: its state would have to be read before it could be read", h, r.Range)
 		}
-		view, outputs, err := pl.e.readState(ctx, r)
+		ref, err := pl.e.readState(ctx, r)
 		if err != nil {
 			return err
 		}
+		view, outputs := ref.view, ref.outputs
+		pl.plan.handlers[h] = ref
 		pl.plan.States[h] = view
 		pl.plan.Known[h] = outputs
 		pl.plan.add(&Change{Address: r.Address, Action: ActionCreate, Resource: r, StateHandler: true, Note: "state handler, read before planning"})
@@ -377,27 +383,26 @@ func (e *Engine) handlerNotReady(h string, snap *source.Snapshot) error {
 }
 
 // readState creates a state handler resource and reads its state.
-func (e *Engine) readState(ctx context.Context, r *source.Resource) (*StateView, map[string]any, error) {
+func (e *Engine) readState(ctx context.Context, r *source.Resource) (*handlerRef, error) {
 	addr := r.Address.String()
 	resp, err := e.providers.callHandler(ctx, r.Provider, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: false,
 	}})
 	if err != nil {
-		return nil, nil, fmt.Errorf("state handler %s (provider %s): %w", addr, r.Provider, err)
+		return nil, fmt.Errorf("state handler %s (provider %s): %w", addr, r.Provider, err)
 	}
 	outputs := resp.CreateResourceResponse.OutputProperties
 	read, err := e.providers.callHandler(ctx, r.Provider, addr, &schema.Request{StateResourceReadRequest: &schema.StateResourceReadRequest{
 		Resource: schema.ExtantResource{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs},
 	}})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read state from %s (provider %s): %w", addr, r.Provider, err)
+		return nil, fmt.Errorf("read state from %s (provider %s): %w", addr, r.Provider, err)
 	}
 	view, err := decodeState(addr, read.StateResourceReadResponse.State)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w (read through provider %s)", err, r.Provider)
+		return nil, fmt.Errorf("%w (read through provider %s)", err, r.Provider)
 	}
-	e.handlers[addr] = &handlerRef{resource: r, outputs: outputs, view: view}
-	return view, outputs, nil
+	return &handlerRef{resource: r, outputs: outputs, view: view}, nil
 }
 
 // settle feeds the recorded outputs of unchanged resources back into the
