@@ -92,6 +92,9 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 			return err
 		}
 		saved = sp
+		if err := checkSavedSource(o.PlanFile, sp); err != nil {
+			return err
+		}
 		o.Dir, o.Flake, o.Vars, o.VarFiles = sp.Deployment.Dir, sp.Deployment.Flake, sp.Deployment.Vars, sp.Deployment.VarFiles
 	}
 	out := stderr

@@ -11,8 +11,9 @@ import (
 )
 
 // planFileVersion is bumped whenever the saved plan's shape changes: 2
-// added provider fingerprints and absolute deployment paths.
-const planFileVersion = 2
+// added provider fingerprints and absolute deployment paths, 3 the
+// source fingerprint, the plan controls and deposed objects.
+const planFileVersion = 3
 
 // savedPlan is what `pier plan -out FILE` writes: the execution graph, the
 // state positions it was made against, and how to load the deployment
@@ -25,7 +26,9 @@ type savedPlan struct {
 	// Controls are the plan's --replace and --target: apply plans with
 	// them again to check the plan.
 	Controls engine.PlanOptions `json:"controls,omitempty"`
-	Graph    *engine.Graph      `json:"graph"`
+	// Source fingerprints the deployment's files; see sourceFingerprint.
+	Source string        `json:"source,omitempty"`
+	Graph  *engine.Graph `json:"graph"`
 }
 
 // deploymentRef says where a saved plan's deployment came from.
@@ -45,7 +48,11 @@ func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, p 
 	if err != nil {
 		return err
 	}
-	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref, Controls: controls}
+	fp, err := sourceFingerprint(ref)
+	if err != nil {
+		return err
+	}
+	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref, Controls: controls, Source: fp}
 	data, err := json.MarshalIndent(sp, "", "  ")
 	if err != nil {
 		return err
@@ -127,6 +134,19 @@ func (e *staleError) Error() string { return e.msg }
 // checkSavedPlan compares a fresh plan with a saved one. A saved plan is
 // carried out exactly or not at all: if any state moved or the deployment
 // now plans something else, apply refuses.
+// checkSavedSource refuses a saved plan whose deployment files changed
+// since it was made. It runs before anything is planned or started.
+func checkSavedSource(path string, saved *savedPlan) error {
+	fp, err := sourceFingerprint(saved.Deployment)
+	if err != nil {
+		return err
+	}
+	if fp != saved.Source {
+		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: its source files have changed since the plan was made; run pier plan again", path)}
+	}
+	return nil
+}
+
 func checkSavedPlan(path string, saved *savedPlan, now *engine.Plan) error {
 	g, err := now.Graph()
 	if err != nil {
