@@ -83,6 +83,9 @@ func TestNoSilentSkips(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && rel == filepath.Join("cmd", "pier", "testdata") {
+			return checkScenarioSkips(t, path)
+		}
 		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "bin" || strings.HasPrefix(d.Name(), ".")) && rel != "." {
 			return filepath.SkipDir
 		}
@@ -103,4 +106,30 @@ func TestNoSilentSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkScenarioSkips fails on a scenario that skips by itself (testscript's
+// skip, or a [condition] skip): scenarios say need TOOL instead.
+func checkScenarioSkips(t *testing.T, testdata string) error {
+	t.Helper()
+	skip := regexp.MustCompile(`^\s*(\[[^]]*\]\s*)*skip\b`)
+	files, err := filepath.Glob(filepath.Join(testdata, "scenarios", "*.txtar"))
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "-- ") {
+				break // the archive's files
+			}
+			if skip.MatchString(line) {
+				t.Errorf("%s:%d skips by itself; write need TOOL so make test fails instead: %s", filepath.Base(f), i+1, line)
+			}
+		}
+	}
+	return filepath.SkipDir
 }
