@@ -34,7 +34,8 @@ type TypeInfo struct {
 //
 // Whether changing an attribute forces replacement is not part of a
 // Terraform schema: providers decide it while planning. The bridge learns
-// it from each plan and logs it when it replaces an object.
+// it from each plan: a value at a requires_replace path that the plan
+// changes forces a replacement (see requiresReplace).
 type AttributeInfo struct {
 	Path        string `json:"path"`
 	Type        string `json:"type"`
