@@ -220,8 +220,10 @@ func (in *interrupts) watch(cancel context.CancelFunc) {
 
 func main() {
 	// PIER_CPUPROFILE=FILE writes a CPU profile of the whole run, for
-	// performance bug reports.
-	if path := os.Getenv("PIER_CPUPROFILE"); path != "" {
+	// performance bug reports. Providers inherit the variable, so each
+	// `pier adapter NAME` it starts (bridges, state handlers) writes its
+	// own profile to FILE.NAME-PID instead of overwriting the command's.
+	if path := cpuProfilePath(os.Getenv("PIER_CPUPROFILE"), os.Args, os.Getpid()); path != "" {
 		if f, err := os.Create(path); err == nil {
 			if pprof.StartCPUProfile(f) == nil {
 				defer pprof.StopCPUProfile()
@@ -235,4 +237,14 @@ func main() {
 	code := exitCode(err)
 	pprof.StopCPUProfile()
 	os.Exit(code)
+}
+
+// cpuProfilePath is where this process writes its CPU profile given
+// $PIER_CPUPROFILE: the command writes to path itself, an adapter to
+// path.NAME-PID.
+func cpuProfilePath(path string, args []string, pid int) string {
+	if path == "" || len(args) < 3 || args[1] != "adapter" {
+		return path
+	}
+	return fmt.Sprintf("%s.%s-%d", path, args[2], pid)
 }

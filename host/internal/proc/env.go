@@ -10,11 +10,12 @@ import (
 // needs to find programs (PATH), a home and user for tools that read
 // dotfiles, locale and time zone for correct text and timestamps, a
 // temporary directory, and TLS roots. PIER_LOG carries pier's log level
-// to providers that honour it (pier's own adapters do). Everything else, notably cloud
+// to providers that honour it (pier's own adapters do), PIER_CPUPROFILE
+// asks pier's adapters for CPU profiles of their own. Everything else, notably cloud
 // credentials in the parent's environment, must be passed explicitly.
 var allowedEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "PIER_LOG",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "PIER_LOG", "PIER_CPUPROFILE",
 }
 
 // allowedEnvPrefixes are inherited by prefix: locale categories and Nix's
