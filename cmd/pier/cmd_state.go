@@ -133,6 +133,7 @@ secrets.`,
 func newStateForgetCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "forget",
+		Aliases:   []string{"rm"},
 		Usage:     "remove a resource from state, leaving the real object alone",
 		ArgsUsage: "ADDR",
 		Flags:     append(deployFlags(), &cli.StringFlag{Name: "state", Usage: "forget it from the state held by `HANDLER` only, when several record it"}),
