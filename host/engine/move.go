@@ -43,10 +43,11 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 			return MoveResult{}, err
 		}
 	}
-	states, err := e.States(ctx)
+	p, err := e.readOnly(ctx)
 	if err != nil {
 		return MoveResult{}, err
 	}
+	states := p.States
 	var in []string
 	for _, h := range sortedAddresses(states) {
 		if states[h].Entries[from.String()] != nil && (req.FromState == "" || req.FromState == h) {
@@ -90,7 +91,7 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 	entry := rec.Entry
 	res := MoveResult{From: from, To: to, FromState: src, ToState: dst}
 	if src == dst {
-		r := newRecorder(e, src, e.handlers[src])
+		r := newRecorder(e, src, p.handlers[src])
 		defer r.close()
 		err := r.record(ctx, "move", func(pb *patchBuilder) error {
 			if err := pb.put(to, entry); err != nil {
@@ -100,22 +101,22 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 			return nil
 		})
 		if err != nil {
-			return res, fmt.Errorf("move %s to %s in state %s (provider %s): %w", from, to, src, e.handlers[src].resource.Provider, err)
+			return res, fmt.Errorf("move %s to %s in state %s (provider %s): %w", from, to, src, p.handlers[src].resource.Provider, err)
 		}
 		return res, nil
 	}
 	// Add first, then remove: see the doc comment.
-	rd := newRecorder(e, dst, e.handlers[dst])
+	rd := newRecorder(e, dst, p.handlers[dst])
 	err = rd.record(ctx, "move", func(pb *patchBuilder) error { return pb.put(to, entry) })
 	rd.close()
 	if err != nil {
-		return res, fmt.Errorf("move %s: record it in state %s (provider %s): %w; state %s still records it, unchanged", from, dst, e.handlers[dst].resource.Provider, err, src)
+		return res, fmt.Errorf("move %s: record it in state %s (provider %s): %w; state %s still records it, unchanged", from, dst, p.handlers[dst].resource.Provider, err, src)
 	}
-	rs := newRecorder(e, src, e.handlers[src])
+	rs := newRecorder(e, src, p.handlers[src])
 	err = rs.record(ctx, "move", func(pb *patchBuilder) error { pb.remove(from); return nil })
 	rs.close()
 	if err != nil {
-		return res, fmt.Errorf("move %s: it is now recorded in state %s as %s, but removing it from state %s (provider %s) failed: %w; finish with: pier state forget --state %s %s", from, dst, to, src, e.handlers[src].resource.Provider, err, src, from)
+		return res, fmt.Errorf("move %s: it is now recorded in state %s as %s, but removing it from state %s (provider %s) failed: %w; finish with: pier state forget --state %s %s", from, dst, to, src, p.handlers[src].resource.Provider, err, src, from)
 	}
 	return res, nil
 }
