@@ -225,6 +225,10 @@ func loadFile(files map[string]*hcl.File, name string) {
 	if err != nil {
 		return
 	}
+	if hclsource.CheckNesting(src, name).HasErrors() {
+		files[name] = &hcl.File{Bytes: src} // parsing it would exhaust the stack
+		return
+	}
 	p := hclparse.NewParser()
 	var f *hcl.File
 	if strings.HasSuffix(name, ".json") {

@@ -150,6 +150,9 @@ func loadFiles(dir string, files []sourceFile, opts Options) (*Deployment, error
 }
 
 func parseFile(p *hclparse.Parser, path string, src []byte) (*hcl.File, hcl.Diagnostics) {
+	if ds := checkNesting(src, path, strings.HasSuffix(path, ".json")); ds.HasErrors() {
+		return nil, ds
+	}
 	if strings.HasSuffix(path, ".json") {
 		return p.ParseJSON(src, path)
 	}

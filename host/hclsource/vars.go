@@ -106,7 +106,11 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 		if !v.typ.IsPrimitiveType() && v.typ != cty.DynamicPseudoType {
 			// Collections take an HCL expression, e.g. --var 'ports=[80]';
 			// strings, numbers and bools convert from the text.
-			expr, ds := hclsyntax.ParseExpression([]byte(raw), rng.Filename, hcl.InitialPos)
+			ds := checkNesting([]byte(raw), rng.Filename, false)
+			var expr hclsyntax.Expression
+			if !ds.HasErrors() {
+				expr, ds = hclsyntax.ParseExpression([]byte(raw), rng.Filename, hcl.InitialPos)
+			}
 			if ds.HasErrors() {
 				diags = append(diags, ds...)
 				continue
@@ -152,10 +156,12 @@ func (d *Deployment) readVarFile(path string, vals map[string]cty.Value, given m
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable variable file", Detail: err.Error()}}
 	}
 	var f *hcl.File
-	var diags hcl.Diagnostics
-	if strings.HasSuffix(path, ".json") {
+	diags := checkNesting(src, path, strings.HasSuffix(path, ".json"))
+	switch {
+	case diags.HasErrors():
+	case strings.HasSuffix(path, ".json"):
 		f, diags = json.Parse(src, path)
-	} else {
+	default:
 		f, diags = hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 	}
 	if diags.HasErrors() {
