@@ -20,9 +20,11 @@ package main
 //
 // Output is normalised before stdout/stderr/cmp see it: the work
 // directory reads $WORK, the testdata directory $TESTDATA, clock times
-// HH:MM:SS and durations after "after " DURATION. In archive files,
-// JOURNAL_PROVIDER stands for testdata/providers/journal.py and TESTDATA
-// for the testdata directory, both absolute.
+// HH:MM:SS and durations after "after " DURATION; in --json events, times
+// read TIME and elapsed_seconds "X". In archive files,
+// JOURNAL_PROVIDER stands for testdata/providers/journal.py, absolute
+// (golden files may hold $TESTDATA, so that is not expanded in files; the
+// script reads it as $TESTDATA).
 //
 // go test ./cmd/pier -run TestScenarios/NAME -update rewrites the golden
 // files that a cmp compares against.
@@ -95,7 +97,6 @@ func TestScenarios(t *testing.T) {
 			env.Setenv("TFPROVIDERS", tfp)
 			return expandTokens(env.WorkDir, map[string]string{
 				"JOURNAL_PROVIDER": filepath.Join(testdata, "providers", "journal.py"),
-				"TESTDATA":         testdata,
 			})
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -227,6 +228,8 @@ func runNormalisedPier(args []string) int {
 var (
 	clockTime = regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d `)
 	duration  = regexp.MustCompile(`after \d+(\.\d+)?(ns|µs|ms|s|m|h)(\d+(\.\d+)?(ms|s))*`)
+	jsonTime  = regexp.MustCompile(`"time":"[0-9T:.+Z-]+"`)
+	jsonSecs  = regexp.MustCompile(`"elapsed_seconds":[0-9.e-]+`)
 )
 
 // normalise makes pier's output the same from run to run.
@@ -242,6 +245,8 @@ func normalise(s string) string {
 		s = strings.ReplaceAll(s, v, p.name)
 	}
 	s = clockTime.ReplaceAllString(s, "HH:MM:SS ")
+	s = jsonTime.ReplaceAllString(s, `"time":"TIME"`)
+	s = jsonSecs.ReplaceAllString(s, `"elapsed_seconds":"X"`)
 	return duration.ReplaceAllString(s, "after DURATION")
 }
 
