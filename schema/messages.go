@@ -112,9 +112,14 @@ type ReadResourceRequest struct {
 
 // ReadResourceResponse reports a resource's current outputs. Exists is false
 // when the real object is gone; OutputProperties is then omitted.
+// InputProperties, optional, are the inputs that would reproduce the object
+// as it is now, as an import reports them: a local file's contents are an
+// input, so its drift can only be told this way. Absent means the provider
+// cannot tell, and the recorded inputs stand.
 type ReadResourceResponse struct {
 	Exists           bool       `json:"exists"`
 	OutputProperties Properties `json:"outputProperties,omitempty"`
+	InputProperties  Properties `json:"inputProperties,omitempty"`
 }
 
 // ImportResourceRequest is the optional import operation (see

@@ -20,7 +20,7 @@ import (
 
 // Operations are the optional operations the local provider implements, and
 // so what the engine declares for the built-in local provider.
-var Operations = []schema.Operation{schema.OperationDestroy, schema.OperationPreview}
+var Operations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}
 
 // Capabilities is what the local provider publishes to the host that runs
 // it as a builtin, so that the host knows nothing of it: its operations,
