@@ -81,8 +81,14 @@ func (l *Log) load(wait bool) error {
 	if err != nil {
 		return err
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		l.log.Warn("state file is accessible to other users; it may hold secrets", "path", l.path, "mode", fi.Mode().Perm().String())
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		// A state holds secrets: take group and other access away, and
+		// say so, since the user (or a tool) loosened it.
+		if err := f.Chmod(perm &^ 0o077); err != nil {
+			l.log.Warn("state file is accessible to other users and could not be made private; it may hold secrets", "path", l.path, "mode", perm.String(), "error", err)
+		} else {
+			l.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", "path", l.path, "mode", perm.String(), "now", (perm &^ 0o077).String())
+		}
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {

@@ -24,10 +24,15 @@ type Snapshot struct {
 	// Torn is set when the file ends in a truncated value. Read leaves it
 	// in place; the next [Open] keeps a copy and cuts it off.
 	Torn *Torn
+	// Tightened is the mode the file had when Read found it accessible to
+	// group or others and made it private (0 otherwise). That is the one
+	// change Read makes: a state holds secrets.
+	Tightened fs.FileMode
 }
 
 // Read resolves the state file at path without writing anything: no file
-// is created, no lock taken and no torn tail repaired. Planning reads
+// is created, no lock taken and no torn tail repaired; only a mode that
+// lets group or others read it is tightened (see [Snapshot.Tightened]). Planning reads
 // state this way, so that only an apply writes.
 func Read(path string) (*Snapshot, error) {
 	data, err := os.ReadFile(path)
@@ -37,14 +42,20 @@ func Read(path string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read state file %s: %w", path, err)
 	}
+	var tightened fs.FileMode
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if os.Chmod(path, fi.Mode().Perm()&^0o077) == nil {
+			tightened = fi.Mode().Perm()
+		}
+	}
 	rep, _, err := replay(data)
 	switch {
 	case errors.Is(err, ErrNoEvents):
-		return &Snapshot{State: initialState(), Torn: rep.Torn}, nil
+		return &Snapshot{State: initialState(), Torn: rep.Torn, Tightened: tightened}, nil
 	case err != nil:
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	return &Snapshot{State: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn}, nil
+	return &Snapshot{State: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn, Tightened: tightened}, nil
 }
 
 // Moved reports whether a log opened for writing holds other events than

@@ -24,7 +24,7 @@ type statefileOptions struct {
 func newStatefileShowCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",
-		Usage:     "print the state a state_file resolves to, as indented JSON",
+		Usage:     "print the state a state_file resolves to, as indented JSON (unredacted: may contain secrets)",
 		ArgsUsage: "FILE",
 		Description: `Replays the event log without locking or changing it and prints the
 resolved document, unredacted: provider outputs in it may be secrets
