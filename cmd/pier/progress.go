@@ -90,7 +90,7 @@ func (p *progress) event(ev engine.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.mode == modeJSON {
-		writeJSONLine(p.w, jsonEvent(ev))
+		writeJSONLine(p.w, jsonEvent(ev, p.verbose))
 		return
 	}
 	line := p.describe(ev)
@@ -202,7 +202,7 @@ func pastTense(a engine.Action) string {
 }
 
 // jsonEvent is an event as a --json line. Every line has message_type.
-func jsonEvent(ev engine.Event) map[string]any {
+func jsonEvent(ev engine.Event, verbose bool) map[string]any {
 	m := map[string]any{
 		"message_type": ev.Type.String(),
 		"time":         ev.Time.UTC().Format(time.RFC3339Nano),
@@ -220,12 +220,13 @@ func jsonEvent(ev engine.Event) map[string]any {
 		if ev.Elapsed > 0 {
 			m["elapsed_seconds"] = ev.Elapsed.Seconds()
 		}
-		if ev.Err != nil {
-			severity := "error"
-			if ev.Status == engine.StatusSkipped {
-				severity = "warning"
-			}
-			m["diagnostics"] = []map[string]string{{"severity": severity, "summary": ev.Err.Error()}}
+		switch {
+		case ev.Err != nil && ev.Status == engine.StatusErrored:
+			// In the user's words, as the closing diagnostic says it.
+			d := resourceDiagnostic(&engine.ResourceError{Address: ev.Address, Provider: ev.Provider, Action: ev.Action, Err: ev.Err}, verbose)
+			m["diagnostics"] = []map[string]string{{"severity": "error", "summary": d.Summary, "detail": d.Detail}}
+		case ev.Err != nil:
+			m["diagnostics"] = []map[string]string{{"severity": "warning", "summary": ev.Err.Error()}}
 		}
 	case engine.EventLog:
 		m["level"] = strings.ToLower(ev.Level.String())
