@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// ImportResult says what an import recorded.
+type ImportResult struct {
+	Address  source.Address
+	Handler  string
+	Provider string
+	Entry    Entry
+}
+
+// Import adopts an object that already exists into state: it asks the
+// resource's provider (which must declare import) for the object with id,
+// and records the inputs and outputs it reports under addr with an
+// "import" event, as if pier had created it. addr must be a resource of
+// the deployment with a state handler, and recorded nowhere yet. A plan
+// afterwards diffs the configuration against what was imported.
+func (e *Engine) Import(ctx context.Context, addr, id string) (ImportResult, error) {
+	a, err := source.ParseAddress(addr)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	snap, err := e.resolve(ctx, source.Outputs{})
+	if err != nil {
+		return ImportResult{}, err
+	}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*Recorded{}}
+	if err := pl.readStates(ctx, snap); err != nil {
+		return ImportResult{}, err
+	}
+	r := findResource(snap, a)
+	if r == nil {
+		return ImportResult{}, fmt.Errorf("%s is not a resource of this deployment: write its resource block first, then import the object into it", a)
+	}
+	if r.State == nil {
+		return ImportResult{}, fmt.Errorf("%s (%s) has no state handler: import records an object in state, so give the resource state = resource.NAME", a, r.Range)
+	}
+	if rec := pl.recorded[a.String()]; rec != nil {
+		return ImportResult{}, fmt.Errorf("%s is already recorded in state %s; to import another object, forget it first (pier state forget %s)", a, rec.Handler, a)
+	}
+	if !e.providers.supports(r.Provider, schema.OperationImport) {
+		ops := []string{}
+		for _, op := range e.providers.operations(r.Provider) {
+			ops = append(ops, string(op))
+		}
+		return ImportResult{}, fmt.Errorf("%s (%s): provider %s does not declare the import operation (it declares: %s), so pier cannot adopt an object into it", a, r.Range, r.Provider, strings.Join(ops, ", "))
+	}
+	h := r.State.String()
+	ref := pl.plan.handlers[h]
+	if ref == nil {
+		return ImportResult{}, fmt.Errorf("%s (%s): state handler %s was not read", a, r.Range, h)
+	}
+	resp, err := e.providers.call(ctx, r.Provider, a.String(), &schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: r.Type, ID: id}})
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("import %s (%s %s, id %q): %w", a, r.Provider, r.Type, id, err)
+	}
+	im := resp.ImportResourceResponse
+	deps := make([]string, 0, len(r.DependsOn))
+	for _, d := range r.DependsOn {
+		deps = append(deps, d.String())
+	}
+	entry := Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
+	if entry.InputProperties == nil {
+		entry.InputProperties = map[string]any{}
+	}
+	rd := newRecorder(e, h, ref)
+	defer rd.close()
+	if err := rd.record(ctx, "import", func(pb *patchBuilder) error { return pb.put(a, entry) }); err != nil {
+		return ImportResult{}, fmt.Errorf("import %s: record it in state %s (provider %s): %w", a, h, ref.resource.Provider, err)
+	}
+	return ImportResult{Address: a, Handler: h, Provider: r.Provider, Entry: entry}, nil
+}
+
+// findResource returns the resource at a, ready or blocked on outputs.
+func findResource(snap *source.Snapshot, a source.Address) *source.Resource {
+	for _, r := range snap.Ready {
+		if r.Address.String() == a.String() {
+			return r
+		}
+	}
+	for _, b := range snap.Blocked {
+		if b.Resource != nil && b.Address.String() == a.String() {
+			return b.Resource
+		}
+	}
+	return nil
+}
