@@ -29,6 +29,10 @@ type savedPlan struct {
 	// Source fingerprints the deployment's files; see sourceFingerprint.
 	Source string        `json:"source,omitempty"`
 	Graph  *engine.Graph `json:"graph"`
+	// Changes and Warnings are the plan as pier plan printed it, for pier
+	// show.
+	Changes  []engine.PlannedChange `json:"changes"`
+	Warnings []string               `json:"warnings,omitempty"`
 }
 
 // deploymentRef says where a saved plan's deployment came from.
@@ -52,7 +56,7 @@ func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, p 
 	if err != nil {
 		return err
 	}
-	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref, Controls: controls, Source: fp}
+	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref, Controls: controls, Source: fp, Changes: p.Planned(), Warnings: p.Warnings}
 	data, err := json.MarshalIndent(sp, "", "  ")
 	if err != nil {
 		return err

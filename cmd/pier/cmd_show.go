@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/engine"
+)
+
+func init() { register(newShowCommand) }
+
+func newShowCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "print a saved plan",
+		ArgsUsage: "PLANFILE",
+		Description: `Prints a plan saved by pier plan -out as pier plan printed it, from the file
+alone: no state is read and no provider started. With --json, prints one
+object with each change's actions and its inputs before and after (values
+known only after apply are listed in after_unknown), in the shape of
+terraform show -json's resource_changes. Sensitive values show as
+"(sensitive)".
+
+Exit codes: 0 shown, 1 the file cannot be read, 2 usage.`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the plan as one JSON object"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("show takes one plan file, got %d arguments", c.NArg())
+			}
+			return runShow(c.Context, c.Args().First(), c.Bool("json"), c.App.Writer)
+		},
+	}
+}
+
+// resourceChange is one entry of pier show --json's resource_changes.
+type resourceChange struct {
+	Address  string       `json:"address"`
+	Deposed  string       `json:"deposed,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Provider string       `json:"provider,omitempty"`
+	Change   changeValues `json:"change"`
+}
+
+type changeValues struct {
+	Actions      []string       `json:"actions"`
+	Before       map[string]any `json:"before"`
+	After        map[string]any `json:"after"`
+	AfterUnknown []string       `json:"after_unknown,omitempty"`
+}
+
+func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) error {
+	sp, err := readPlanFile(path)
+	if err != nil {
+		return err
+	}
+	p := engine.Showable(sp.Changes, sp.Warnings, sp.Destroy)
+	if !jsonOut {
+		renderPlan(stdout, p)
+		return nil
+	}
+	unknown := map[string][]string{}
+	for _, pc := range sp.Changes {
+		unknown[pc.Address+"\x00"+pc.Deposed] = pc.AfterUnknown
+	}
+	changes := []resourceChange{}
+	for _, c := range p.Changes {
+		if c.StateHandler || c.OfReplace || c.Structural || c.Action == engine.ActionNoOp {
+			continue
+		}
+		before, after := c.RedactedValues()
+		rc := resourceChange{Address: c.Address.String(), Deposed: c.Deposed, Provider: c.Provider(), Change: changeValues{
+			Actions: terraformActions(c), Before: before, After: after, AfterUnknown: unknown[c.Address.String()+"\x00"+c.Deposed],
+		}}
+		if c.Resource != nil {
+			rc.Type = c.Resource.Type
+		} else if c.Prior != nil {
+			rc.Type = c.Prior.Entry.Type
+		}
+		changes = append(changes, rc)
+	}
+	writeJSONLine(stdout, map[string]any{
+		"format_version": "1.0", "pier_version": sp.PierVersion, "summary": p.Summary(), "resource_changes": changes,
+	})
+	return nil
+}
+
+// terraformActions spells an action as terraform show -json does.
+func terraformActions(c *engine.Change) []string {
+	switch c.Action {
+	case engine.ActionCreate:
+		return []string{"create"}
+	case engine.ActionUpdate:
+		return []string{"update"}
+	case engine.ActionDestroy:
+		return []string{"delete"}
+	case engine.ActionReplace:
+		if c.CreateBeforeDestroy {
+			return []string{"create", "delete"}
+		}
+		return []string{"delete", "create"}
+	}
+	return []string{"no-op"}
+}
