@@ -165,7 +165,7 @@ resource "m" {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(t)})
+		return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 	}
 	planner := newEngine()
 	plan, err := planner.Plan(t.Context())
