@@ -185,8 +185,11 @@ func validateMessage(message string, defs map[string]messageDef, data []byte, op
 	if err != nil {
 		return err
 	}
-	var wrapper map[string]json.RawMessage
-	if err := json.Unmarshal(data, &wrapper); err != nil || wrapper == nil {
+	// One decode serves both the wrapper check and the body's validation:
+	// frames such as a state read carry the whole state.
+	v, err := decodeJSON(data)
+	wrapper, isObject := v.(map[string]any)
+	if err != nil || !isObject {
 		return &ValidationError{Message: message, Problems: []Problem{{Expected: fmt.Sprintf("a JSON object with exactly one of %s", kindList(defs, ops))}}}
 	}
 	if len(wrapper) != 1 {
@@ -200,7 +203,7 @@ func validateMessage(message string, defs map[string]messageDef, data []byte, op
 		}}}
 	}
 	var kind string
-	var body json.RawMessage
+	var body any
 	for k, v := range wrapper {
 		kind, body = k, v
 	}
@@ -217,16 +220,34 @@ func validateMessage(message string, defs map[string]messageDef, data []byte, op
 			Expected: fmt.Sprintf("%s belongs to the optional operation %q, which the provider did not declare", kind, def.operation),
 		}}}
 	}
-	return validateValue(message, kind, "/"+kind, schemas[kind], body)
+	return validateDecoded(message, kind, "/"+kind, schemas[kind], body)
+}
+
+// decodeJSON decodes exactly one JSON value, numbers as json.Number (the
+// validator expects them so); trailing data is an error, as for
+// json.Unmarshal.
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after top-level value")
+	}
+	return v, nil
 }
 
 func validateValue(message, kind, prefix string, s *jsonschema.Schema, data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // the validator expects json.Number for numbers
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeJSON(data)
+	if err != nil {
 		return &ValidationError{Message: message, Kind: kind, Problems: []Problem{{Pointer: prefix, Expected: "valid JSON: " + err.Error()}}}
 	}
+	return validateDecoded(message, kind, prefix, s, v)
+}
+
+func validateDecoded(message, kind, prefix string, s *jsonschema.Schema, v any) error {
 	err := s.Validate(v)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
