@@ -24,6 +24,12 @@ type Options struct {
 	// request at Debug (kind, type and sequence number, never property
 	// values, which may be secret). nil discards them.
 	Logger *slog.Logger
+	// HostValidates says the host checks every response against the v0
+	// schema itself, as pier's does, so ServeIO skips its own check of
+	// each response: the same work would be done twice, and a response
+	// can be as large as the whole state. pier's own adapters set it; a
+	// provider whose host may not validate should leave it false.
+	HostValidates bool
 }
 
 // Serve runs the provider on the process's stdin and stdout; see [ServeIO].
@@ -45,9 +51,9 @@ func Serve(ctx context.Context, h Handler, opts Options) (err error) {
 // Each request is validated against the v0 schema, accepting the optional
 // operations h implements ([Operations]); an invalid request, an over-long
 // line, a handler error or a handler panic becomes an errorResponse and
-// serving continues. Each response is validated too: a handler that returns
-// something the schema forbids gets an errorResponse saying so, since the
-// host would reject it anyway.
+// serving continues. Unless [Options.HostValidates], each response is
+// validated too: a handler that returns something the schema forbids gets
+// an errorResponse saying so, since the host would reject it anyway.
 //
 // ServeIO returns nil when in reaches its end (the host closed stdin), an
 // error when reading in or writing out fails, and ctx's error once ctx is
@@ -116,10 +122,12 @@ type server struct {
 	ops []schema.Operation
 	max int
 	log *slog.Logger
+	// checkResponses validates each response before it is sent.
+	checkResponses bool
 }
 
 func newServer(h Handler, opts Options) *server {
-	s := &server{h: h, ops: Operations(h), max: opts.MaxLineSize, log: opts.Logger}
+	s := &server{h: h, ops: Operations(h), max: opts.MaxLineSize, log: opts.Logger, checkResponses: !opts.HostValidates}
 	if s.max <= 0 {
 		s.max = DefaultMaxLineSize
 	}
@@ -153,6 +161,9 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 	data, err := json.Marshal(resp)
 	if err != nil {
 		return s.errorFrame(fmt.Sprintf("%s %s: encode response: %v", opName(kind), typ, err))
+	}
+	if !s.checkResponses {
+		return append(data, '\n')
 	}
 	if err := schema.ValidateResponse(data, s.ops); err != nil {
 		s.log.Error("handler returned an invalid response", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)

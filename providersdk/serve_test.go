@@ -239,6 +239,22 @@ func TestServeResponses(t *testing.T) {
 	}
 }
 
+// TestServeHostValidates checks that with Options.HostValidates the server
+// leaves the response check to the host: the handler's invalid response
+// goes out as it is, for the host to reject.
+func TestServeHostValidates(t *testing.T) {
+	t.Parallel()
+	in := `{"stateResourceReadRequest":{"resource":{"type":"t","inputProperties":{}}}}` + "\n"
+	var out strings.Builder
+	if err := providersdk.ServeIO(t.Context(), echoState{}, strings.NewReader(in), &out, providersdk.Options{HostValidates: true}); err != nil {
+		t.Fatalf("ServeIO: %v", err)
+	}
+	want := `{"stateResourceReadResponse":{"state":null}}` + "\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+}
+
 // TestServeKeepsServing checks that bad lines of every sort are answered
 // and that the loop then serves the next request.
 func TestServeKeepsServing(t *testing.T) {

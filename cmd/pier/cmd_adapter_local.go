@@ -70,6 +70,6 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 func runAdapterLocal(ctx context.Context, opts adapterLocalOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "local")
 	p := local.New(local.Options{Stderr: stderr, Logger: logger, WaitForLock: opts.waitForLock})
-	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger})
+	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
 	return errors.Join(err, p.Close())
 }

@@ -56,6 +56,6 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 func runAdapterPostgres(ctx context.Context, readOnly bool, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "postgres")
 	p := postgres.New(postgres.Options{ReadOnly: readOnly, Logger: logger})
-	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger})
+	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
 	return errors.Join(err, p.Close())
 }

@@ -115,7 +115,7 @@ func runAdapterTerraform(ctx context.Context, opts adapterTerraformOptions, stdi
 		return err
 	}
 	defer b.Close()
-	return providersdk.ServeIO(ctx, b, stdin, stdout, providersdk.Options{Logger: logger})
+	return providersdk.ServeIO(ctx, b, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
 }
 
 func parseProtocolVersions(s string) ([]int, error) {
