@@ -168,3 +168,21 @@ func TestPlanShowsPlannedValues(t *testing.T) {
 		t.Errorf("plan shows null planned values:\n%s", out)
 	}
 }
+
+// TestPlanReportsSharedMistakeOnce: instances of one declaration share
+// its mistake, and the plan says it once, counting the others.
+func TestPlanReportsSharedMistakeOnce(t *testing.T) {
+	t.Parallel()
+	d := planCheckDeployment(t, `resource "typo" {
+  count    = 5
+  provider = provider.local
+  type     = "file"
+  state    = resource.state
+  inputs   = { name = "typo${count.index}.txt", contnets = "hi" }
+}
+`)
+	d.mustFailAtPlan(at(18, 49) + `resource typo\[\d\] \(provider local\): input contnets: .*; 4 more instances of this resource have it too`)
+	if _, errs, _ := d.run("plan"); strings.Count(errs, "contnets") != 1 {
+		t.Errorf("the mistake is reported more than once:\n%s", errs)
+	}
+}

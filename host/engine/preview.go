@@ -38,18 +38,33 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	// for them, as apply bounds its workers.
 	sem := make(chan struct{}, e.cfg.parallelism())
 	errs := make([]error, len(todo))
-	warns := make([][]string, len(todo))
+	diags := make([][]*DiagnosticError, len(todo))
 	var wg sync.WaitGroup
 	for i, c := range todo {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			warns[i], errs[i] = e.preview(ctx, c, loc)
+			diags[i], errs[i] = e.preview(ctx, c, loc)
 		})
 	}
 	wg.Wait()
-	for _, w := range warns {
-		p.Warnings = append(p.Warnings, w...)
+	// Instances of one declaration (count, for_each) share their
+	// mistakes: say each once, in plan order.
+	seen := map[string]*DiagnosticError{}
+	for _, ds := range diags {
+		for _, d := range ds {
+			key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", d.Range, d.Diagnostic.Severity, d.Diagnostic.Summary, d.Diagnostic.Detail, d.Diagnostic.Attribute)
+			if first, dup := seen[key]; dup && d.Range.Filename != "" {
+				first.Others++
+				continue
+			}
+			seen[key] = d
+			if d.Diagnostic.Severity == schema.SeverityWarning {
+				p.Warnings = append(p.Warnings, d.Error())
+				continue
+			}
+			errs = append(errs, d)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -75,8 +90,8 @@ func previewable(c *Change) bool {
 
 // preview asks one change's provider what its create or update would do.
 // It touches only c, so previews of different changes run side by side;
-// it returns the provider's warnings for the plan.
-func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) ([]string, error) {
+// it returns the provider's diagnostics, placed.
+func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) ([]*DiagnosticError, error) {
 	r := c.Resource
 	req := &schema.PreviewResourceRequest{Type: r.Type, InputProperties: r.Inputs}
 	what := "create"
@@ -92,26 +107,22 @@ func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) 
 		return nil, fmt.Errorf("preview the %s of %s (provider %s): %w", what, c.Addr(), r.Provider, err)
 	}
 	pr := resp.PreviewResourceResponse
-	var warns []string
-	var errs []error
+	var diags []*DiagnosticError
+	failed := false
 	for _, d := range pr.Diagnostics {
-		de := &DiagnosticError{Range: loc.Locate(r.Range, locatorPath(d.Attribute)), Resource: c.Addr(), Provider: r.Provider, Diagnostic: d}
-		if d.Severity == schema.SeverityWarning {
-			warns = append(warns, de.Error())
-			continue
-		}
-		errs = append(errs, de)
+		diags = append(diags, &DiagnosticError{Range: loc.Locate(r.Range, locatorPath(d.Attribute)), Resource: c.Addr(), Provider: r.Provider, Diagnostic: d})
+		failed = failed || d.Severity != schema.SeverityWarning
 	}
-	if len(errs) > 0 {
-		return warns, errors.Join(errs...)
+	if failed {
+		return diags, nil
 	}
 	if pr.Replace && c.Action == ActionUpdate {
 		c.Action = ActionReplace
 		c.Note = replaceNote(pr.ReplaceReasons, c.Note)
-		return warns, nil
+		return diags, nil
 	}
 	c.Planned = plannedOutputs(pr)
-	return warns, nil
+	return diags, nil
 }
 
 // DiagnosticError is a provider's error diagnostic about a change, found
@@ -122,6 +133,9 @@ type DiagnosticError struct {
 	Resource   string
 	Provider   string
 	Diagnostic schema.Diagnostic
+	// Others counts further instances of the same declaration (count,
+	// for_each) with the same diagnostic.
+	Others int
 }
 
 func (e *DiagnosticError) Error() string {
@@ -136,6 +150,9 @@ func (e *DiagnosticError) Error() string {
 	b.WriteString(e.Diagnostic.Summary)
 	if e.Diagnostic.Detail != "" {
 		b.WriteString(": " + e.Diagnostic.Detail)
+	}
+	if e.Others > 0 {
+		fmt.Fprintf(&b, "; %d more instances of this resource have it too", e.Others)
 	}
 	return b.String()
 }
