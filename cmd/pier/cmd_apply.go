@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/planfile"
 )
 
 func init() { register(newApplyCommand) }
@@ -85,9 +86,9 @@ func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout,
 }
 
 func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, stdin *os.File, stdout, stderr io.Writer) error {
-	var saved *savedPlan
+	var saved *planfile.Plan
 	if o.PlanFile != "" {
-		sp, err := readPlanFile(o.PlanFile)
+		sp, err := planfile.Read(o.PlanFile)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/planfile"
 )
 
 func init() { register(newShowCommand) }
@@ -51,7 +52,7 @@ type changeValues struct {
 }
 
 func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) error {
-	sp, err := readPlanFile(path)
+	sp, err := planfile.Read(path)
 	if err != nil {
 		return err
 	}

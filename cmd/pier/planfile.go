@@ -1,91 +1,32 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/planfile"
 )
 
-// planFileVersion is bumped whenever the saved plan's shape changes: 2
-// added provider fingerprints and absolute deployment paths, 3 the
-// source fingerprint, the plan controls and deposed objects.
-const planFileVersion = 3
-
-// savedPlan is what `pier plan -out FILE` writes: the execution graph, the
-// state positions it was made against, and how to load the deployment
-// again. It may hold variable values and inputs, so it is written 0600.
-type savedPlan struct {
-	FormatVersion int           `json:"format_version"`
-	PierVersion   string        `json:"pier_version"`
-	Deployment    deploymentRef `json:"deployment"`
-	Destroy       bool          `json:"destroy,omitempty"`
-	// Controls are the plan's --replace and --target: apply plans with
-	// them again to check the plan.
-	Controls engine.PlanOptions `json:"controls,omitempty"`
-	// Source fingerprints the deployment's files; see sourceFingerprint.
-	Source string        `json:"source,omitempty"`
-	Graph  *engine.Graph `json:"graph"`
-	// Changes and Warnings are the plan as pier plan printed it, for pier
-	// show.
-	Changes  []engine.PlannedChange `json:"changes"`
-	Warnings []string               `json:"warnings,omitempty"`
-}
-
-// deploymentRef says where a saved plan's deployment came from.
-type deploymentRef struct {
-	Dir      string   `json:"dir,omitempty"`
-	Flake    string   `json:"flake,omitempty"`
-	Vars     []string `json:"vars,omitempty"`
-	VarFiles []string `json:"var_files,omitempty"`
-}
-
 func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, p *engine.Plan) error {
-	g, err := p.Graph()
-	if err != nil {
-		return err
-	}
 	ref, err := absoluteRef(o)
 	if err != nil {
 		return err
 	}
-	fp, err := sourceFingerprint(ref)
+	sp, err := planfile.New(version, ref, controls, p)
 	if err != nil {
 		return err
 	}
-	sp := savedPlan{FormatVersion: planFileVersion, PierVersion: version, Destroy: p.Destroy, Graph: g, Deployment: ref, Controls: controls, Source: fp, Changes: p.Planned(), Warnings: p.Warnings}
-	data, err := json.MarshalIndent(sp, "", "  ")
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return fmt.Errorf("write plan file: %w", err)
-	}
-	// An existing file keeps its mode on open: narrow it before the plan,
-	// which may hold secrets, is in it.
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("write plan file %s: %w", path, err)
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("write plan file %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write plan file %s: %w", path, err)
-	}
-	return nil
+	return sp.Write(path)
 }
 
 // absoluteRef names the deployment by absolute paths: pier apply FILE
 // may run from another directory, and must load the deployment the plan
 // was made from, not whatever lies in its working directory.
-func absoluteRef(o deployOptions) (deploymentRef, error) {
-	ref := deploymentRef{Flake: o.Flake, Vars: o.Vars}
+func absoluteRef(o deployOptions) (planfile.Ref, error) {
+	ref := planfile.Ref{Flake: o.Flake, Vars: o.Vars}
 	if o.Flake == "" {
 		dir, err := filepath.Abs(o.Dir)
 		if err != nil {
@@ -115,21 +56,6 @@ func absoluteRef(o deployOptions) (deploymentRef, error) {
 	return ref, nil
 }
 
-func readPlanFile(path string) (*savedPlan, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read plan file: %w", err)
-	}
-	var sp savedPlan
-	if err := json.Unmarshal(data, &sp); err != nil {
-		return nil, fmt.Errorf("read plan file %s: %w", path, err)
-	}
-	if sp.FormatVersion != planFileVersion || sp.Graph == nil {
-		return nil, fmt.Errorf("read plan file %s: format version %d is not %d; make the plan again with this pier", path, sp.FormatVersion, planFileVersion)
-	}
-	return &sp, nil
-}
-
 // staleError says a saved plan no longer matches the world.
 type staleError struct{ msg string }
 
@@ -140,8 +66,8 @@ func (e *staleError) Error() string { return e.msg }
 // now plans something else, apply refuses.
 // checkSavedSource refuses a saved plan whose deployment files changed
 // since it was made. It runs before anything is planned or started.
-func checkSavedSource(path string, saved *savedPlan) error {
-	fp, err := sourceFingerprint(saved.Deployment)
+func checkSavedSource(path string, saved *planfile.Plan) error {
+	fp, err := planfile.Fingerprint(saved.Deployment)
 	if err != nil {
 		return err
 	}
@@ -151,7 +77,7 @@ func checkSavedSource(path string, saved *savedPlan) error {
 	return nil
 }
 
-func checkSavedPlan(path string, saved *savedPlan, now *engine.Plan) error {
+func checkSavedPlan(path string, saved *planfile.Plan, now *engine.Plan) error {
 	g, err := now.Graph()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package planfile
 
 import (
 	"crypto/sha256"
@@ -11,14 +11,14 @@ import (
 	"strings"
 )
 
-// sourceFingerprint hashes the files a deployment is read from: a saved
+// Fingerprint hashes the files a deployment is read from: a saved
 // plan refuses to run once they changed, even where the change would
 // plan the same operations (the plan was reviewed against that source).
 // HCL: the *.pier.hcl and *.pier.json files of the directory and the
 // variable files. A local flake or Nix file: the *.nix files and
 // flake.lock below its directory. A remote flake reference hashes to ""
 // (its lock pins it; nothing local to compare).
-func sourceFingerprint(ref deploymentRef) (string, error) {
+func Fingerprint(ref Ref) (string, error) {
 	var files []string
 	switch {
 	case ref.Flake == "":
