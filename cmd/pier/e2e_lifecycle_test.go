@@ -3,12 +3,16 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // These tests drive replacements, deposed objects and the lifecycle
@@ -303,5 +307,37 @@ variable "sleep" { default = 0 }
 	}
 	if out := d.mustRun("plan", "--var", "a=a2"); !strings.Contains(out, "No changes.") {
 		t.Errorf("plan after converging:\n%s", out)
+	}
+}
+
+// A Nix-shaped resource's lifecycle attribute, beside its inputs, works
+// as the HCL block does: prevent_destroy refuses a replace, naming the
+// member's position in flake.nix.
+func TestNixLifecyclePreventDestroy(t *testing.T) {
+	t.Parallel()
+	testneed.Tool(t, "nix")
+	git := testneed.Tool(t, "git")
+	src, err := os.ReadFile("../../examples/flake/flake.nix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `              inputs.initialize_with = "the first apply";`
+	if !strings.Contains(string(src), at) {
+		t.Fatalf("examples/flake/flake.nix no longer has %q", at)
+	}
+	flake := strings.Replace(string(src), at, at+"\n              lifecycle.prevent_destroy = true;", 1)
+	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
+	d.writeRaw("flake.nix", flake)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "flake.nix"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = d.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	d.mustRun("apply", "--flake", ".")
+	_, errs, code := d.run("plan", "--flake", ".", "--replace", "first")
+	if code != exitError || !strings.Contains(errs, "flake.nix:30:13: resource first has lifecycle.prevent_destroy set, but this plan would replace it") {
+		t.Errorf("plan --replace of a protected member: exit %d\n%s", code, errs)
 	}
 }
