@@ -20,6 +20,7 @@ func planControlFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "replace", Usage: "replace the resource at `ADDR` although it is unchanged (repeatable)"},
 		&cli.StringSliceFlag{Name: "target", Usage: "limit the plan to `ADDR` and what it depends on (repeatable); the same as naming members as arguments"},
+		refreshFlag(),
 	}
 }
 
@@ -28,6 +29,7 @@ func planControlFlags() []cli.Flag {
 // nixops4 apply <paths> does).
 func readPlanControls(c *cli.Context, members []string) (engine.PlanOptions, error) {
 	o := engine.PlanOptions{Replace: c.StringSlice("replace"), Targets: append(c.StringSlice("target"), members...)}
+	o.Refresh, o.RefreshTargets = readRefresh(c)
 	for _, list := range [][]string{o.Replace, o.Targets} {
 		for _, a := range list {
 			if _, err := source.ParseAddress(a); err != nil {

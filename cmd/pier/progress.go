@@ -144,6 +144,10 @@ func (p *progress) describe(ev engine.Event) string {
 			return fmt.Sprintf("%s: %s failed", ev.Address, ev.Action)
 		case engine.StatusSkipped:
 			return fmt.Sprintf("%s: skipped: %v", ev.Address, ev.Err)
+		case engine.StatusRefreshing:
+			return fmt.Sprintf("%s: Refreshing...", ev.Address)
+		case engine.StatusRefreshed:
+			return fmt.Sprintf("%s: Refreshed after %s", ev.Address, ev.Elapsed.Round(time.Millisecond))
 		}
 	}
 	return ""

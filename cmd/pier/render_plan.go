@@ -17,6 +17,7 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "Warning: %s\n\n", warn)
 	}
+	renderDrift(w, p)
 	shown := 0
 	for _, c := range p.Changes {
 		// A create-before-destroy replace shows its deposed half itself.

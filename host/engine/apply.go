@@ -164,6 +164,9 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 			r.close()
 		}
 	}()
+	if err := a.recordDrift(ctx); err != nil {
+		return a.result, err
+	}
 	a.build()
 	a.run(ctx, stop)
 	// After a complete destroy the outputs name things that are gone, so

@@ -46,9 +46,13 @@ const (
 	StatusApplied
 	StatusErrored
 	StatusSkipped
+	// StatusRefreshing and StatusRefreshed bracket a refresh's read of
+	// one recorded object (pier plan --refresh); see refresh.go.
+	StatusRefreshing
+	StatusRefreshed
 )
 
-var statusNames = [...]string{"INVALID", "PENDING", "APPLYING", "APPLIED", "ERRORED", "SKIPPED"}
+var statusNames = [...]string{"INVALID", "PENDING", "APPLYING", "APPLIED", "ERRORED", "SKIPPED", "REFRESHING", "REFRESHED"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {

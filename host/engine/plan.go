@@ -139,6 +139,8 @@ type Plan struct {
 	// Targets are the --target addresses the plan is limited to; empty
 	// means the whole deployment.
 	Targets []string
+	// Drift is what a refresh found changed or gone; see refresh.go.
+	Drift []*Drift
 
 	byAddr map[string]*Change
 	// replace are the addresses --replace names, for resources decided
@@ -221,6 +223,10 @@ type PlanOptions struct {
 	// Targets limit the plan to these addresses (an address also names
 	// the instances and members below it) and what they depend on.
 	Targets []string `json:"targets,omitempty"`
+	// Refresh reads the recorded objects first (all, or those under
+	// RefreshTargets) and plans against them; see refresh.go.
+	Refresh        bool     `json:"refresh,omitempty"`
+	RefreshTargets []string `json:"refreshTargets,omitempty"`
 }
 
 // Plan resolves the deployment against its recorded state. It starts the
@@ -256,6 +262,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if pl.duplicate != nil {
 		return nil, pl.duplicate
 	}
+	if err := pl.refresh(ctx, snap, o); err != nil {
+		return nil, err
+	}
 	if destroyAll {
 		pl.plan.Snapshot = snap
 		pl.planDestroyAll()
@@ -272,6 +281,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if err := pl.classify(snap); err != nil {
 		return nil, err
 	}
+	pl.noteDrift()
 	if err := e.checkExecutables(pl.plan); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// Refresh is off by default: reading every recorded object starts every
+// provider, while an unchanged deployment otherwise starts only its state
+// handlers (see docs/refresh.md). Pulumi makes the same choice: pulumi up
+// trusts its state unless given --refresh.
+
+// Drift is what a refresh found different from state: a recorded object
+// gone, or changed outside of pier.
+type Drift struct {
+	Address source.Address
+	Handler string
+	// Gone means the provider's read said the object no longer exists.
+	Gone bool
+	// Recorded is the entry as it was in state; Now the entry as read
+	// (its inputs are the recorded ones unless the provider reported
+	// them). Now is zero when Gone.
+	Recorded, Now Entry
+}
+
+// InputDiffs are the inputs the read found changed, redacted as the plan
+// redacts inputs.
+func (d *Drift) InputDiffs() []Diff {
+	return DiffInputs(RedactEntryInputs(d.Recorded), RedactEntryInputs(d.Now))
+}
+
+// OutputDiffs are the outputs the read found changed, redacted, without
+// the Terraform bridge's private bookkeeping.
+func (d *Drift) OutputDiffs() []Diff {
+	old, now := RedactEntryOutputs(d.Recorded), RedactEntryOutputs(d.Now)
+	delete(old, "__tf")
+	delete(now, "__tf")
+	return DiffInputs(old, now)
+}
+
+// refreshes reports whether a plan with options o reads addr.
+func (o PlanOptions) refreshes(a source.Address) bool {
+	if !o.Refresh {
+		return false
+	}
+	if len(o.RefreshTargets) == 0 {
+		return true
+	}
+	for _, t := range o.RefreshTargets {
+		if ta, err := source.ParseAddress(t); err == nil && a.HasPrefix(ta) {
+			return true
+		}
+	}
+	return false
+}
+
+// refresh reads the recorded resources o selects whose provider declares
+// read, in parallel within the engine's bound, and plans against what it
+// finds: a changed object's entry is replaced by the one read, so the plan
+// diffs the desired inputs against the real object; a gone object present
+// in the deployment is dropped from what is recorded, so it is planned for
+// creation. A gone object no longer in the deployment stays, to be
+// destroyed (a destroy of what is gone records that it is).
+func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOptions) error {
+	if !o.Refresh {
+		return nil
+	}
+	present := map[string]bool{}
+	for _, r := range snap.Ready {
+		present[r.Address.String()] = true
+	}
+	for _, b := range snap.Blocked {
+		present[b.Address.String()] = true
+	}
+	var todo []*Recorded
+	for _, addr := range sortedAddresses(pl.recorded) {
+		rec := pl.recorded[addr]
+		if !o.refreshes(rec.Address) || !pl.e.providers.declared(rec.Entry.Provider) || !pl.e.providers.supports(rec.Entry.Provider, schema.OperationRead) {
+			continue
+		}
+		todo = append(todo, rec)
+	}
+	type result struct {
+		resp *schema.ReadResourceResponse
+		err  error
+	}
+	results := make([]result, len(todo))
+	sem := make(chan struct{}, pl.e.cfg.parallelism())
+	var wg sync.WaitGroup
+	for i, rec := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				results[i].err = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			addr := rec.Address.String()
+			start := time.Now()
+			pl.e.emit(Event{Type: EventStatus, Status: StatusRefreshing, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
+			resp, err := pl.e.providers.call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
+				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
+			}})
+			if err != nil {
+				results[i].err = fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err)
+				return
+			}
+			results[i].resp = resp.ReadResourceResponse
+			pl.e.emit(Event{Type: EventStatus, Status: StatusRefreshed, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
+		}()
+	}
+	wg.Wait()
+	for i, rec := range todo {
+		if err := results[i].err; err != nil {
+			return err
+		}
+		read := results[i].resp
+		addr := rec.Address.String()
+		if !read.Exists {
+			pl.plan.Drift = append(pl.plan.Drift, &Drift{Address: rec.Address, Handler: rec.Handler, Gone: true, Recorded: rec.Entry})
+			if present[addr] {
+				delete(pl.recorded, addr)
+			}
+			continue
+		}
+		now := rec.Entry
+		now.OutputProperties = read.OutputProperties
+		if now.OutputProperties == nil {
+			now.OutputProperties = map[string]any{}
+		}
+		if read.InputProperties != nil {
+			now.InputProperties = read.InputProperties
+		}
+		if sameInputs(now.InputProperties, rec.Entry.InputProperties) && sameInputs(now.OutputProperties, rec.Entry.OutputProperties) {
+			continue
+		}
+		pl.plan.Drift = append(pl.plan.Drift, &Drift{Address: rec.Address, Handler: rec.Handler, Recorded: rec.Entry, Now: now})
+		pl.recorded[addr] = &Recorded{Address: rec.Address, Handler: rec.Handler, Entry: now}
+	}
+	return nil
+}
+
+// noteDrift explains, on each change a refresh decided, why.
+func (pl *planner) noteDrift() {
+	for _, d := range pl.plan.Drift {
+		c := pl.plan.Change(d.Address.String())
+		if c == nil || !d.Gone {
+			continue
+		}
+		switch c.Action {
+		case ActionCreate:
+			c.Note = "it was deleted outside of pier"
+		case ActionDestroy:
+			c.Note = "it was already deleted outside of pier; this records that"
+		}
+	}
+}
+
+// DriftOf returns what a refresh found for addr, or nil.
+func (p *Plan) DriftOf(addr string) *Drift {
+	for _, d := range p.Drift {
+		if d.Address.String() == addr {
+			return d
+		}
+	}
+	return nil
+}
+
+// recordDrift records, before anything else is applied, what a refresh
+// read of the objects the plan leaves alone, so that state matches them.
+// Changed objects record their new entry when changed; gone ones when
+// created again or destroyed.
+func (a *applier) recordDrift(ctx context.Context) error {
+	for _, d := range a.plan.Drift {
+		c := a.plan.Change(d.Address.String())
+		if d.Gone || c == nil || c.Action != ActionNoOp {
+			continue
+		}
+		r := a.recorders[d.Handler]
+		if r == nil {
+			return fmt.Errorf("record the refreshed %s: state handler %s was not read", d.Address, d.Handler)
+		}
+		now := d.Now
+		if err := r.record(ctx, "refresh", func(pb *patchBuilder) error { return pb.put(d.Address, now) }); err != nil {
+			return fmt.Errorf("record the refreshed %s in state %s: %w", d.Address, d.Handler, err)
+		}
+	}
+	return nil
+}
