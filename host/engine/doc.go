@@ -3,7 +3,12 @@
 // through the deployment's state handlers, decides per resource whether
 // to create, update, destroy or leave it (plan.go), and carries that out
 // with bounded parallelism, recording every stateful change as a state
-// event before anything that depends on it starts (apply.go, recorder.go).
+// event before anything that depends on it starts: apply.go sets a run
+// up, schedule.go decides what runs when (deps.go orders it, as it orders
+// Plan.Graph), execute.go carries out one change, recording.go and
+// recorder.go record it, outputs.go keeps the outputs. lifecycle.go is
+// what create_before_destroy, prevent_destroy, ignore_changes, --replace
+// and --target do to a plan.
 //
 // It owns scheduling (ordering, failure and skip propagation, interrupts,
 // resolving blocked resources as outputs arrive), the shape of state

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// This file carries out one node: the provider calls of a change and
+// the records that go with them, on a worker goroutine.
+
+func (a *applier) start(ctx context.Context, n *node) {
+	a.running++
+	a.perRunning[n.change.Provider()]++
+	n.status = StatusApplying
+	n.started = time.Now()
+	c := n.change
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
+	go func() {
+		out, err := a.execute(ctx, c)
+		a.done <- nodeResult{n: n, outputs: out, err: err}
+	}()
+}
+
+// execute performs one change: the provider call and the record of its
+// outcome, as one unit. It runs on a worker goroutine and touches only
+// the change and the recorders.
+func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error) {
+	addr := c.Addr()
+	prov := c.Provider()
+	if r := c.Resource; r != nil && r.Stateful() && a.recorders[r.State.String()] == nil {
+		// Checked before the provider call: a change that cannot be
+		// recorded must not be made.
+		return nil, fmt.Errorf("%s: state handler %s was not read when planning, so nothing was done: a resource known only during apply must use a state handler the plan already reads", r.Range, r.State)
+	}
+	switch c.Action {
+	case ActionCreate:
+		r := c.Resource
+		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+			Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+		}})
+		if err != nil {
+			return nil, err
+		}
+		out := resp.CreateResourceResponse.OutputProperties
+		return out, a.recordPut(ctx, "create", c, out)
+	case ActionUpdate, ActionReplace:
+		if c.Action == ActionReplace {
+			return a.replace(ctx, c)
+		}
+		r := c.Resource
+		prior := c.Prior.Entry
+		if moves(r, c.Prior) && prior.Type == r.Type && sameInputs(r.Inputs, prior.InputProperties) {
+			// Only the record moves; the provider has nothing to change.
+			return prior.OutputProperties, a.recordPut(ctx, "update", c, prior.OutputProperties)
+		}
+		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
+			Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+			InputProperties: r.Inputs,
+		}})
+		if err != nil {
+			return nil, err
+		}
+		out := resp.UpdateResourceResponse.OutputProperties
+		return out, a.recordPut(ctx, "update", c, out)
+	case ActionDestroy:
+		if c.Deposed != "" {
+			return nil, a.destroyDeposed(ctx, c)
+		}
+		prior := c.Prior.Entry
+		if !a.e.providers.declared(prov) {
+			return nil, fmt.Errorf("provider %q, which recorded this resource, is no longer declared in the deployment, so pier cannot destroy it; declare the provider again, or remove the real object yourself, then run: pier state forget %s", prov, addr)
+		}
+		if !a.e.providers.supports(prov, schema.OperationDestroy) {
+			return nil, fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
+		}
+		if _, err := a.e.providers.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+			Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+		}}); err != nil {
+			return nil, err
+		}
+		return nil, a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
+			pb.remove(c.Address)
+			return nil
+		})
+	}
+	return nil, fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+}
+
+// replace carries out a replacement the provider cannot do itself, a
+// change of type: destroy what the resource was, then create what it is.
+func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error) {
+	addr := c.Addr()
+	prov := c.Provider()
+	if c.CreateBeforeDestroy {
+		return a.createBeforeDestroy(ctx, c)
+	}
+	// Destroy first: the new object may need the old one's name. The
+	// removal is recorded before the create, so a failed create
+	// leaves a state that says the object is gone, as it is.
+	prior := c.Prior.Entry
+	if !a.e.providers.supports(prior.Provider, schema.OperationDestroy) {
+		return nil, fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Provider, addr)
+	}
+	if _, err := a.e.providers.call(ctx, prior.Provider, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+	}}); err != nil {
+		return nil, fmt.Errorf("destroy the %s it was: %w", prior.Type, err)
+	}
+	if err := a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
+		pb.remove(c.Address)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	r := c.Resource
+	resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("the %s it was is destroyed; create the %s: %w", prior.Type, r.Type, err)
+	}
+	out := resp.CreateResourceResponse.OutputProperties
+	return out, a.recordPut(ctx, "create", c, out)
+}
+
+// createBeforeDestroy creates the replacement and records it as current
+// with the old object as deposed, in one event: at no point does the
+// state lack an object that exists. The change with Deposed ==
+// c.DeposeKey destroys the old object later.
+func (a *applier) createBeforeDestroy(ctx context.Context, c *Change) (map[string]any, error) {
+	r := c.Resource
+	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", err)
+	}
+	out := resp.CreateResourceResponse.OutputProperties
+	old := c.Prior.Entry
+	return out, a.recordPutWith(ctx, "create", c, out, func(pb *patchBuilder) error {
+		return pb.depose(c.Address, c.DeposeKey, old)
+	})
+}
+
+// destroyDeposed destroys a deposed object and records that it is gone.
+func (a *applier) destroyDeposed(ctx context.Context, c *Change) error {
+	prior := c.Prior.Entry
+	prov := prior.Provider
+	if !a.e.providers.supports(prov, schema.OperationDestroy) {
+		return fmt.Errorf("provider %q does not declare the destroy operation (or is no longer declared), so pier cannot destroy this deposed object; remove the real object yourself, then run: pier state forget %s", prov, c.Address)
+	}
+	if _, err := a.e.providers.call(ctx, prov, c.Addr(), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+	}}); err != nil {
+		return fmt.Errorf("destroy the deposed object (it stays recorded; the next apply tries again): %w", err)
+	}
+	return a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
+		pb.removeDeposed(c.Address, c.Deposed)
+		return nil
+	})
+}

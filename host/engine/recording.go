@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// This file records what apply did in the state handlers' logs.
+
+func (a *applier) recordPut(ctx context.Context, event string, c *Change, outputs map[string]any) error {
+	return a.recordPutWith(ctx, event, c, outputs, nil)
+}
+
+// recordPutWith records c's new object, and with also what then
+// belongs in the same event.
+func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, outputs map[string]any, with func(*patchBuilder) error) error {
+	r := c.Resource
+	if !r.Stateful() {
+		return nil
+	}
+	var deps []string
+	for _, d := range r.DependsOn {
+		deps = append(deps, d.String())
+	}
+	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
+	if err := a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
+		if err := pb.put(c.Address, entry); err != nil || with == nil {
+			return err
+		}
+		return with(pb)
+	}); err != nil {
+		return err
+	}
+	if c.Prior == nil || !moves(r, c.Prior) {
+		return nil
+	}
+	// Recorded in the new state first: were pier stopped in between, the
+	// next plan names both states rather than forgetting the resource.
+	return a.record(ctx, c.Prior.Handler, "forget", func(pb *patchBuilder) error {
+		pb.remove(c.Address)
+		return nil
+	})
+}
+
+// record appends a change to a state handler's log. A Ctrl-C must never
+// lose the record of a real change, so it runs without the caller's
+// cancellation, bounded by its own timeout.
+func (a *applier) record(ctx context.Context, handler, event string, build func(*patchBuilder) error) error {
+	rec := a.recorders[handler]
+	if rec == nil {
+		return fmt.Errorf("state handler %s was not read before apply: this is a bug in pier", handler)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	if err := rec.record(ctx, event, build); err != nil {
+		return fmt.Errorf("record in state %s: %w (the change was made but not recorded)", handler, err)
+	}
+	return nil
+}
+
+// recordTimeout bounds one state append, which must outlive a Ctrl-C: long
+// enough for a slow disk or remote state provider, short enough that a
+// hung one does not hold pier forever.
+const recordTimeout = 2 * time.Minute
