@@ -18,19 +18,40 @@ type LockedError struct {
 	Path  string
 	PID   int
 	Since time.Time
+	// Command, User and Host describe the holding command, when its
+	// record says (see [Holder]).
+	Command, User, Host string
 }
 
 func (e *LockedError) Error() string {
 	if e.PID == 0 {
 		return fmt.Sprintf("state file %s is locked by another process", e.Path)
 	}
-	return fmt.Sprintf("state file %s is locked by process %d since %s", e.Path, e.PID, e.Since.Format(time.RFC3339))
+	msg := fmt.Sprintf("state file %s is locked by process %d since %s", e.Path, e.PID, e.Since.Format(time.RFC3339))
+	if e.Command != "" {
+		msg += fmt.Sprintf(" (%s, run by %s on %s)", e.Command, e.User, e.Host)
+	}
+	return msg
+}
+
+// Holder is who a lock holder says it is: the command the user started,
+// which may be the parent of the process that holds the flock (pier runs
+// state handlers as `pier adapter local` children). Command must hold no
+// secret: pass it through with values removed.
+type Holder struct {
+	PID     int
+	Command string
+	User    string
+	Host    string
 }
 
 // holder is the record the lock owner writes into FILE.lock.
 type holder struct {
-	PID   int       `json:"pid"`
-	Since time.Time `json:"since"`
+	PID     int       `json:"pid"`
+	Since   time.Time `json:"since"`
+	Command string    `json:"command,omitempty"`
+	User    string    `json:"user,omitempty"`
+	Host    string    `json:"host,omitempty"`
 }
 
 // lockPath is the sidecar that carries the flock. The lock is not on the
@@ -50,7 +71,7 @@ const (
 // acquireLock takes the exclusive flock on path's lock file and records
 // this process as the holder. With wait it blocks until the lock is free;
 // otherwise it returns a *LockedError.
-func acquireLock(path string, wait bool, logger *slog.Logger) (*os.File, error) {
+func acquireLock(path string, wait bool, who *Holder, logger *slog.Logger) (*os.File, error) {
 	f, err := os.OpenFile(lockPath(path), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock state file %s: %w", path, err)
@@ -76,7 +97,7 @@ func acquireLock(path string, wait bool, logger *slog.Logger) (*os.File, error) 
 	if !locked {
 		if !wait {
 			f.Close()
-			return nil, &LockedError{Path: path, PID: h.PID, Since: h.Since}
+			return nil, &LockedError{Path: path, PID: h.PID, Since: h.Since, Command: h.Command, User: h.User, Host: h.Host}
 		}
 		logger.Info("waiting for state file lock", "path", path, "pid", h.PID, "since", h.Since)
 		if err := flock(fd, unix.LOCK_EX); err != nil {
@@ -84,7 +105,11 @@ func acquireLock(path string, wait bool, logger *slog.Logger) (*os.File, error) 
 			return nil, fmt.Errorf("lock state file %s: %w", path, err)
 		}
 	}
-	b, _ := json.Marshal(holder{PID: os.Getpid(), Since: time.Now().UTC()}) // plain struct always encodes
+	rec := holder{PID: os.Getpid(), Since: time.Now().UTC()}
+	if who != nil && who.PID > 0 {
+		rec.PID, rec.Command, rec.User, rec.Host = who.PID, who.Command, who.User, who.Host
+	}
+	b, _ := json.Marshal(rec) // plain struct always encodes
 	if err := f.Truncate(0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("record lock holder of %s: %w", path, err)
@@ -140,7 +165,7 @@ func lockFile(f *os.File, path string, wait bool) error {
 }
 
 func readHolder(f *os.File) (holder, error) {
-	buf := make([]byte, 256)
+	buf := make([]byte, 4096) // a record with a long command line
 	n, err := f.ReadAt(buf, 0)
 	if n == 0 {
 		return holder{}, fmt.Errorf("empty lock record: %w", err)

@@ -21,6 +21,10 @@ type Options struct {
 	// Logger receives warnings (torn tail repaired, non-increasing indexes,
 	// loose permissions) and lifecycle messages. Nil discards them.
 	Logger *slog.Logger
+	// Holder is recorded as the lock holder, so that a process refused
+	// the lock is told which command holds it; nil records this process
+	// (its pid only).
+	Holder *Holder
 }
 
 // ErrClosed is returned by methods of a closed [Log].
@@ -51,7 +55,7 @@ func Open(path string, opts Options) (*Log, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	lk, err := acquireLock(path, opts.Wait, logger)
+	lk, err := acquireLock(path, opts.Wait, opts.Holder, logger)
 	if err != nil {
 		return nil, err
 	}

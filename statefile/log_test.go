@@ -423,7 +423,7 @@ func TestOpenRejectsBadFiles(t *testing.T) {
 				t.Errorf("Open changed a file it rejected")
 			}
 			// The lock was released.
-			lk, err := acquireLock(path, false, nil)
+			lk, err := acquireLock(path, false, nil, nil)
 			if err != nil {
 				t.Fatalf("lock still held after a failed Open: %v", err)
 			}

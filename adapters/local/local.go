@@ -261,7 +261,7 @@ func (p *Provider) openState(name string) (*statefile.Log, error) {
 	if l, ok := p.logs[abs]; ok {
 		return l, nil
 	}
-	l, err := statefile.Open(abs, statefile.Options{Wait: p.opts.WaitForLock, Logger: p.log})
+	l, err := statefile.Open(abs, statefile.Options{Wait: p.opts.WaitForLock, Logger: p.log, Holder: lockHolder()})
 	if err != nil {
 		return nil, fmt.Errorf("open state file %q: %w", name, err)
 	}
