@@ -61,7 +61,7 @@ Exit codes: 0 applied, 1 error (some resources failed), 2 usage,
 			if o.PlanFile != "" {
 				// A saved plan is carried out exactly: it names its own
 				// deployment and variables, and these would be ignored.
-				for _, f := range []string{"dir", "flake", "file", "var", "var-file", "replace", "target"} {
+				for _, f := range []string{"dir", "flake", "file", "var", "var-file", "replace", "target", "refresh"} {
 					if c.IsSet(f) {
 						return usagef("--%s cannot be combined with a plan file: the plan names its deployment, variables and targets; make a new plan with pier plan -out instead", f)
 					}

@@ -145,6 +145,10 @@ func (p *progress) describe(ev engine.Event) string {
 		case engine.StatusSkipped:
 			return fmt.Sprintf("%s: skipped: %v", ev.Address, ev.Err)
 		case engine.StatusRefreshing:
+			// One line per read is enough: the one saying it is done.
+			if !p.verbose {
+				return ""
+			}
 			return fmt.Sprintf("%s: Refreshing...", ev.Address)
 		case engine.StatusRefreshed:
 			return fmt.Sprintf("%s: Refreshed after %s", ev.Address, ev.Elapsed.Round(time.Millisecond))
