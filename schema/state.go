@@ -75,7 +75,10 @@ func (c stateChecker) level(level map[string]any, ptr string) (int, error) {
 			return 0, &StateError{Pointer: ptr + "/resources", Problem: fmt.Sprintf("is %s, want an object of resources by name", JSONKind(raw))}
 		}
 		for key := range c.keys(res) {
-			if err := checkEntry(res[key], ptr+"/resources/"+escapePointer(key)); err != nil {
+			if err := checkEntry(res[key]); err != nil {
+				// Pointers are built only for the error: escaping every
+				// key would cost more than the whole walk.
+				err.Pointer = ptr + "/resources/" + escapePointer(key) + err.Pointer
 				return 0, err
 			}
 		}
@@ -102,8 +105,10 @@ func (c stateChecker) level(level map[string]any, ptr string) (int, error) {
 	return n, nil
 }
 
-// checkEntry checks one recorded resource.
-func checkEntry(raw any, ptr string) error {
+// checkEntry checks one recorded resource. The error's Pointer is
+// relative to the entry.
+func checkEntry(raw any) *StateError {
+	const ptr = ""
 	e, ok := raw.(map[string]any)
 	if !ok {
 		return &StateError{Pointer: ptr, Problem: fmt.Sprintf("is %s, want an object (a recorded resource)", JSONKind(raw))}

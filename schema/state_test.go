@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -87,5 +88,24 @@ func TestCheckStateNeverPrintsValues(t *testing.T) {
 	_, err := CheckState(doc)
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// BenchmarkCheckState10000 is the structural check every plan makes, on a
+// state of 10,000 resources.
+func BenchmarkCheckState10000(b *testing.B) {
+	res := map[string]any{}
+	for i := range 10000 {
+		res[fmt.Sprintf("r%d", i)] = map[string]any{
+			"type": "memo", "input_properties": map[string]any{"initialize_with": "x"},
+			"output_properties": map[string]any{"value": "x"}, "provider": "local",
+			"dependencies": []any{"r0"},
+		}
+	}
+	doc := map[string]any{"_type": "nixopsState", "resources": res, "deployments": map[string]any{}}
+	for b.Loop() {
+		if n, err := CheckState(doc); err != nil || n != 10000 {
+			b.Fatal(n, err)
+		}
 	}
 }

@@ -324,5 +324,10 @@ func kindList(defs map[string]messageDef, ops []Operation) string {
 }
 
 func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
