@@ -18,7 +18,7 @@ func renderDrift(w io.Writer, p *engine.Plan) {
 	for _, d := range p.Drift {
 		what := fmt.Sprintf(" (%s %s)", d.Recorded.Provider, d.Recorded.Type)
 		if d.Gone {
-			fmt.Fprintf(w, "  %s\n  %s %s%s\n\n", paintW(w, sgrBold, "# "+d.Address.String()+" has been deleted outside of pier"), paintW(w, markerColour("-"), "-"), d.Address, what)
+			fmt.Fprintf(w, "  %s\n  %s %s%s\n\n", paintW(w, sgrBold, "# "+d.Address.String()+" no longer exists (its provider's read found no object)"), paintW(w, markerColour("-"), "-"), d.Address, what)
 			continue
 		}
 		fmt.Fprintf(w, "  %s\n  %s %s%s\n", paintW(w, sgrBold, "# "+d.Address.String()+" has changed outside of pier"), paintW(w, markerColour("~"), "~"), d.Address, what)

@@ -157,9 +157,9 @@ func (pl *planner) noteDrift() {
 		}
 		switch c.Action {
 		case ActionCreate:
-			c.Note = "it was deleted outside of pier"
+			c.Note = "the recorded object no longer exists"
 		case ActionDestroy:
-			c.Note = "it was already deleted outside of pier; this records that"
+			c.Note = "the recorded object no longer exists; this records that"
 		}
 	}
 }
