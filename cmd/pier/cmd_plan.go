@@ -69,7 +69,7 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		writeJSONLine(stdout, map[string]any{"message_type": "plan", "summary": plan.Summary(), "graph": g})
+		writeJSONLine(stdout, map[string]any{"message_type": "plan", "summary": plan.Summary(), "graph": g, "drift": jsonDrift(plan)})
 	} else {
 		renderPlan(stdout, plan)
 	}

@@ -27,3 +27,24 @@ func renderDrift(w io.Writer, p *engine.Plan) {
 		fmt.Fprintln(w)
 	}
 }
+
+// jsonDrift is what a refresh found, for --json: per object, whether it is
+// gone, and its inputs and outputs before and after, redacted.
+func jsonDrift(p *engine.Plan) []map[string]any {
+	out := []map[string]any{}
+	for _, d := range p.Drift {
+		m := map[string]any{"address": d.Address.String(), "state": d.Handler, "gone": d.Gone,
+			"before": map[string]any{"inputs": engine.RedactEntryInputs(d.Recorded), "outputs": withoutBookkeeping(engine.RedactEntryOutputs(d.Recorded))}}
+		if !d.Gone {
+			m["after"] = map[string]any{"inputs": engine.RedactEntryInputs(d.Now), "outputs": withoutBookkeeping(engine.RedactEntryOutputs(d.Now))}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// withoutBookkeeping drops the Terraform bridge's private "__tf" output.
+func withoutBookkeeping(outputs map[string]any) map[string]any {
+	delete(outputs, "__tf")
+	return outputs
+}
