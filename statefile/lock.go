@@ -121,6 +121,36 @@ func acquireLock(path string, wait bool, who *Holder, logger *slog.Logger) (*os.
 	return f, nil
 }
 
+// Lock is a state file's exclusive lock held on its own, without the log
+// open: a writer that reads the state, plans, and only then writes takes
+// it before reading, so that no other writer appends in between, and
+// without creating the state file or repairing its tail until it writes.
+type Lock struct{ f *os.File }
+
+// AcquireLock takes the lock of the state file at path as [Open] does
+// (opts.Wait, opts.Holder), creating only its lock sidecar.
+func AcquireLock(path string, opts Options) (*Lock, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	f, err := acquireLock(path, opts.Wait, opts.Holder, logger)
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release gives the lock up, unless [OpenLocked] took it over.
+func (k *Lock) Release() error {
+	if k == nil || k.f == nil {
+		return nil
+	}
+	f := k.f
+	k.f = nil
+	return releaseLock(f)
+}
+
 // releaseLock clears the holder record, so a stale pid is never reported,
 // and closes the file, which releases the flock.
 func releaseLock(f *os.File) error {

@@ -59,8 +59,27 @@ func Open(path string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	return open(path, lk, logger, opts.Wait)
+}
+
+// OpenLocked is [Open] for a state file whose lock the caller already
+// holds: the log takes the lock over and releases it at Close.
+func OpenLocked(path string, lock *Lock, opts Options) (*Log, error) {
+	if lock == nil || lock.f == nil {
+		return nil, fmt.Errorf("open state file %s: lock not held", path)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	lk := lock.f
+	lock.f = nil
+	return open(path, lk, logger, opts.Wait)
+}
+
+func open(path string, lk *os.File, logger *slog.Logger, wait bool) (*Log, error) {
 	l := &Log{path: path, lock: lk, log: logger}
-	if err := l.load(opts.Wait); err != nil {
+	if err := l.load(wait); err != nil {
 		var le *LockedError
 		if errors.As(err, &le) {
 			l.Close()

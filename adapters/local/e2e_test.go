@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pierhq/pier/adapters/local"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -49,11 +50,11 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-func startAdapter(t *testing.T, dir string) *adapter {
+func startAdapter(t *testing.T, dir string, env ...string) *adapter {
 	t.Helper()
 	cmd := exec.Command(testbin.Pier(t), "adapter", "local")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PIER_LOG=debug")
+	cmd.Env = append(append(os.Environ(), "PIER_LOG=debug"), env...)
 	a := &adapter{cmd: cmd, lines: make(chan []byte), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = a.stderr
 	var err error
@@ -189,35 +190,43 @@ func TestAdapterEndToEnd(t *testing.T) {
 	}, b.call(t, stateRead("state_file", `{"name":"state.json"}`)))
 }
 
+// TestAdapterStateFileLock: a writer locks a state file before its first
+// read, so that a second writer cannot plan against the same state and
+// then create objects it can never record; a reader takes no lock and
+// answers while the writer holds it.
 func TestAdapterStateFileLock(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	reader := startAdapter(t, dir, local.ReadOnlyEnv+"=1")
 	holder := startAdapter(t, dir)
 	other := startAdapter(t, dir)
 	read := stateRead("state_file", `{"name":"state.json"}`)
 	event := stateEvent(`{"name":"state.json"}`, "create", `[{"op":"add","path":"/resources/m","value":{"type":"memo","inputProperties":{},"outputProperties":{}}}]`)
+	recorded := `{"stateResourceReadResponse":{"state":{"_type":"nixopsState","deployments":{},"resources":{"m":{"inputProperties":{},"outputProperties":{},"type":"memo"}}}}}`
 
-	// Reading writes nothing and takes no lock: planning reads state.
-	checkResponse(t, 0, step{req: read, want: emptyDoc}, other.call(t, read))
+	// Reading writes nothing: planning reads state. The writer's read
+	// takes the lock, but creates no state file and repairs nothing.
+	checkResponse(t, 0, step{req: read, want: emptyDoc}, reader.call(t, read))
 	checkResponse(t, 1, step{req: read, want: emptyDoc}, holder.call(t, read))
 	if _, err := os.Stat(filepath.Join(dir, "state.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("state.json after reads: %v, want no file", err)
 	}
-	// The first event takes the lock, and keeps it for the holder's life.
-	checkResponse(t, 2, step{req: event, want: `{"stateResourceEventResponse":{}}`}, holder.call(t, event))
-	checkResponse(t, 3, step{req: event, wantErr: []string{
-		`state event state_file: open state file "state.json": `,
+	// A second writer is refused at its read, before it plans anything,
+	// and told who holds the lock.
+	checkResponse(t, 2, step{req: read, wantErr: []string{
+		`lock state file "state.json": `,
 		"is locked by process " + strconv.Itoa(holder.cmd.Process.Pid),
-	}}, other.call(t, event))
-	checkResponse(t, 4, step{req: create("file", `{"name":"f","contents":""}`, false), want: created},
-		other.call(t, create("file", `{"name":"f","contents":""}`, false)))
+	}}, other.call(t, read))
+	checkResponse(t, 3, step{req: read, want: emptyDoc}, reader.call(t, read))
+	checkResponse(t, 4, step{req: event, want: `{"stateResourceEventResponse":{}}`}, holder.call(t, event))
+	checkResponse(t, 5, step{req: read, want: recorded}, reader.call(t, read))
 
 	if code := holder.wait(t, nil); code != 0 {
 		t.Errorf("holder exit code = %d, want 0", code)
 	}
-	// other read the file before the holder appended: it must not write
-	// over what it did not see.
-	checkResponse(t, 5, step{req: event, wantErr: []string{`state file "state.json" changed since it was read`}}, other.call(t, event))
+	// Once the holder is gone the other writer reads what it recorded.
+	checkResponse(t, 6, step{req: read, want: recorded}, other.call(t, read))
+	checkResponse(t, 7, step{req: event, want: `{"stateResourceEventResponse":{}}`}, other.call(t, event))
 }
 
 func TestAdapterSignals(t *testing.T) {

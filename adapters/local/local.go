@@ -50,7 +50,18 @@ type Options struct {
 	WaitForLock bool
 	// Now stamps state events; nil means time.Now.
 	Now func() time.Time
+	// ReadOnly reads state files without taking their locks, for commands
+	// that only read (pier plan without -out, state list, output). A
+	// writer takes a state file's lock before its first read, so that no
+	// other writer appends between the read it plans against and its
+	// first event.
+	ReadOnly bool
 }
+
+// ReadOnlyEnv names the environment variable pier sets for a command that
+// only reads state (see host/engine's BuiltinEnv): the adapter then reads
+// state files without their locks ([Options.ReadOnly]).
+const ReadOnlyEnv = "PIER_STATE_READ_ONLY"
 
 // Provider serves the local resource types. Build it with [New]; the
 // serving loop calls it one request at a time. Close it when serving ends:
@@ -66,6 +77,9 @@ type Provider struct {
 	// writing: the writer refuses a file another process appended to
 	// since.
 	reads map[string]*statefile.Snapshot
+	// locks are the state files locked before their first read and not
+	// yet opened for writing; openState hands each to its log.
+	locks map[string]*statefile.Lock
 }
 
 var (
@@ -84,7 +98,7 @@ type resourceType interface {
 
 // New returns a local provider.
 func New(opts Options) *Provider {
-	p := &Provider{opts: opts, log: opts.Logger, logs: map[string]*statefile.Log{}, reads: map[string]*statefile.Snapshot{}}
+	p := &Provider{opts: opts, log: opts.Logger, logs: map[string]*statefile.Log{}, reads: map[string]*statefile.Snapshot{}, locks: map[string]*statefile.Lock{}}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -201,6 +215,12 @@ func (p *Provider) Close() error {
 		}
 		delete(p.logs, path)
 	}
+	for path, k := range p.locks {
+		if err := k.Release(); err != nil {
+			errs = append(errs, fmt.Errorf("release lock of state file %q: %w", path, err))
+		}
+		delete(p.locks, path)
+	}
 	return errors.Join(errs...)
 }
 
@@ -229,6 +249,13 @@ func (p *Provider) readState(name string) (map[string]any, error) {
 	defer p.mu.Unlock()
 	if l, ok := p.logs[abs]; ok {
 		return l.State(), nil
+	}
+	if _, locked := p.locks[abs]; !locked && !p.opts.ReadOnly {
+		k, err := statefile.AcquireLock(abs, p.lockOptions())
+		if err != nil {
+			return nil, fmt.Errorf("lock state file %q: %w", name, err)
+		}
+		p.locks[abs] = k
 	}
 	snap, err := statefile.Read(abs)
 	if err != nil {
@@ -261,7 +288,13 @@ func (p *Provider) openState(name string) (*statefile.Log, error) {
 	if l, ok := p.logs[abs]; ok {
 		return l, nil
 	}
-	l, err := statefile.Open(abs, statefile.Options{Wait: p.opts.WaitForLock, Logger: p.log, Holder: lockHolder()})
+	var l *statefile.Log
+	if k := p.locks[abs]; k != nil {
+		delete(p.locks, abs)
+		l, err = statefile.OpenLocked(abs, k, p.lockOptions())
+	} else {
+		l, err = statefile.Open(abs, p.lockOptions())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open state file %q: %w", name, err)
 	}
@@ -272,4 +305,8 @@ func (p *Provider) openState(name string) (*statefile.Log, error) {
 	p.log.Debug("state file opened", "path", abs)
 	p.logs[abs] = l
 	return l, nil
+}
+
+func (p *Provider) lockOptions() statefile.Options {
+	return statefile.Options{Wait: p.opts.WaitForLock, Logger: p.log, Holder: lockHolder()}
 }

@@ -69,7 +69,7 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 // closes, and then releases the state files it opened.
 func runAdapterLocal(ctx context.Context, opts adapterLocalOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "local")
-	p := local.New(local.Options{Stderr: stderr, Logger: logger, WaitForLock: opts.waitForLock})
+	p := local.New(local.Options{Stderr: stderr, Logger: logger, WaitForLock: opts.waitForLock, ReadOnly: os.Getenv(local.ReadOnlyEnv) != ""})
 	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
 	return errors.Join(err, p.Close())
 }

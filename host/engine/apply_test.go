@@ -174,15 +174,19 @@ resource "m" {
 	}
 	planner.Close()
 	runner := newEngine()
-	defer runner.Close()
 	res, err := runner.Apply(t.Context(), nil, plan)
 	if err != nil || res.Err() != nil || res.Created != 1 {
 		t.Fatalf("apply on another engine: %+v, %v, %v", res, err, res.Err())
 	}
+	// The runner holds the state's lock until it closes.
+	runner.Close()
 	checker := newEngine()
 	defer checker.Close()
 	again, err := checker.Plan(t.Context())
-	if err != nil || again.HasChanges() {
-		t.Fatalf("plan after apply: %v, changes %v", err, again.Summary())
+	if err != nil {
+		t.Fatalf("plan after apply: %v", err)
+	}
+	if again.HasChanges() {
+		t.Fatalf("plan after apply: changes %v", again.Summary())
 	}
 }
