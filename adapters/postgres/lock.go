@@ -1,19 +1,15 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"os"
-	"os/user"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pierhq/pier/internal/lockholder"
 )
 
 // LockedError reports that another session holds a state key's lock. The
@@ -39,64 +35,12 @@ func (e *LockedError) Error() string {
 }
 
 // Holder is what a writer records about itself while it holds a lock.
-type Holder struct {
-	PID     int
-	Command string
-	User    string
-	Host    string
-}
+type Holder = lockholder.Holder
 
-// ThisHolder describes the pier command this process serves: its parent,
-// since an adapter runs as a child of `pier apply` and the like. The
-// command line keeps only the program, the words before the first flag
-// (the subcommand) and flag names; every value is dropped, because a
-// --var value may be a secret.
-func ThisHolder() Holder {
-	pid := os.Getppid()
-	args := procArgs(pid)
-	if args == nil {
-		pid, args = os.Getpid(), os.Args
-	}
-	h := Holder{PID: pid, Command: redactArgs(args)}
-	if u, err := user.Current(); err == nil {
-		h.User = u.Username
-	}
-	h.Host, _ = os.Hostname()
-	return h
-}
-
-func procArgs(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	return strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00")
-}
-
-// redactArgs renders a command line with every value removed.
-func redactArgs(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	out := []string{filepath.Base(args[0])}
-	flags := false
-	for _, a := range args[1:] {
-		switch {
-		case strings.HasPrefix(a, "-"):
-			flags = true
-			name, _, hasValue := strings.Cut(a, "=")
-			if hasValue {
-				name += "=…"
-			}
-			out = append(out, name)
-		case !flags:
-			out = append(out, a)
-		default:
-			out = append(out, "…")
-		}
-	}
-	return strings.Join(out, " ")
-}
+// ThisHolder describes the pier command this process serves (see
+// [lockholder.Current]): its command line keeps no values, since a --var
+// value may be a secret.
+func ThisHolder() Holder { return lockholder.Current() }
 
 // lockID is the advisory lock key of a state key within a schema: 64 bits
 // of a hash, so different deployments' keys do not contend.
