@@ -236,7 +236,7 @@ func decodeEntry(raw any) (Entry, error) {
 		return Entry{}, fmt.Errorf("%s (or %s) is missing", keyInputs, camelInputs)
 	}
 	if e.InputProperties, ok = in.(map[string]any); !ok {
-		return Entry{}, fmt.Errorf("%s is %s, want an object", key, jsonKind(in))
+		return Entry{}, fmt.Errorf("%s is %s, want an object", key, schema.JSONKind(in))
 	}
 	out, key := m[keyOutputs], keyOutputs
 	if out == nil {
@@ -244,7 +244,7 @@ func decodeEntry(raw any) (Entry, error) {
 	}
 	if out != nil {
 		if e.OutputProperties, ok = out.(map[string]any); !ok {
-			return Entry{}, fmt.Errorf("%s is %s, want an object", key, jsonKind(out))
+			return Entry{}, fmt.Errorf("%s is %s, want an object", key, schema.JSONKind(out))
 		}
 	}
 	e.Provider, _ = m[keyProvider].(string)
@@ -261,25 +261,6 @@ func decodeEntry(raw any) (Entry, error) {
 		}
 	}
 	return e, nil
-}
-
-// jsonKind names the JSON type of a decoded value, for error messages that
-// must not print the value (it may be secret).
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	default:
-		return fmt.Sprintf("%T", v)
-	}
 }
 
 func parseStep(key string) (source.Step, error) {
