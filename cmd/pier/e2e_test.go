@@ -270,7 +270,9 @@ resource "r" {
 }
 `})
 	d.mustRun("apply")
-	cmd := exec.Command(scriptBin, "-qfec", d.pier+" destroy", "/dev/null")
+	// exec: script runs $SHELL -c, and a shell that does not exec its
+	// last command (dash) dies of the SIGINT itself, hiding pier's code.
+	cmd := exec.Command(scriptBin, "-qfec", "exec "+d.pier+" destroy", "/dev/null")
 	cmd.Dir = d.dir
 	cmd.Env = d.command().Env
 	stdin, err := cmd.StdinPipe()
