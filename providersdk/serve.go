@@ -156,7 +156,13 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 	resp, err := s.dispatch(ctx, &req)
 	if err != nil {
 		s.log.Debug("operation failed", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
-		return s.errorFrame(fmt.Sprintf("%s %s: %v", opName(kind), typ, err))
+		msg := fmt.Sprintf("%s %s: %v", opName(kind), typ, err)
+		var locked interface{ StateLocked() bool }
+		if errors.As(err, &locked) && locked.StateLocked() {
+			// The host tells a lock conflict by this prefix alone.
+			msg = schema.StateLockedPrefix + msg
+		}
+		return s.errorFrame(msg)
 	}
 	data, err := json.Marshal(resp)
 	if err != nil {

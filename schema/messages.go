@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // ProtocolVersion is the version of the NixOps4 resource protocol that the
@@ -229,6 +230,17 @@ func (p AttributePath) String() string {
 type ErrorResponse struct {
 	Message string `json:"message"`
 }
+
+// StateLockedPrefix begins the errorResponse message of a state provider
+// that cannot take its state's lock because another process holds it.
+// v0 errors carry only a message, so this prefix is pier's convention for
+// telling "locked" from other failures: the host then exits with its
+// "state locked" code, whichever state provider refused.
+const StateLockedPrefix = "state locked: "
+
+// StateLocked reports whether an errorResponse message says that the
+// state is locked by another process (see [StateLockedPrefix]).
+func StateLocked(message string) bool { return strings.HasPrefix(message, StateLockedPrefix) }
 
 // Patch is an RFC 6902 JSON Patch document.
 type Patch []PatchOperation

@@ -34,6 +34,10 @@ func (e *LockedError) Error() string {
 	return msg
 }
 
+// StateLocked marks the error as a lock conflict for the protocol; see
+// schema.StateLockedPrefix.
+func (e *LockedError) StateLocked() bool { return true }
+
 // Holder is who a lock holder says it is: the command the user started,
 // which may be the parent of the process that holds the flock (pier runs
 // state handlers as `pier adapter local` children). Command must hold no

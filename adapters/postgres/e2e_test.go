@@ -280,8 +280,9 @@ func TestConcurrentApplies(t *testing.T) {
 		}
 		touch(t, gate)
 		werr := <-winnerDone
-		if exitCode(lerr) == 0 || exitCode(werr) != 0 {
-			t.Fatalf("trial %d: exit codes %d (first out) and %d, want one failure then one success\nA stderr:\n%s\nB stderr:\n%s", trial, exitCode(lerr), exitCode(werr), errA.String(), errB.String())
+		// 4 is pier's "state locked" exit code, as for a state file.
+		if exitCode(lerr) != 4 || exitCode(werr) != 0 {
+			t.Fatalf("trial %d: exit codes %d (first out) and %d, want 4 (state locked) then 0\nA stderr:\n%s\nB stderr:\n%s", trial, exitCode(lerr), exitCode(werr), errA.String(), errB.String())
 		}
 		msg := loserErr.String()
 		if want := fmt.Sprintf("locked by pid %d (pier apply)", winner.Process.Pid); !strings.Contains(msg, want) {
@@ -403,7 +404,7 @@ func TestReaderDuringApply(t *testing.T) {
 	if !strings.Contains(plan, "r1 will be created") {
 		t.Errorf("plan during the apply:\n%s", plan)
 	}
-	if _, errs, code := b.run("apply"); code == 0 || !strings.Contains(errs, "locked by pid") {
+	if _, errs, code := b.run("apply"); code != 4 || !strings.Contains(errs, "locked by pid") {
 		t.Errorf("a second apply during the first: exit %d, stderr:\n%s", code, errs)
 	}
 	touch(t, gate)

@@ -34,6 +34,10 @@ func (e *LockedError) Error() string {
 		e.Key, e.PID, e.Command, e.User, e.Host, e.Since.UTC().Format(time.RFC3339), e.BackendPID)
 }
 
+// StateLocked marks the error as a lock conflict for the protocol; see
+// schema.StateLockedPrefix.
+func (e *LockedError) StateLocked() bool { return true }
+
 // Holder is what a writer records about itself while it holds a lock.
 type Holder = lockholder.Holder
 

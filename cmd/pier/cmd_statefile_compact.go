@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,13 +44,6 @@ lock (use --wait to wait for it).`,
 	}
 }
 
-// lockedExit gives a *statefile.LockedError its exit code.
-type lockedExit struct{ err error }
-
-func (e lockedExit) Error() string { return e.err.Error() }
-func (e lockedExit) Unwrap() error { return e.err }
-func (e lockedExit) ExitCode() int { return exitStateLocked }
-
 func runStatefileCompact(_ context.Context, opts statefileCompactOptions, stdout, stderr io.Writer) error {
 	// Open would create a missing file; compacting one is a mistake.
 	if _, err := os.Stat(opts.Path); err != nil {
@@ -60,10 +52,7 @@ func runStatefileCompact(_ context.Context, opts statefileCompactOptions, stdout
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	l, err := statefile.Open(opts.Path, statefile.Options{Wait: opts.Wait, Logger: logger})
 	if err != nil {
-		if le := (*statefile.LockedError)(nil); errors.As(err, &le) {
-			return lockedExit{err}
-		}
-		return err
+		return err // a *statefile.LockedError exits with exitStateLocked
 	}
 	before := l.Events()
 	backup, err := l.Compact()

@@ -13,9 +13,8 @@ import (
 // TestLockLoserIsToldTheCommand checks what the loser of a lock race is
 // told: the pier command the user started (its pid, its command line
 // without values, user and host), not the pid of the `pier adapter local`
-// child that holds the flock; and the exit code is the documented
-// "state locked" one. (apply, destroy and state forget wait for the lock
-// instead of refusing.)
+// child that holds the flock; and every writer exits with the documented
+// "state locked" code.
 func TestLockLoserIsToldTheCommand(t *testing.T) {
 	t.Parallel()
 	const secret = "hunter2-lock"
@@ -66,7 +65,15 @@ variable "token" {
 	}
 	want := "is locked by process " + strconv.Itoa(holder.Process.Pid) + " since "
 	host, _ := os.Hostname()
-	for _, args := range [][]string{{"statefile", "compact", "state.json"}} {
+	// Every writer is refused with the same code, whether it opens the
+	// file itself (compact) or through the state_file handler.
+	for _, args := range [][]string{
+		{"statefile", "compact", "state.json"},
+		{"apply", "--yes"},
+		{"plan", "-out", "p.plan"},
+		{"destroy", "--yes"},
+		{"state", "forget", "fast"},
+	} {
 		out, errs, code := d.run(args...)
 		all := out + errs
 		if code != exitStateLocked {
@@ -121,7 +128,7 @@ resource "slow" {
 		time.Sleep(20 * time.Millisecond)
 	}
 	_, errs, code := d.run("apply")
-	if code == 0 || !strings.Contains(errs, "is locked by process "+strconv.Itoa(first.Process.Pid)) {
+	if code != exitStateLocked || !strings.Contains(errs, "is locked by process "+strconv.Itoa(first.Process.Pid)) {
 		t.Errorf("second apply during the first: exit %d, want a refusal naming pid %d:\n%s", code, first.Process.Pid, errs)
 	}
 	if err := first.Wait(); err != nil {

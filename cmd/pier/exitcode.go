@@ -29,7 +29,7 @@ var exitCodes = []struct {
 	{exitError, "error: a resource, provider or the configuration failed, or a confirmation was declined"},
 	{exitUsage, "usage: an unknown command or flag, or wrong arguments (pier plan --detailed-exitcode: the plan has changes)"},
 	{exitStalePlan, "stale plan: a saved plan no longer matches the state or the deployment (run pier plan again)"},
-	{exitStateLocked, "state locked: another process holds a state file's lock"},
+	{exitStateLocked, "state locked: another process holds the lock of a state (a state file, a PostgreSQL state, any state provider)"},
 	{exitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
 }
 
@@ -59,6 +59,11 @@ type declinedError struct{ what string }
 func (e declinedError) Error() string { return e.what + " cancelled" }
 func (e declinedError) ExitCode() int { return exitError }
 
+// stateLocked is an error that says another process holds a state's
+// lock: a state file's, a PostgreSQL state's, or any state provider's
+// that answered with schema.StateLockedPrefix.
+type stateLocked interface{ StateLocked() bool }
+
 // exitCoder lets an error choose its own exit code (e.g. a stale plan).
 type exitCoder interface{ ExitCode() int }
 
@@ -80,9 +85,12 @@ func exitCode(err error) int {
 	}
 	var ue usageError
 	var ec exitCoder
+	var locked stateLocked
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage
+	case errors.As(err, &locked) && locked.StateLocked():
+		return exitStateLocked
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case errors.As(err, &ec):

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/pierhq/pier/schema"
 )
 
 // ErrNotDeclared is wrapped by the error returned for a request of an
@@ -121,6 +123,10 @@ type ResponseError struct {
 func (e *ResponseError) Error() string {
 	return subject(e.Provider, e.Executable, e.Request, e.ResourceType, e.Resource) + ": provider reported an error: " + e.Message
 }
+
+// StateLocked reports whether the provider refused because another
+// process holds the state's lock; see [schema.StateLockedPrefix].
+func (e *ResponseError) StateLocked() bool { return schema.StateLocked(e.Message) }
 
 // subject names who failed doing what, the common prefix of all errors.
 func subject(provider, executable, request, resourceType, resource string) string {
