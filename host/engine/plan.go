@@ -262,8 +262,12 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if pl.duplicate != nil {
 		return nil, pl.duplicate
 	}
-	if err := pl.refresh(ctx, snap, o); err != nil {
-		return nil, err
+	// A destroy reads nothing: an object a read found gone would be
+	// left recorded instead of destroyed.
+	if !destroyAll {
+		if err := pl.refresh(ctx, snap, o); err != nil {
+			return nil, err
+		}
 	}
 	if destroyAll {
 		pl.plan.Snapshot = snap

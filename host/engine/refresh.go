@@ -59,7 +59,8 @@ func (o PlanOptions) refreshes(a source.Address) bool {
 	return false
 }
 
-// refresh reads the recorded resources o selects whose provider declares
+// refresh reads the recorded resources o selects, and those whose block
+// sets refresh = true, whose provider declares
 // read, in parallel within the engine's bound, and plans against what it
 // finds: a changed object's entry is replaced by the one read, so the plan
 // diffs the desired inputs against the real object; a gone object present
@@ -67,20 +68,34 @@ func (o PlanOptions) refreshes(a source.Address) bool {
 // creation. A gone object no longer in the deployment stays, to be
 // destroyed (a destroy of what is gone records that it is).
 func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOptions) error {
-	if !o.Refresh {
-		return nil
-	}
 	present := map[string]bool{}
+	// always are the resources with refresh = true: read on every plan.
+	always := map[string]*source.Resource{}
 	for _, r := range snap.Ready {
 		present[r.Address.String()] = true
+		if r.Refresh {
+			always[r.Address.String()] = r
+		}
 	}
 	for _, b := range snap.Blocked {
 		present[b.Address.String()] = true
+		if b.Resource != nil && b.Resource.Refresh {
+			always[b.Address.String()] = b.Resource
+		}
+	}
+	if !o.Refresh && len(always) == 0 {
+		return nil
 	}
 	var todo []*Recorded
 	for _, addr := range sortedAddresses(pl.recorded) {
 		rec := pl.recorded[addr]
-		if !o.refreshes(rec.Address) || !pl.e.providers.declared(rec.Entry.Provider) || !pl.e.providers.supports(rec.Entry.Provider, schema.OperationRead) {
+		if !o.refreshes(rec.Address) && always[addr] == nil {
+			continue
+		}
+		if !pl.e.providers.declared(rec.Entry.Provider) || !pl.e.providers.supports(rec.Entry.Provider, schema.OperationRead) {
+			if r := always[addr]; r != nil {
+				pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("%s (%s) sets refresh = true, but provider %q does not declare the read operation: its recorded object is trusted as recorded", addr, r.Range, rec.Entry.Provider))
+			}
 			continue
 		}
 		todo = append(todo, rec)

@@ -86,6 +86,7 @@ type resourceDecl struct {
 	stateRef  *ref
 	dependsOn []*ref // explicit depends_on
 	lifecycle *source.Lifecycle
+	refresh   bool   // refresh = true: read on every plan
 	refs      []*ref // references in inputs, count and for_each
 	tree      *ctxNode
 	defRange  hcl.Range

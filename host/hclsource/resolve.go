@@ -651,6 +651,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		Range:           toSourceRange(r.defRange),
 		SensitiveInputs: sensitivePaths(val),
 		Lifecycle:       r.lifecycle,
+		Refresh:         r.refresh,
 	}
 	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil

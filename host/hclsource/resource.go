@@ -18,6 +18,7 @@ var resourceSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "depends_on"},
 	{Name: "count"},
 	{Name: "for_each"},
+	{Name: "refresh"},
 }, Blocks: []hcl.BlockHeaderSchema{{Type: "lifecycle"}}}
 
 var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -78,6 +79,7 @@ func (d *Deployment) decodeResource(r *resourceDecl, b *hcl.Block) (*hcl.BodyCon
 	case hasForEach:
 		r.expand, r.expandBy = expandForEach, f.Expr
 	}
+	r.refresh = d.decodeRefresh(r, attrs, &diags)
 	for i, lb := range content.Blocks {
 		if i > 0 {
 			diags = append(diags, diagErr(lb.DefRange, "Duplicate lifecycle block",

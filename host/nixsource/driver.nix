@@ -139,6 +139,7 @@ let
         inherit (res) provider type;
         state = res.state or null;
         lifecycle = res.lifecycle or null;
+        refresh = res.refresh or false;
       });
       names = builtins.tryEval (let n = builtins.attrNames (res.inputs or { }); in builtins.deepSeq n n);
       inputs = builtins.listToAttrs (map

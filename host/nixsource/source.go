@@ -468,6 +468,9 @@ type resourceHead struct {
 	// prevent_destroy and ignore_changes (a list of input paths), as in
 	// HCL.
 	Lifecycle *source.Lifecycle `json:"lifecycle"`
+	// Refresh is the pier extension refresh = true: read the recorded
+	// object on every plan, as in HCL.
+	Refresh bool `json:"refresh"`
 }
 
 // resource builds the engine's view of a member's resource and registers
@@ -527,6 +530,7 @@ func (s *Source) resource(addr source.Address, m memberResult, mt *memberTrace, 
 		return nil, declErr("state: %w", err)
 	}
 	r.State = st
+	r.Refresh = h.Refresh
 	if h.Lifecycle != nil {
 		lc := *h.Lifecycle
 		lc.Range = r.Range

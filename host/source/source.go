@@ -91,6 +91,9 @@ type Resource struct {
 	// Lifecycle are the resource's controls over how it changes; nil
 	// when it sets none.
 	Lifecycle *Lifecycle
+	// Refresh makes every plan read the resource's recorded object, as
+	// --refresh=ADDR would (HCL's refresh = true).
+	Refresh bool
 }
 
 // Lifecycle are a resource's controls over how a plan changes it, as
