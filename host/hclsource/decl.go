@@ -189,8 +189,10 @@ type instance struct {
 	inputs  cty.Value            // may contain unknowns marked with waitMark
 	vars    map[string]cty.Value // count or each, for expanded blocks
 	reads   []string             // instances whose values flowed into inputs
-	ready   *source.Resource
-	blocked *source.Blocked
+	// sensitive are the dotted paths of inputs marked sensitive.
+	sensitive []string
+	ready     *source.Resource
+	blocked   *source.Blocked
 
 	outKnown bool
 	outSeen  map[string]any // the map last seen in known, compared by identity
@@ -287,5 +289,5 @@ type waitMark string
 // so that Resolve learns from an evaluated value which instances it read.
 type readMark string
 
-// sensitiveMark marks values that came from sensitive variables.
+// sensitiveMark marks sensitive values; see sensitive.go.
 type sensitiveMark struct{}

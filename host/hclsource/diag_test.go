@@ -433,7 +433,9 @@ output "o" {
   value = "token ${var.t}"
 }
 `,
-			want: []string{`main.pier.hcl:13:11: Output refers to sensitive values: output "o" uses a sensitive variable: set sensitive = true on the output.`},
+			want: []string{`main.pier.hcl:12:1: Output refers to sensitive values: To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, ` +
+				`pier requires that any output containing sensitive data be explicitly marked as sensitive, to confirm your intent. ` +
+				`If you do intend to export this data, annotate output "o" as sensitive by adding the argument sensitive = true.`},
 		},
 	}
 	for name, tc := range tests {

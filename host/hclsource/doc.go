@@ -77,6 +77,15 @@
 // variables, inputs of other resources) are the common case and expand in
 // the first round. One block expands to at most 100,000 instances.
 //
+// # Sensitivity
+//
+// Sensitive values (of sensitive variables, of attributes a Terraform
+// resource's outputs list as sensitive, of outputs echoing a sensitive
+// input) carry [SensitiveMark], which HCL and cty carry through every
+// expression. A resource's marked input paths become its
+// [source.Resource.SensitiveInputs]; a marked output must be declared
+// sensitive, and a marked for_each is refused. See sensitive.go.
+//
 // # Diagnostics
 //
 // Configuration errors are [*DiagnosticsError] values holding

@@ -17,8 +17,9 @@ func (d *Deployment) EvalContext() *hcl.EvalContext { return d.baseCtx.NewChild(
 // expressions outside an HCL deployment (a Nix one).
 func Functions() map[string]function.Function { return functions() }
 
-// SensitiveMark is the cty mark on values that came from sensitive
-// variables.
+// SensitiveMark is the cty mark on sensitive values: those of sensitive
+// variables, and resource inputs and outputs that are sensitive (see
+// sensitive.go).
 var SensitiveMark any = sensitiveMark{}
 
 // IsSensitive reports whether v or anything inside it is marked

@@ -233,9 +233,3 @@ func stringListAttr(ctx *hcl.EvalContext, a *hcl.Attribute, diags *hcl.Diagnosti
 	}
 	return out
 }
-
-func hasSensitive(v cty.Value) bool {
-	_, marks := v.UnmarkDeep()
-	_, ok := marks[sensitiveMark{}]
-	return ok
-}

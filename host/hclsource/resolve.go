@@ -306,7 +306,7 @@ func (d *Deployment) valueOf(r *resourceDecl) cty.Value {
 // instances it depends on.
 func (inst *instance) value() cty.Value {
 	if inst.val == cty.NilVal {
-		inst.val = cty.ObjectVal(map[string]cty.Value{"inputs": inst.inputs, "outputs": inst.outVal}).Mark(readMark(inst.addrStr))
+		inst.val = inst.markedValue().Mark(readMark(inst.addrStr))
 	}
 	return inst.val
 }
@@ -529,6 +529,9 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 			"for_each of resource %q has %d elements, more than %d.", r.name, unmarked.LengthInt(), d.maxInstances)}
 	}
 	top, topMarks := v.Unmark()
+	if _, ok := topMarks[sensitiveMark{}]; ok {
+		return nil, nil, nil, hcl.Diagnostics{sensitiveForEachDiag(rng)}
+	}
 	ty := unmarked.Type()
 	switch {
 	case ty.IsMapType() || ty.IsObjectType():
@@ -635,8 +638,9 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 	}
 	inputs, _ := j.(map[string]any)
 	changed := inst.inputs == cty.NilVal || !inst.inputs.RawEquals(val)
+	sensitive := sensitivePaths(val)
 	if changed {
-		inst.inputs, inst.val = val, cty.NilVal
+		inst.inputs, inst.sensitive, inst.val = val, sensitive, cty.NilVal
 	}
 	reads := readsFrom(marks)
 	d.setReads(reader{decl: r, inst: inst}, inst.reads, reads)
@@ -649,7 +653,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		State:           r.state,
 		DependsOn:       deps.of(reads),
 		Range:           toSourceRange(r.defRange),
-		SensitiveInputs: sensitivePaths(val),
+		SensitiveInputs: sensitive,
 		Lifecycle:       r.lifecycle,
 		Refresh:         r.refresh,
 	}
@@ -727,8 +731,7 @@ func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
 	unmarked, marks := v.UnmarkDeep()
 	if _, ok := marks[sensitiveMark{}]; ok && !o.sensitive {
 		o.dirty = true
-		return hcl.Diagnostics{diagErr(o.value.Range(), "Output refers to sensitive values",
-			"output %q uses a sensitive variable: set sensitive = true on the output.", o.name)}
+		return hcl.Diagnostics{sensitiveOutputDiag(o)}
 	}
 	if !unmarked.IsWhollyKnown() {
 		return nil
@@ -787,39 +790,4 @@ func (q *dirtyQueue) pop() *resourceDecl {
 	}
 	top.queued = false
 	return top
-}
-
-// sensitivePaths lists, as dotted paths, the parts of v that carry the
-// sensitive mark, so the engine can hide them wherever it shows inputs.
-func sensitivePaths(v cty.Value) []string {
-	if !v.ContainsMarked() {
-		return nil
-	}
-	_, pvms := v.UnmarkDeepWithPaths()
-	var out []string
-	for _, pvm := range pvms {
-		if _, ok := pvm.Marks[sensitiveMark{}]; !ok {
-			continue
-		}
-		var steps []string
-		for _, step := range pvm.Path {
-			switch s := step.(type) {
-			case cty.GetAttrStep:
-				steps = append(steps, s.Name)
-			case cty.IndexStep:
-				if s.Key.Type() == cty.String && s.Key.IsKnown() {
-					steps = append(steps, s.Key.AsString())
-				} else {
-					steps = append(steps, "*")
-				}
-			}
-		}
-		if len(steps) == 0 {
-			// The whole inputs object is sensitive.
-			steps = []string{"*"}
-		}
-		out = append(out, strings.Join(steps, "."))
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -1,0 +1,162 @@
+package hclsource
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file carries sensitivity as a cty mark ([SensitiveMark]) from where
+// it starts to where values leave the language:
+//
+//   - it starts at sensitive variables (vars.go), at the attributes a
+//     Terraform resource's recorded outputs list as sensitive
+//     ([source.SensitiveOutputPaths]), and at outputs named like an input
+//     of the same resource that is sensitive (providers echo inputs; the
+//     engine hides those outputs in state show for the same reason);
+//   - HCL and cty carry the mark through references, operators and
+//     functions;
+//   - it ends in a resource's [source.Resource.SensitiveInputs], which the
+//     engine hides in plans, events and state, in the output rule (a
+//     marked output must be declared sensitive), in the for_each rule (a
+//     marked for_each would put secrets in instance keys), and in
+//     diagnostics, which never show a marked value (see redactDiagnostics).
+
+// markedValue is what a reference to inst sees: its inputs and outputs,
+// with the parts that are sensitive marked.
+func (inst *instance) markedValue() cty.Value {
+	in, out := inst.inputs, inst.outVal
+	if inst.outKnown {
+		for _, p := range source.SensitiveOutputPaths(inst.outSeen) {
+			// Terraform inputs and outputs share the schema's attribute
+			// names.
+			in = markPath(in, p)
+			out = markPath(out, p)
+		}
+		for _, p := range inst.sensitive {
+			out = markPath(out, source.DottedPath(p))
+		}
+	}
+	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": out})
+}
+
+// markPath marks the parts of v at path (string keys, [source.AnyStep],
+// indexes) sensitive. A path that names nothing in v changes nothing; a
+// set is marked whole, since its elements have no path.
+func markPath(v cty.Value, path []any) cty.Value {
+	if len(path) == 0 {
+		return v.Mark(sensitiveMark{})
+	}
+	u, marks := v.Unmark()
+	if u.IsNull() || !u.IsKnown() {
+		return v
+	}
+	ty := u.Type()
+	step := path[0]
+	switch {
+	case ty.IsObjectType() || ty.IsMapType():
+		k, ok := step.(string)
+		if !ok || u.LengthInt() == 0 {
+			return v
+		}
+		m := u.AsValueMap()
+		hit := false
+		for name, e := range m {
+			if k == source.AnyStep || k == name {
+				m[name], hit = markPath(e, path[1:]), true
+			}
+		}
+		if !hit {
+			return v
+		}
+		if ty.IsMapType() {
+			return cty.MapVal(m).WithMarks(marks)
+		}
+		return cty.ObjectVal(m).WithMarks(marks)
+	case ty.IsTupleType() || ty.IsListType():
+		if u.LengthInt() == 0 {
+			return v
+		}
+		s := u.AsValueSlice()
+		i, isIndex := schema.StepIndex(step)
+		if step != source.AnyStep && (!isIndex || i < 0 || i >= len(s)) {
+			return v
+		}
+		for j := range s {
+			if step == source.AnyStep || j == i {
+				s[j] = markPath(s[j], path[1:])
+			}
+		}
+		if ty.IsListType() {
+			return cty.ListVal(s).WithMarks(marks)
+		}
+		return cty.TupleVal(s).WithMarks(marks)
+	case ty.IsSetType():
+		return v.Mark(sensitiveMark{})
+	}
+	return v
+}
+
+// sensitivePaths lists, as dotted paths, the parts of v that carry the
+// sensitive mark, so the engine can hide them wherever it shows inputs.
+func sensitivePaths(v cty.Value) []string {
+	if !v.ContainsMarked() {
+		return nil
+	}
+	_, pvms := v.UnmarkDeepWithPaths()
+	var out []string
+	for _, pvm := range pvms {
+		if _, ok := pvm.Marks[sensitiveMark{}]; !ok {
+			continue
+		}
+		var steps []string
+		for _, step := range pvm.Path {
+			switch s := step.(type) {
+			case cty.GetAttrStep:
+				steps = append(steps, s.Name)
+			case cty.IndexStep:
+				if s.Key.Type() == cty.String && s.Key.IsKnown() {
+					steps = append(steps, s.Key.AsString())
+				} else {
+					steps = append(steps, source.AnyStep)
+				}
+			}
+		}
+		if len(steps) == 0 {
+			// The whole inputs object is sensitive.
+			steps = []string{source.AnyStep}
+		}
+		out = append(out, strings.Join(steps, "."))
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// hasSensitive reports whether v or anything inside it is marked
+// sensitive.
+func hasSensitive(v cty.Value) bool {
+	_, marks := v.UnmarkDeep()
+	_, ok := marks[sensitiveMark{}]
+	return ok
+}
+
+// sensitiveOutputDiag is Terraform's rule, in its words: an output whose
+// value is derived from a sensitive value must say so.
+func sensitiveOutputDiag(o *outputDecl) *hcl.Diagnostic {
+	return diagErr(o.defRange, "Output refers to sensitive values",
+		"To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, "+
+			"pier requires that any output containing sensitive data be explicitly marked as sensitive, to confirm your intent. "+
+			"If you do intend to export this data, annotate output %q as sensitive by adding the argument sensitive = true.", o.name)
+}
+
+// sensitiveForEachDiag is Terraform's rule for for_each: instance keys
+// are shown everywhere, so they cannot come from a secret.
+func sensitiveForEachDiag(rng hcl.Range) *hcl.Diagnostic {
+	return diagErr(rng, "Invalid for_each argument",
+		"Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. "+
+			"If used, the sensitive value could be exposed as a resource instance key.")
+}
