@@ -42,6 +42,9 @@ plan that destroys or replaces anything needs --yes: without it pier
 refuses (exit 2) and names what would be destroyed. pier apply PLANFILE
 never asks: the plan was reviewed when it was made.
 
+pier apply --refresh-only records in state what the reads find changed
+outside of pier, and changes no object; it asks as apply does.
+
 Independent resources run in parallel; each stateful change is recorded
 before anything that depends on it starts. The first Ctrl-C starts nothing
 new and waits for running operations; the second stops them.
@@ -61,7 +64,7 @@ Exit codes: 0 applied, 1 error (some resources failed), 2 usage,
 			if o.PlanFile != "" {
 				// A saved plan is carried out exactly: it names its own
 				// deployment and variables, and these would be ignored.
-				for _, f := range []string{"dir", "flake", "file", "var", "var-file", "replace", "target", "refresh"} {
+				for _, f := range []string{"dir", "flake", "file", "var", "var-file", "replace", "target", "refresh", "refresh-only"} {
 					if c.IsSet(f) {
 						return usagef("--%s cannot be combined with a plan file: the plan names its deployment, variables and targets; make a new plan with pier plan -out instead", f)
 					}
@@ -186,7 +189,7 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 			errs = append(errs, late.Error())
 		}
 		writeJSONLine(w, map[string]any{
-			"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed,
+			"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed, "recorded": res.Recorded,
 			"errors": errs, "skipped": res.Skipped, "interrupted": res.Interrupted,
 		})
 		outs := map[string]any{}
@@ -208,6 +211,8 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed; %d not started.\n", bad(verb+" interrupted."), res.Created, res.Updated, res.Destroyed, len(res.Skipped))
 	case len(res.Errors) > 0 || late != nil:
 		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed; %d failed, %d skipped.\n", bad(verb+" failed."), res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
+	case res.Recorded > 0 && res.Created+res.Updated+res.Destroyed == 0:
+		fmt.Fprintf(w, "%s %d %s recorded as read; no object was changed.\n", ok("Refresh complete!"), res.Recorded, pluralObjects(res.Recorded))
 	case destroy && res.Created+res.Updated == 0:
 		fmt.Fprintf(w, "%s Resources: %d destroyed.\n", ok("Destroy complete!"), res.Destroyed)
 	default:

@@ -34,6 +34,10 @@ MEMBER arguments limit the plan to those resources (and the members below
 them) and what they depend on, as --target does. --replace ADDR replaces a
 resource although it is unchanged.
 
+--refresh reads the recorded objects first and plans against what is
+real; --refresh-only shows only what changed outside of pier (see
+docs/refresh.md).
+
 Exit codes: 0 planned, 1 error, 2 usage, 130 interrupted. With
 --detailed-exitcode: 0 no changes, 1 error, 2 the plan has changes.`,
 		Flags: append(append(deployFlags(), planControlFlags()...),

@@ -21,6 +21,7 @@ func planControlFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "replace", Usage: "replace the resource at `ADDR` although it is unchanged (repeatable)"},
 		&cli.StringSliceFlag{Name: "target", Usage: "limit the plan to `ADDR` and what it depends on (repeatable); the same as naming members as arguments"},
 		refreshFlag(),
+		&cli.BoolFlag{Name: "refresh-only", Usage: "read the recorded objects (all, or those --refresh=ADDR names) and plan only to record what changed outside of pier; no object is changed"},
 	}
 }
 
@@ -30,6 +31,12 @@ func planControlFlags() []cli.Flag {
 func readPlanControls(c *cli.Context, members []string) (engine.PlanOptions, error) {
 	o := engine.PlanOptions{Replace: c.StringSlice("replace"), Targets: append(c.StringSlice("target"), members...)}
 	o.Refresh, o.RefreshTargets = readRefresh(c)
+	o.RefreshOnly = c.Bool("refresh-only")
+	if o.RefreshOnly && (len(o.Replace) > 0 || len(o.Targets) > 0) {
+		// A refresh-only plan changes nothing, so there is nothing to
+		// replace; what it reads is chosen with --refresh=ADDR.
+		return o, usagef("--refresh-only records what the reads find and changes nothing: it cannot be combined with --replace, --target or member arguments; choose what to read with --refresh=ADDR")
+	}
 	for _, list := range [][]string{o.Replace, o.Targets} {
 		for _, a := range list {
 			if _, err := source.ParseAddress(a); err != nil {
@@ -79,7 +86,11 @@ func confirmApply(ctx context.Context, p *engine.Plan, yes, interactive bool, st
 		}
 		return nil
 	}
-	fmt.Fprintf(stdout, "Do you want to perform these actions? Only 'yes' will be accepted: ")
+	if p.RefreshOnly {
+		fmt.Fprintf(stdout, "Do you want to record these objects in state as they are now? Only 'yes' will be accepted: ")
+	} else {
+		fmt.Fprintf(stdout, "Do you want to perform these actions? Only 'yes' will be accepted: ")
+	}
 	// Ctrl-C at the prompt only closes stop (the first interrupt lets
 	// running work finish), so wait for it as well as for the answer.
 	answers := make(chan string, 1)

@@ -191,6 +191,8 @@ func verbing(a engine.Action) string {
 		return "Destroying"
 	case engine.ActionReplace:
 		return "Replacing"
+	case engine.ActionRefresh:
+		return "Recording the read"
 	}
 	return strings.ToUpper(a.String()[:1]) + a.String()[1:]
 }
@@ -205,6 +207,8 @@ func pastTense(a engine.Action) string {
 		return "Destroyed"
 	case engine.ActionReplace:
 		return "Replaced"
+	case engine.ActionRefresh:
+		return "Recorded"
 	}
 	return "Done"
 }

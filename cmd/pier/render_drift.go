@@ -48,3 +48,26 @@ func withoutBookkeeping(outputs map[string]any) map[string]any {
 	delete(outputs, "__tf")
 	return outputs
 }
+
+// renderRefreshOnly ends a --refresh-only plan: what applying it records,
+// in place of the actions of a plan.
+func renderRefreshOnly(w io.Writer, p *engine.Plan) {
+	if len(p.Drift) == 0 {
+		fmt.Fprintln(w, "No changes. The recorded objects match the real ones.")
+		return
+	}
+	n := 0
+	for _, c := range p.Changes {
+		if c.Action == engine.ActionRefresh {
+			n++
+		}
+	}
+	fmt.Fprintf(w, "This is a refresh-only plan: pier will not change any object. Applying it (pier apply --refresh-only) records %d %s in state as read.\n", n, pluralObjects(n))
+}
+
+func pluralObjects(n int) string {
+	if n == 1 {
+		return "object"
+	}
+	return "objects"
+}

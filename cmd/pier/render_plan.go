@@ -18,6 +18,10 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 		fmt.Fprintf(w, "Warning: %s\n\n", warn)
 	}
 	renderDrift(w, p)
+	if p.RefreshOnly {
+		renderRefreshOnly(w, p)
+		return
+	}
 	shown := 0
 	for _, c := range p.Changes {
 		// A create-before-destroy replace shows its deposed half itself.
@@ -72,6 +76,9 @@ func renderChange(w io.Writer, c *engine.Change) {
 		if c.CreateBeforeDestroy {
 			sym = "+/-"
 		}
+	case engine.ActionRefresh:
+		// As a saved refresh-only plan shows it (pier show).
+		sym, verb = "~", "will be recorded in state as read"
 	}
 	fmt.Fprintf(w, "  %s", paintW(w, sgrBold, "# "+addr+" "+verb))
 	if c.Note != "" {

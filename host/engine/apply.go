@@ -31,6 +31,9 @@ var ErrInterrupted = errors.New("interrupted before it started")
 // Result is what an apply did.
 type Result struct {
 	Created, Updated, Destroyed int
+	// Recorded counts the objects a --refresh-only apply recorded as
+	// read.
+	Recorded int
 	// Errors are the resources that failed, in address order.
 	Errors []*ResourceError
 	// Skipped are resources that did not run because something they depend

@@ -65,6 +65,8 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		}
 		out := resp.UpdateResourceResponse.OutputProperties
 		return out, a.recordPut(ctx, "update", c, out)
+	case ActionRefresh:
+		return a.executeRefresh(ctx, c)
 	case ActionDestroy:
 		if c.Deposed != "" {
 			return nil, a.destroyDeposed(ctx, c)

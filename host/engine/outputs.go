@@ -35,7 +35,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 	// After a failure an output may be unknown only because what it reads
 	// failed to change; the object, and so the recorded value, is still
 	// there.
-	partial := len(a.result.Errors) > 0 || len(a.pending) > 0 || len(a.plan.Targets) > 0
+	partial := len(a.result.Errors) > 0 || len(a.pending) > 0 || len(a.plan.Targets) > 0 || a.plan.RefreshOnly
 	return a.writeOutputs(ctx, handler, snap.Outputs, partial)
 }
 

@@ -23,9 +23,12 @@ const (
 	ActionNoOp
 	ActionDestroy
 	ActionReplace
+	// ActionRefresh records what a --refresh-only read found (see
+	// refresh_only.go); it changes no object.
+	ActionRefresh
 )
 
-var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace"}
+var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) {
@@ -92,6 +95,8 @@ type Change struct {
 	// from its preview (see preview.go): [source.Unknown] where known only
 	// after apply, nil when it was not asked or could not tell.
 	Planned map[string]any
+	// Refreshed is, for an [ActionRefresh], what the read found.
+	Refreshed *Drift
 }
 
 // Addr names the change: the address, and for a deposed object its key.
@@ -141,6 +146,9 @@ type Plan struct {
 	Targets []string
 	// Drift is what a refresh found changed or gone; see refresh.go.
 	Drift []*Drift
+	// RefreshOnly marks a --refresh-only plan: its changes only record
+	// Drift; see refresh_only.go.
+	RefreshOnly bool
 
 	byAddr map[string]*Change
 	// replace are the addresses --replace names, for resources decided
@@ -184,7 +192,7 @@ func (p *Plan) Summary() Summary {
 // running state handlers and stateless resources.
 func (p *Plan) HasChanges() bool {
 	s := p.Summary()
-	return s.Create+s.Update+s.Destroy+s.Replace > 0
+	return s.Create+s.Update+s.Destroy+s.Replace > 0 || p.RefreshOnly && len(p.Drift) > 0
 }
 
 func (p *Plan) add(c *Change) {
@@ -227,6 +235,10 @@ type PlanOptions struct {
 	// RefreshTargets) and plans against them; see refresh.go.
 	Refresh        bool     `json:"refresh,omitempty"`
 	RefreshTargets []string `json:"refreshTargets,omitempty"`
+	// RefreshOnly reads as Refresh does (all, or RefreshTargets) and
+	// plans nothing but recording what the reads found, as Terraform's
+	// -refresh-only; see refresh_only.go.
+	RefreshOnly bool `json:"refreshOnly,omitempty"`
 }
 
 // Plan resolves the deployment against its recorded state. It starts the
@@ -268,6 +280,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 		if err := pl.refresh(ctx, snap, o); err != nil {
 			return nil, err
 		}
+	}
+	if o.RefreshOnly && !destroyAll {
+		return pl.planRefreshOnly(ctx)
 	}
 	if destroyAll {
 		pl.plan.Snapshot = snap

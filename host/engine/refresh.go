@@ -45,7 +45,7 @@ func (d *Drift) OutputDiffs() []Diff {
 
 // refreshes reports whether a plan with options o reads addr.
 func (o PlanOptions) refreshes(a source.Address) bool {
-	if !o.Refresh {
+	if !o.Refresh && !o.RefreshOnly {
 		return false
 	}
 	if len(o.RefreshTargets) == 0 {
@@ -83,7 +83,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 			always[b.Address.String()] = b.Resource
 		}
 	}
-	if !o.Refresh && len(always) == 0 {
+	if !o.Refresh && !o.RefreshOnly && len(always) == 0 {
 		return nil
 	}
 	var todo []*Recorded

@@ -411,6 +411,8 @@ func (a *applier) finish(r nodeResult) {
 		a.result.Updated++
 	case ActionDestroy:
 		a.result.Destroyed++
+	case ActionRefresh:
+		a.result.Recorded++
 	case ActionReplace:
 		a.result.Created++
 		if !r.n.change.CreateBeforeDestroy {
