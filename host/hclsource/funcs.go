@@ -71,13 +71,42 @@ func functions() map[string]function.Function {
 		"upper":           stdlib.UpperFunc,
 		"values":          stdlib.ValuesFunc,
 		"zipmap":          stdlib.ZipmapFunc,
-		"tobool":          stdlib.MakeToFunc(cty.Bool),
-		"tolist":          stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
-		"tomap":           stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
-		"tonumber":        stdlib.MakeToFunc(cty.Number),
-		"toset":           stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
-		"tostring":        stdlib.MakeToFunc(cty.String),
+		"tobool":          makeToFunc(cty.Bool),
+		"tolist":          makeToFunc(cty.List(cty.DynamicPseudoType)),
+		"tomap":           makeToFunc(cty.Map(cty.DynamicPseudoType)),
+		"tonumber":        makeToFunc(cty.Number),
+		"toset":           makeToFunc(cty.Set(cty.DynamicPseudoType)),
+		"tostring":        makeToFunc(cty.String),
 	}
+}
+
+// makeToFunc is cty's conversion to ty, taking marked arguments so that
+// its error never quotes a sensitive value: cty's own says `cannot
+// convert "hunter2" to number`. The wording is Terraform's.
+func makeToFunc(ty cty.Type) function.Function {
+	inner := stdlib.MakeToFunc(ty)
+	return function.New(&function.Spec{
+		Description: inner.Description(),
+		Params: []function.Parameter{{
+			Name: "v", Type: cty.DynamicPseudoType,
+			AllowNull: true, AllowDynamicType: true, AllowMarked: true,
+		}},
+		Type: func(args []cty.Value) (cty.Type, error) {
+			u, _ := args[0].UnmarkDeep()
+			return inner.ReturnTypeForValues([]cty.Value{u})
+		},
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			u, marks := args[0].UnmarkDeep()
+			ret, err := inner.Call([]cty.Value{u})
+			if err != nil {
+				if _, secret := marks[sensitiveMark{}]; secret {
+					return cty.NilVal, function.NewArgErrorf(0, "cannot convert this sensitive %s to %s", u.Type().FriendlyName(), ty.FriendlyNameForConstraint())
+				}
+				return cty.NilVal, err
+			}
+			return ret.WithMarks(marks), nil
+		},
+	})
 }
 
 // FunctionNames returns the names of the functions expressions may call,

@@ -143,7 +143,7 @@ func loadFiles(dir string, files []sourceFile, opts Options) (*Deployment, error
 	d, ds := decode(dir, abs, bodies, opts)
 	diags = append(diags, ds...)
 	if diags.HasErrors() {
-		return nil, &DiagnosticsError{Diagnostics: diags, Files: p.Files()}
+		return nil, &DiagnosticsError{Diagnostics: RedactDiagnostics(diags, functions()), Files: p.Files()}
 	}
 	d.files = p.Files()
 	return d, nil

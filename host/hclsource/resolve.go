@@ -84,7 +84,7 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 		}
 	}
 	if diags.HasErrors() {
-		return nil, &DiagnosticsError{Diagnostics: diags, Files: d.files}
+		return nil, &DiagnosticsError{Diagnostics: RedactDiagnostics(diags, d.baseCtx.Functions), Files: d.files}
 	}
 	return d.snapshot(), nil
 }

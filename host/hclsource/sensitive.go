@@ -44,6 +44,12 @@ func (inst *instance) markedValue() cty.Value {
 	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": out})
 }
 
+// MarkSensitive marks the parts of v at path (string keys,
+// [source.AnyStep], indexes) with [SensitiveMark], for evaluating against
+// recorded state (pier eval) with the rules a deployment's own references
+// follow.
+func MarkSensitive(v cty.Value, path []any) cty.Value { return markPath(v, path) }
+
 // markPath marks the parts of v at path (string keys, [source.AnyStep],
 // indexes) sensitive. A path that names nothing in v changes nothing; a
 // set is marked whole, since its elements have no path.

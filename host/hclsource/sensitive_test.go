@@ -2,6 +2,7 @@ package hclsource
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -323,6 +324,78 @@ func TestMarkPath(t *testing.T) {
 			got := sensitivePaths(markPath(tc.v, tc.path))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("sensitive paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSensitiveFunctionErrors: an error from a function given a
+// sensitive value, or a value derived from one, never holds it, in the
+// diagnostic's text or in what the text renderer lists.
+func TestSensitiveFunctionErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		expr string
+		want string
+	}{
+		"tonumber": {
+			expr: `tonumber(var.pw)`,
+			want: `main.pier.hcl:20:29: Invalid function argument: Invalid value for "v" parameter: cannot convert this sensitive string to number.`,
+		},
+		"tobool of a derived value": {
+			expr: `tobool(upper(var.pw))`,
+			want: `main.pier.hcl:20:27: Invalid function argument: Invalid value for "v" parameter: cannot convert this sensitive string to bool.`,
+		},
+		"a function that quotes its argument": {
+			expr: `timeadd("2024-01-02T03:04:05Z", var.pw)`,
+			want: `main.pier.hcl:20:20: Error in function call: Call to function "timeadd" failed with a sensitive argument; the error message is hidden because it could show the value.`,
+		},
+		"a derived value in a function's message": {
+			expr: `timeadd("2024-01-02T03:04:05Z", "${upper(var.pw)}s")`,
+			want: `main.pier.hcl:20:20: Error in function call: Call to function "timeadd" failed with a sensitive argument; the error message is hidden because it could show the value.`,
+		},
+		"a terraform sensitive attribute": {
+			expr: `tonumber(resource.a.outputs.sensitive_content)`,
+			want: `main.pier.hcl:20:29: Invalid function argument: Invalid value for "v" parameter: cannot convert this sensitive string to number.`,
+		},
+		"not sensitive keeps the message": {
+			expr: `tonumber(resource.a.outputs.id)`,
+			want: `main.pier.hcl:20:29: Invalid function argument: Invalid value for "v" parameter: cannot convert "f1" to number; given string must be a decimal representation of a number.`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeDir(t, map[string]string{"main.pier.hcl": sensitiveHeader + `resource "a" {
+  provider = provider.local
+  type     = "exec"
+  state    = resource.state
+}
+resource "b" {
+  provider = provider.local
+  type     = "exec"
+  inputs   = { v = ` + tc.expr + ` }
+}
+`})
+			d := mustLoad(t, dir, Options{})
+			_, err := d.Resolve(t.Context(), source.Outputs{"a": tfOutputs()})
+			if err == nil {
+				t.Fatal("Resolve succeeded, want diagnostics")
+			}
+			if diff := cmp.Diff([]string{tc.want}, diagLines(t, err, dir)); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
+			}
+			var text strings.Builder
+			var de *DiagnosticsError
+			if errors.As(err, &de) {
+				if err := de.WriteText(&text, 0, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, secret := range []string{"hunter2", "HUNTER2", "SEKRET"} {
+				if strings.Contains(text.String(), secret) || strings.Contains(err.Error(), secret) {
+					t.Errorf("the error shows %s:\n%s", secret, text.String())
+				}
 			}
 		})
 	}

@@ -16,10 +16,6 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-// sensitive is the mark inspect puts on recorded sensitive values; values
-// from sensitive variables carry hclsource's own mark.
-type sensitive struct{}
-
 // Inspector evaluates expressions against one snapshot of state. It is
 // safe for concurrent use: each Eval works on its own child context.
 type Inspector struct {
@@ -66,12 +62,12 @@ func (in *Inspector) Eval(expr string) Result {
 	v, ds := e.Value(in.ctx.NewChild())
 	diags = append(diags, ds...)
 	if diags.HasErrors() {
-		return Result{Diagnostics: diags}
+		return Result{Diagnostics: hclsource.RedactDiagnostics(diags, in.ctx.Functions)}
 	}
 	unmarked, marks := v.UnmarkDeep()
 	r := Result{Value: v, Type: typeString(unmarked.Type()), Diagnostics: diags}
 	for m := range marks {
-		if m == hclsource.SensitiveMark || m == (sensitive{}) {
+		if m == hclsource.SensitiveMark {
 			r.Sensitive = true
 		}
 	}
@@ -132,7 +128,7 @@ func stateVariables(states map[string]*engine.StateView) map[string]cty.Value {
 				continue
 			}
 			if o.Sensitive {
-				outputs[name] = cty.DynamicVal.Mark(sensitive{})
+				outputs[name] = cty.DynamicVal.Mark(hclsource.SensitiveMark)
 				continue
 			}
 			outputs[name] = jsonValue(o.Value)
@@ -231,42 +227,22 @@ func keyedValue(insts map[any]cty.Value) cty.Value {
 	return cty.ObjectVal(strs)
 }
 
-// entryValue is {inputs, outputs} of a recorded resource, with inputs
-// recorded as sensitive marked.
+// entryValue is {inputs, outputs} of a recorded resource, with what is
+// sensitive marked as a deployment's own references mark it: inputs
+// recorded as sensitive, outputs of the same name, and the attributes a
+// Terraform resource's outputs list as sensitive.
 func entryValue(rec *engine.Recorded) cty.Value {
 	in := jsonValue(rec.Entry.InputProperties)
+	out := jsonValue(rec.Entry.OutputProperties)
 	for _, p := range rec.Entry.SensitiveInputs {
-		in = markPath(in, strings.Split(p, "."))
+		in = hclsource.MarkSensitive(in, source.DottedPath(p))
+		out = hclsource.MarkSensitive(out, source.DottedPath(p))
 	}
-	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": jsonValue(rec.Entry.OutputProperties)})
-}
-
-// markPath marks the value at a dotted path ("*" for every element).
-func markPath(v cty.Value, path []string) cty.Value {
-	if len(path) == 0 {
-		return v.Mark(sensitive{})
+	for _, p := range source.SensitiveOutputPaths(rec.Entry.OutputProperties) {
+		in = hclsource.MarkSensitive(in, p)
+		out = hclsource.MarkSensitive(out, p)
 	}
-	if v.IsNull() || !v.IsKnown() {
-		return v
-	}
-	ty := v.Type()
-	switch {
-	case ty.IsObjectType():
-		m := v.AsValueMap()
-		for k, e := range m {
-			if path[0] == "*" || path[0] == k {
-				m[k] = markPath(e, path[1:])
-			}
-		}
-		return cty.ObjectVal(m)
-	case ty.IsTupleType():
-		s := v.AsValueSlice()
-		for i := range s {
-			s[i] = markPath(s[i], path[1:])
-		}
-		return cty.TupleVal(s)
-	}
-	return v.Mark(sensitive{})
+	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": out})
 }
 
 // jsonValue converts recorded JSON to cty, objects and tuples all the way
