@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,7 +38,14 @@ type Options struct {
 	// Timeout bounds each operation; 0 means no bound. When it passes, the
 	// provider is told to stop (StopProvider) and the operation fails.
 	Timeout time.Duration
+	// Attach, when set, uses the provider another process started and
+	// configured (see [Hold]) instead of starting one; Config is then
+	// ignored.
+	Attach *Attachment
 }
+
+// Attachment is what a bridge needs to use a provider [Hold] started.
+type Attachment = tfclient.Attachment
 
 // Bridge serves one Terraform provider as a v0 provider. Its methods are
 // called by [providersdk.Serve] one at a time; it is not safe for
@@ -71,6 +79,15 @@ func New(ctx context.Context, opts Options) (*Bridge, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Attach != nil {
+		c, err := tfclient.Attach(opts.Attach, filepath.Base(opts.Plugin), log)
+		if err != nil {
+			return nil, err
+		}
+		// The holder configured the provider, once for every bridge:
+		// configuring one process from several would race.
+		return &Bridge{client: c, log: log.With("provider", c.Name()), timeout: opts.Timeout, configured: true}, nil
 	}
 	c, err := tfclient.Start(tfclient.Options{
 		Path:             opts.Plugin,

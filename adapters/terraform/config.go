@@ -77,3 +77,37 @@ func syntaxOnly(err error) string {
 	}
 	return "malformed"
 }
+
+// maxAttachmentSize bounds an [Attachment] read from the fd: it carries
+// the provider's schema, tens of MiB for the largest cloud providers.
+const maxAttachmentSize = 512 << 20
+
+// ReadAttachment reads an [Attachment] (JSON, as [Hold] wrote it) from the
+// file descriptor named by $PIER_PROVIDER_CONFIG_FD and closes it: a bridge
+// started with --attach gets it there instead of the configuration, which
+// the holder has already sent to the provider.
+func ReadAttachment() (*Attachment, error) {
+	v := os.Getenv(ConfigFDEnv)
+	fd, err := strconv.Atoi(v)
+	if err != nil || fd < 0 {
+		return nil, fmt.Errorf("--attach needs the attachment on the descriptor named by %s, which is %q", ConfigFDEnv, v)
+	}
+	f := os.NewFile(uintptr(fd), "provider-attachment")
+	if f == nil {
+		return nil, fmt.Errorf("%s=%d: not an open file descriptor", ConfigFDEnv, fd)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxAttachmentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the provider attachment: %w", err)
+	}
+	if len(data) > maxAttachmentSize {
+		return nil, fmt.Errorf("read the provider attachment: larger than %d MiB", maxAttachmentSize>>20)
+	}
+	var a Attachment
+	if err := json.Unmarshal(data, &a); err != nil {
+		// It holds a TLS key: report the position, never the text.
+		return nil, fmt.Errorf("read the provider attachment: not an attachment (%s)", syntaxOnly(err))
+	}
+	return &a, nil
+}

@@ -22,6 +22,8 @@ type adapterTerraformOptions struct {
 	plugin       string
 	providerLogs bool
 	timeout      time.Duration
+	// attach uses the provider a holder (`pier tf hold`) started.
+	attach bool
 	// protocols restricts the plugin protocol versions offered (hidden,
 	// for tests of version mismatches); empty offers 5 and 6.
 	protocols string
@@ -43,7 +45,12 @@ The provider configuration is read as a JSON object from the file
 descriptor named by $PIER_PROVIDER_CONFIG_FD (the host passes fd 3), never
 from arguments; it is sent to the provider on the first request.
 
-The Terraform provider runs for as long as this process. Logs, including
+With --attach the descriptor carries instead what "pier tf hold" printed
+to attach to the provider it started and configured: the host starts one
+Terraform provider per command and provider declaration, and all its
+bridges share it, calling it concurrently as Terraform does.
+
+Otherwise the Terraform provider runs for as long as this process. Logs, including
 the provider's stderr, go to stderr as JSON lines at the level named by
 $PIER_LOG. SIGINT or SIGTERM tells the provider to stop (StopProvider).
 
@@ -65,6 +72,11 @@ protocol failed, 2 usage error, 130 interrupted.`,
 				Name:        "timeout",
 				Usage:       "bound each operation; when it passes the provider is told to stop (0: no bound)",
 				Destination: &opts.timeout,
+			},
+			&cli.BoolFlag{
+				Name:        "attach",
+				Usage:       "use the provider that pier tf hold started, described on the configuration descriptor",
+				Destination: &opts.attach,
 			},
 			&cli.StringFlag{
 				Name:        "protocol-versions",
@@ -99,11 +111,18 @@ func runAdapterTerraform(ctx context.Context, opts adapterTerraformOptions, stdi
 		return err
 	}
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("adapter", "terraform")
-	cfg, err := terraform.ReadConfig()
+	var cfg map[string]any
+	var att *terraform.Attachment
+	if opts.attach {
+		att, err = terraform.ReadAttachment()
+	} else {
+		cfg, err = terraform.ReadConfig()
+	}
 	if err != nil {
 		return fmt.Errorf("provider %s: %w", opts.plugin, err)
 	}
 	b, err := terraform.New(ctx, terraform.Options{
+		Attach:           att,
 		Plugin:           opts.plugin,
 		Config:           cfg,
 		Logger:           logger,

@@ -97,6 +97,7 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 		local:   local.Inputs(),
 		seen:    map[string]bool{},
 	}
+	defer v.fetcher.Close()
 	var problems []error
 	for _, r := range resources {
 		p := snap.Providers[r.Provider]
@@ -151,7 +152,7 @@ func (v *validator) check(ctx context.Context, r *source.Resource, p *source.Pro
 			}
 		}
 	case p.Terraform != "":
-		s, err := v.fetcher.Schema(ctx, p.Terraform)
+		s, err := v.fetcher.Schema(ctx, p.Terraform, nil) // validating configures nothing
 		if err != nil {
 			return []error{fmt.Errorf("read the schema of provider %s for resource %s: %w", r.Provider, addr, err)}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -28,13 +29,42 @@ var terraformOperations = []schema.Operation{schema.OperationDestroy, schema.Ope
 type providers struct {
 	cfg   Config
 	decls map[string]*source.Provider
+	// tf runs the Terraform providers, one per declaration and command:
+	// the plan's schema checks and every bridge share it.
+	tf *tfschema.Fetcher
 
 	mu    sync.Mutex
 	pools map[string]*provider.Pool
 }
 
 func newProviders(cfg Config) *providers {
-	return &providers{cfg: cfg, decls: map[string]*source.Provider{}, pools: map[string]*provider.Pool{}}
+	return &providers{cfg: cfg, decls: map[string]*source.Provider{}, pools: map[string]*provider.Pool{},
+		tf: &tfschema.Fetcher{Pier: cfg.PierExecutable, Dir: cfg.Dir, Logger: cfg.logger()}}
+}
+
+// tfConfig is a Terraform provider declaration's configuration as its
+// holder reads it. It may hold credentials: it goes on a file descriptor,
+// never on a command line or into state.
+func tfConfig(d *source.Provider) ([]byte, error) {
+	data, err := json.Marshal(d.Config)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: encode config: %w", d.Name, err)
+	}
+	return data, nil
+}
+
+// tfSchema returns the schema of a Terraform provider declaration,
+// starting its provider process (shared with its bridges) on first use.
+func (p *providers) tfSchema(ctx context.Context, name string) (*tfschema.Schema, error) {
+	d := p.decl(name)
+	if d == nil || d.Terraform == "" {
+		return nil, fmt.Errorf("provider %q is not a Terraform provider declared in the deployment", name)
+	}
+	cfg, err := tfConfig(d)
+	if err != nil {
+		return nil, err
+	}
+	return p.tf.Schema(ctx, d.Terraform, cfg)
 }
 
 // declare records provider declarations seen in a snapshot. A later
@@ -130,9 +160,30 @@ func (p *providers) poolFor(key, name string, size int) (*provider.Pool, error) 
 	if !ok {
 		return nil, fmt.Errorf("provider %q is not declared in the deployment", name)
 	}
+	var attach []byte
+	if d.Terraform != "" {
+		// Start (or find) and configure the provider process the bridges
+		// attach to, without holding the lock: it may take a while.
+		p.mu.Unlock()
+		cfg, err := tfConfig(d)
+		if err == nil {
+			attach, err = p.tf.Attachment(context.Background(), d.Terraform, cfg)
+		}
+		p.mu.Lock()
+		if err != nil {
+			return nil, fmt.Errorf("provider %s: %w", name, err)
+		}
+		if pl, ok := p.pools[key]; ok {
+			return pl, nil
+		}
+	}
 	pc, err := p.processConfig(d)
 	if err != nil {
 		return nil, err
+	}
+	if attach != nil {
+		pc.Args = append(pc.Args, "--attach")
+		pc.ConfigData = attach
 	}
 	if size <= 0 {
 		size = d.Parallelism
@@ -169,9 +220,9 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 	case d.Terraform != "":
 		// The configuration may hold credentials: it goes to the bridge on
 		// a file descriptor, never on its command line or into state.
-		data, err := json.Marshal(d.Config)
+		data, err := tfConfig(d)
 		if err != nil {
-			return provider.Config{}, fmt.Errorf("provider %s: encode config: %w", d.Name, err)
+			return provider.Config{}, err
 		}
 		pc.Executable = p.cfg.PierExecutable
 		pc.Args = []string{"adapter", "terraform", "--plugin", d.Terraform}
@@ -226,6 +277,10 @@ func (p *providers) close() error {
 		if err := pl.Close(); err != nil && first == nil {
 			first = err
 		}
+	}
+	// The bridges are gone: stop the Terraform providers they used.
+	if err := p.tf.Close(); err != nil && first == nil {
+		first = err
 	}
 	return first
 }

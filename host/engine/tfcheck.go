@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -12,9 +13,9 @@ import (
 )
 
 // tfCheck holds what checking Terraform inputs keeps for one engine: the
-// schemas fetched (once per plugin path) and the parsed source files.
+// parsed source files. The schemas come from the providers' holders
+// (providers.tf), which the bridges share.
 type tfCheck struct {
-	fetcher *tfschema.Fetcher
 	locator *tfschema.Locator
 }
 
@@ -25,7 +26,7 @@ type tfCheck struct {
 // and checking them would start the provider, which an unchanged
 // deployment must not do.
 func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
-	byPlugin := map[string][]*Change{}
+	byProvider := map[string][]*Change{}
 	for _, c := range p.Changes {
 		if c.StateHandler || c.Structural || c.Resource == nil {
 			continue
@@ -39,38 +40,36 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 		if d == nil || d.Terraform == "" {
 			continue
 		}
-		byPlugin[d.Terraform] = append(byPlugin[d.Terraform], c)
+		byProvider[d.Name] = append(byProvider[d.Name], c)
 	}
-	if len(byPlugin) == 0 {
+	if len(byProvider) == 0 {
 		return nil
 	}
 	if e.tf == nil {
-		e.tf = &tfCheck{fetcher: &tfschema.Fetcher{Pier: e.cfg.PierExecutable, Dir: e.cfg.Dir}, locator: &tfschema.Locator{}}
+		e.tf = &tfCheck{locator: &tfschema.Locator{}}
 	}
-	plugins := make([]string, 0, len(byPlugin))
-	for plugin := range byPlugin {
-		plugins = append(plugins, plugin)
-	}
-	slices.Sort(plugins)
-	// Each schema costs a provider start; fetch them side by side.
-	schemas := make([]*tfschema.Schema, len(plugins))
-	fetchErrs := make([]error, len(plugins))
+	names := slices.Sorted(maps.Keys(byProvider))
+	// Each schema costs a provider start; fetch them side by side. The
+	// provider started here is the one the apply's bridges use.
+	schemas := make([]*tfschema.Schema, len(names))
+	fetchErrs := make([]error, len(names))
 	var wg sync.WaitGroup
-	for i, plugin := range plugins {
-		wg.Go(func() { schemas[i], fetchErrs[i] = e.tf.fetcher.Schema(ctx, plugin) })
+	for i, name := range names {
+		wg.Go(func() { schemas[i], fetchErrs[i] = e.providers.tfSchema(ctx, name) })
 	}
 	wg.Wait()
 
 	var errs []error
 	seen := map[string]*tfschema.InputError{}
-	for i, plugin := range plugins {
+	for i, name := range names {
+		plugin := e.providers.decl(name).Terraform
 		if fetchErrs[i] != nil {
-			c := byPlugin[plugin][0]
+			c := byProvider[name][0]
 			errs = append(errs, fmtErr(c, fetchErrs[i]))
 			continue
 		}
 		s := schemas[i]
-		for _, c := range byPlugin[plugin] {
+		for _, c := range byProvider[name] {
 			r := c.Resource
 			report := func(ie *tfschema.InputError) {
 				// Instances of one declaration (count, for_each) share

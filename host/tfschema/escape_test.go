@@ -50,7 +50,7 @@ func TestFetcherEscapedDescendant(t *testing.T) {
 			}
 			t.Cleanup(func() { killDaemon(t, pidFile) })
 			f := &Fetcher{Pier: pier, Dir: dir, Timeout: tc.timeout}
-			_, err := f.Schema(t.Context(), "plugin")
+			_, err := f.Schema(t.Context(), "plugin", nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

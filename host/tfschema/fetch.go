@@ -1,13 +1,18 @@
 package tfschema
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pierhq/pier/host/internal/proc"
@@ -33,128 +38,326 @@ const pipeDrain = 2 * time.Second
 // stderrTail is how much of the command's stderr an error quotes.
 const stderrTail = 2048
 
-// Fetcher gets Terraform provider schemas by running
-// `pier tf schema --json --plugin PATH`, once per plugin path for its
-// lifetime; a failure is remembered too, so that a broken plugin is
-// reported once, not once per resource. It is safe for concurrent use.
+// Fetcher runs the Terraform providers of one pier command: one `pier tf
+// hold --plugin PATH` per plugin path and provider configuration, started
+// on first use and kept until Close. The holder starts the provider and
+// reads its schema once; the plan's checks get the schema ([Fetcher.Schema])
+// and every bridge attaches to the same provider process
+// ([Fetcher.Attachment]), so a command starts each Terraform provider
+// once. A failure is remembered too, so that a broken plugin is reported
+// once, not once per resource. It is safe for concurrent use.
 type Fetcher struct {
 	// Pier is pier's own executable.
 	Pier string
 	// Dir is the working directory of the command: the deployment's.
 	Dir string
-	// Timeout bounds one fetch; 0 means [DefaultTimeout].
+	// Timeout bounds starting a provider and reading its schema, and
+	// configuring it; 0 means [DefaultTimeout].
 	Timeout time.Duration
+	// Logger receives the holders' stderr (the providers' logs), one
+	// record per line; nil discards.
+	Logger *slog.Logger
 
 	mu    sync.Mutex
-	cache map[string]*fetch
+	cache map[string]*holder
 }
 
-type fetch struct {
-	done   chan struct{}
+// holder is one running `pier tf hold`.
+type holder struct {
+	plugin string
+	done   chan struct{} // closed once started, or failed to
 	schema *Schema
+	attach json.RawMessage // for bridges; holds a TLS key, never logged
 	err    error
+
+	p      *proc.Process
+	out    *bufio.Reader
+	stderr *tailWriter // guarded by stderrMu
+	// stderrDone is closed when the holder's stderr reaches end of file.
+	stderrDone chan struct{}
+	stderrMu   sync.Mutex
+
+	stopOnce sync.Once
+	stopErr  error
+
+	cmu          sync.Mutex // one configure exchange at a time
+	configured   bool
+	configureErr error
 }
 
-// Fetches counts the schema commands run so far, for tests and progress.
+// Fetches counts the providers started so far, for tests and progress.
 func (f *Fetcher) Fetches() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.cache)
 }
 
-// Schema returns the schema of the Terraform provider at plugin, running
-// the schema command on first use. Concurrent callers for one plugin wait
-// for the same run.
-func (f *Fetcher) Schema(ctx context.Context, plugin string) (*Schema, error) {
+// Schema returns the schema of the Terraform provider at plugin, starting
+// it (with configuration config, JSON; nil is none) on first use.
+// Concurrent callers for one plugin wait for the same start.
+func (f *Fetcher) Schema(ctx context.Context, plugin string, config []byte) (*Schema, error) {
+	h, err := f.hold(ctx, plugin, config)
+	if err != nil {
+		return nil, err
+	}
+	return h.schema, nil
+}
+
+// Attachment returns what `pier adapter terraform --attach` reads on its
+// configuration descriptor to use the provider at plugin with
+// configuration config, starting and configuring the provider first if
+// needed. It holds a secret: pass it on a pipe only.
+func (f *Fetcher) Attachment(ctx context.Context, plugin string, config []byte) ([]byte, error) {
+	h, err := f.hold(ctx, plugin, config)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.configure(ctx, f.timeout()); err != nil {
+		return nil, err
+	}
+	return h.attach, nil
+}
+
+func (f *Fetcher) timeout() time.Duration {
+	if f.Timeout > 0 {
+		return f.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (f *Fetcher) hold(ctx context.Context, plugin string, config []byte) (*holder, error) {
+	key := plugin + "\x00" + string(config)
 	f.mu.Lock()
 	if f.cache == nil {
-		f.cache = map[string]*fetch{}
+		f.cache = map[string]*holder{}
 	}
-	ft, ok := f.cache[plugin]
+	h, ok := f.cache[key]
 	if !ok {
-		ft = &fetch{done: make(chan struct{})}
-		f.cache[plugin] = ft
+		h = &holder{plugin: plugin, done: make(chan struct{})}
+		f.cache[key] = h
 	}
 	f.mu.Unlock()
 	if !ok {
-		ft.schema, ft.err = f.run(ctx, plugin)
-		close(ft.done)
+		// Not ctx: the holder outlives the caller that happened to start
+		// it, and a cancelled caller must not fail the others.
+		h.err = f.start(h, config)
+		close(h.done)
 	}
 	select {
-	case <-ft.done:
-		return ft.schema, ft.err
+	case <-h.done:
+		return h, h.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 }
 
-func (f *Fetcher) run(ctx context.Context, plugin string) (*Schema, error) {
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	p, err := proc.Start(proc.Spec{Path: f.Pier, Args: []string{"tf", "schema", "--json", "--plugin", plugin}, Dir: f.Dir})
+// start runs the holder and reads its first line: the schema and the
+// attachment.
+func (f *Fetcher) start(h *holder, config []byte) error {
+	timeout := f.timeout()
+	p, err := proc.Start(proc.Spec{Path: f.Pier, Args: []string{"tf", "hold", "--plugin", h.plugin}, Dir: f.Dir, ConfigData: config})
 	if err != nil {
-		return nil, fmt.Errorf("read the schema of Terraform provider %s: %w", plugin, err)
+		return fmt.Errorf("read the schema of Terraform provider %s: %w", h.plugin, err)
 	}
-	// The schema command has no input: closing stdin at once is harmless.
-	_ = p.CloseStdin()
-	stop := context.AfterFunc(ctx, func() { _ = p.Kill() })
-	defer stop()
+	h.p = p
+	h.out = bufio.NewReaderSize(p.Stdout(), 64<<10)
+	h.stderr = &tailWriter{max: stderrTail, buf: &bytes.Buffer{}}
+	h.stderrDone = make(chan struct{})
+	log := f.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = log.With("terraform_provider", h.plugin)
+	go h.copyStderr(log)
 
-	var stdout, stderr bytes.Buffer
-	var wg sync.WaitGroup
-	var readErr error
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		n, err := io.Copy(&stdout, io.LimitReader(p.Stdout(), maxSchemaSize+1))
-		if err == nil && n > maxSchemaSize {
-			readErr = fmt.Errorf("schema larger than %d MiB", maxSchemaSize>>20)
-			_ = p.Kill()
-		}
-		_, _ = io.Copy(io.Discard, p.Stdout())
-	}()
-	go func() {
-		defer wg.Done()
-		_, _ = io.Copy(&tailWriter{max: stderrTail, buf: &stderr}, p.Stderr())
-	}()
-	// The pipes normally reach end of file when the command exits, but a
-	// descendant that left the process group (setsid) may hold them open
-	// for ever: once the command has exited, give them pipeDrain, then
-	// reap, which closes them and ends the copies.
-	copied := make(chan struct{})
-	go func() { wg.Wait(); close(copied) }()
-	select {
-	case <-copied:
-	case <-p.Exited():
-		drain := time.NewTimer(pipeDrain)
-		select {
-		case <-copied:
-		case <-drain.C:
-		}
-		drain.Stop()
-	}
-	waitErr := p.Wait(pipeDrain)
-	<-copied
-	switch {
-	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, fmt.Errorf("read the schema of Terraform provider %s: no answer within %s", plugin, timeout)
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case readErr != nil:
-		return nil, fmt.Errorf("read the schema of Terraform provider %s: %w", plugin, readErr)
-	case waitErr != nil:
-		msg := lastError(stderr.String())
-		return nil, fmt.Errorf("read the schema of Terraform provider %s: pier tf schema: %s: %s", plugin, p.ExitStatus(), msg)
-	}
-	s, err := Parse(stdout.Bytes())
+	line, err := h.readLine(timeout, maxSchemaSize)
 	if err != nil {
-		return nil, fmt.Errorf("read the schema of Terraform provider %s: %w", plugin, err)
+		return h.fail(err, timeout)
 	}
-	return s, nil
+	var first struct {
+		MessageType string          `json:"message_type"`
+		Schema      json.RawMessage `json:"schema"`
+		Attach      json.RawMessage `json:"attach"`
+	}
+	if err := json.Unmarshal(line, &first); err != nil || first.MessageType != "tf_hold" {
+		h.stop()
+		return fmt.Errorf("read the schema of Terraform provider %s: pier tf hold wrote something other than a tf_hold message", h.plugin)
+	}
+	s, err := Parse(first.Schema)
+	if err != nil {
+		h.stop()
+		return fmt.Errorf("read the schema of Terraform provider %s: %w", h.plugin, err)
+	}
+	h.schema, h.attach = s, first.Attach
+	return nil
+}
+
+// errTooLong reports an over-long line from the holder.
+var errTooLong = errors.New("line too long")
+
+// readLine reads one line from the holder within timeout, and within
+// pipeDrain of the holder's exit: a descendant that left its process group
+// may hold the pipe open for ever.
+func (h *holder) readLine(timeout time.Duration, limit int) ([]byte, error) {
+	out := h.p.Stdout()
+	deadline := time.Now().Add(timeout)
+	_ = out.SetReadDeadline(deadline)
+	defer func() { _ = out.SetReadDeadline(time.Time{}) }()
+	var exited atomic.Bool
+	watch := make(chan struct{})
+	defer close(watch)
+	go func() {
+		select {
+		case <-h.p.Exited():
+			exited.Store(true)
+			if d := time.Now().Add(pipeDrain); d.Before(deadline) {
+				_ = out.SetReadDeadline(d)
+			}
+		case <-watch:
+		}
+	}()
+	var line []byte
+	for {
+		chunk, err := h.out.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > limit {
+			return nil, errTooLong
+		}
+		switch {
+		case err == nil:
+			return line, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded) && !exited.Load():
+			return nil, context.DeadlineExceeded
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, io.ErrUnexpectedEOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+// fail stops a holder whose output broke off and explains why, from its
+// exit status and the last of its stderr.
+func (h *holder) fail(err error, timeout time.Duration) error {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		_ = h.p.Kill() // hung, or misbehaving: no grace
+	}
+	werr := h.stop()
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("read the schema of Terraform provider %s: no answer within %s", h.plugin, timeout)
+	case errors.Is(err, errTooLong):
+		return fmt.Errorf("read the schema of Terraform provider %s: schema larger than %d MiB", h.plugin, maxSchemaSize>>20)
+	case werr != nil:
+		return fmt.Errorf("read the schema of Terraform provider %s: pier tf hold: %s: %s", h.plugin, h.p.ExitStatus(), lastError(h.stderrText()))
+	}
+	return fmt.Errorf("read the schema of Terraform provider %s: pier tf hold ended its output early: %s", h.plugin, lastError(h.stderrText()))
+}
+
+func (h *holder) copyStderr(log *slog.Logger) {
+	defer close(h.stderrDone)
+	sc := bufio.NewScanner(h.p.Stderr())
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		h.stderrMu.Lock()
+		h.stderr.Write(sc.Bytes())
+		h.stderr.Write([]byte("\n"))
+		h.stderrMu.Unlock()
+		log.Log(context.Background(), lineLevel(sc.Bytes()), sc.Text())
+	}
+	_, _ = io.Copy(io.Discard, h.p.Stderr())
+}
+
+func (h *holder) stderrText() string {
+	h.stderrMu.Lock()
+	defer h.stderrMu.Unlock()
+	return h.stderr.buf.String()
+}
+
+// configure asks the holder to configure its provider, once; a failure
+// is remembered unless it was a timeout.
+func (h *holder) configure(ctx context.Context, timeout time.Duration) error {
+	h.cmu.Lock()
+	defer h.cmu.Unlock()
+	if h.configured {
+		return nil
+	}
+	if h.configureErr != nil {
+		return h.configureErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := h.p.Stdin().Write([]byte("{\"configure\":true}\n")); err != nil {
+		h.configureErr = h.fail(err, timeout)
+		return h.configureErr
+	}
+	line, err := h.readLine(timeout, 1<<20)
+	if err != nil {
+		h.configureErr = fmt.Errorf("configure Terraform provider %s: %w", h.plugin, h.fail(err, timeout))
+		return h.configureErr
+	}
+	var resp struct {
+		Configured bool   `json:"configured"`
+		Error      string `json:"error"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil || (!resp.Configured && resp.Error == "") {
+		h.configureErr = fmt.Errorf("configure Terraform provider %s: pier tf hold answered something else", h.plugin)
+		return h.configureErr
+	}
+	if resp.Error != "" {
+		h.configureErr = errors.New(resp.Error)
+		return h.configureErr
+	}
+	h.configured = true
+	return nil
+}
+
+// stop ends the holder: closing its stdin stops the provider, then it
+// exits; after pipeDrain*2 it is killed.
+func (h *holder) stop() error {
+	h.stopOnce.Do(func() {
+		_ = h.p.CloseStdin()
+		go func() { _, _ = io.Copy(io.Discard, h.out) }()
+		select {
+		case <-h.stderrDone:
+		case <-time.After(2 * pipeDrain):
+		}
+		h.stopErr = h.p.Wait(2 * pipeDrain)
+	})
+	return h.stopErr
+}
+
+// Close stops every provider the fetcher started and waits for them; a
+// later use starts them afresh.
+func (f *Fetcher) Close() error {
+	f.mu.Lock()
+	hs := f.cache
+	f.cache = nil
+	f.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make([]error, 0, len(hs))
+	var emu sync.Mutex
+	for _, h := range hs {
+		wg.Go(func() {
+			<-h.done
+			h.cmu.Lock()
+			failed := h.configureErr != nil
+			h.cmu.Unlock()
+			if h.err != nil || h.p == nil || failed {
+				return // stopped, and reported, when it failed
+			}
+			if err := h.stop(); err != nil {
+				emu.Lock()
+				errs = append(errs, fmt.Errorf("stop Terraform provider %s: pier tf hold: %s: %s", h.plugin, h.p.ExitStatus(), lastError(h.stderrText())))
+				emu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // tailWriter keeps the last max bytes written to it.
@@ -183,4 +386,28 @@ func lastError(stderr string) string {
 		return strings.TrimPrefix(stderr[i:], "pier: ")
 	}
 	return stderr
+}
+
+// lineLevel is Info for a plain stderr line; a JSON log line (pier's own,
+// or hclog's) keeps its level.
+func lineLevel(line []byte) slog.Level {
+	if len(line) == 0 || line[0] != '{' {
+		return slog.LevelInfo
+	}
+	var f struct {
+		Level   string `json:"level"`
+		AtLevel string `json:"@level"`
+	}
+	if json.Unmarshal(line, &f) != nil {
+		return slog.LevelInfo
+	}
+	name := f.Level
+	if name == "" {
+		name = f.AtLevel
+	}
+	var l slog.Level
+	if l.UnmarshalText([]byte(name)) != nil {
+		return slog.LevelInfo
+	}
+	return l
 }

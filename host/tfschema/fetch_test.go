@@ -24,11 +24,16 @@ func TestFetcher(t *testing.T) {
 	t.Parallel()
 	plugin := fixturePlugin(t)
 	f := &Fetcher{Pier: testbin.Pier(t), Dir: t.TempDir()}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	var wg sync.WaitGroup
 	schemas := make([]*Schema, 4)
 	for i := range schemas {
 		wg.Go(func() {
-			s, err := f.Schema(t.Context(), plugin)
+			s, err := f.Schema(t.Context(), plugin, nil)
 			if err != nil {
 				t.Error(err)
 			}
@@ -75,7 +80,7 @@ func TestFetcherErrors(t *testing.T) {
 			t.Parallel()
 			f := &Fetcher{Pier: tc.pier, Dir: dir}
 			for range 2 { // the failure is remembered, not retried
-				_, err := f.Schema(t.Context(), tc.plugin)
+				_, err := f.Schema(t.Context(), tc.plugin, nil)
 				if err == nil {
 					t.Fatal("no error")
 				}

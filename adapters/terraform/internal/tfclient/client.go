@@ -2,6 +2,7 @@ package tfclient
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -17,6 +19,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // The go-plugin handshake every Terraform provider expects. These are
@@ -69,11 +72,26 @@ type Client struct {
 	sockDir  string
 	schema   *tfproto.ProviderSchema
 	closeErr error
+
+	// schemaMsg is the GetProviderSchema response schema came from, kept
+	// for [Client.Attachment].
+	schemaMsg proto.Message
+	// tls authenticates both ends of the gRPC connection; clientCert and
+	// clientKey are its client half as PEM, for [Client.Attachment].
+	tls                   *tls.Config
+	clientCert, clientKey []byte
+	// serverCert is the provider's certificate (DER), noted during the TLS
+	// handshake; guarded by mu.
+	mu         sync.Mutex
+	serverCert []byte
+	// conn is the connection of a client made by [Attach]: closing it
+	// detaches without stopping a provider this process does not own.
+	conn *grpc.ClientConn
 }
 
 // protocol is the per-version half of a Client: v5.go and v6.go.
 type protocol interface {
-	getSchema(ctx context.Context) (*tfproto.ProviderSchema, error)
+	getSchema(ctx context.Context) (*tfproto.ProviderSchema, proto.Message, error)
 	validateProviderConfig(ctx context.Context, cfg []byte) ([]byte, tfproto.Diagnostics, error)
 	configure(ctx context.Context, cfg []byte) (tfproto.Diagnostics, error)
 	validateResourceConfig(ctx context.Context, typ string, cfg []byte) (tfproto.Diagnostics, error)
@@ -127,9 +145,28 @@ func Start(opts Options) (*Client, error) {
 		}
 	}
 
+	// go-plugin's AutoMTLS, done here so that the client half can be
+	// handed to bridges that attach (see Attachment): a fresh certificate
+	// the provider must see, and the provider's own, pinned from its
+	// handshake line.
+	cert, certPEM, keyPEM, err := newCertificate()
+	if err != nil {
+		os.RemoveAll(c.sockDir)
+		return nil, fmt.Errorf("provider %s: %w", name, err)
+	}
+	c.clientCert, c.clientKey = certPEM, keyPEM
+	c.tls = &tls.Config{
+		Certificates:     []tls.Certificate{cert},
+		ClientAuth:       tls.RequireAndVerifyClientCert,
+		MinVersion:       tls.VersionTLS12,
+		ServerName:       "localhost",
+		VerifyConnection: c.notePeer,
+	}
+
 	cmd := exec.Command(path)
 	cmd.Dir, _ = os.Getwd()
 	cmd.Env = providerEnv(os.Environ(), opts.ProviderLogs)
+	cmd.Env = append(cmd.Env, "PLUGIN_CLIENT_CERT="+string(certPEM))
 	// go-plugin sets the socket directory only for custom runners; the
 	// provider's plugin server reads it from here.
 	cmd.Env = append(cmd.Env, plugin.EnvUnixSocketDir+"="+c.sockDir)
@@ -148,7 +185,7 @@ func Start(opts Options) (*Client, error) {
 		Cmd:              cmd,
 		SkipHostEnv:      true, // cmd.Env already holds the filtered host environment
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		AutoMTLS:         true,
+		TLSConfig:        c.tls, // go-plugin adds the provider's certificate to RootCAs
 		Managed:          false,
 		Logger:           newHCLogger(c.sink),
 		StartTimeout:     timeout,
@@ -240,8 +277,18 @@ func (c *Client) Name() string { return c.name }
 func (c *Client) ProtocolVersion() int { return c.version }
 
 // Close stops the provider (gracefully, then by kill after go-plugin's
-// two-second grace) and removes the socket directory. It is idempotent.
+// two-second grace) and removes the socket directory. A client made by
+// [Attach] only closes its connection: the provider belongs to the process
+// that started it. Close is idempotent.
 func (c *Client) Close() error {
+	if c.conn != nil {
+		err := c.conn.Close()
+		c.conn, c.plugin = nil, nil
+		if err != nil && status.Code(err) != codes.Canceled {
+			return fmt.Errorf("provider %s: close connection: %w", c.name, err)
+		}
+		return nil
+	}
 	if c.plugin != nil {
 		c.plugin.Kill()
 		c.plugin = nil
@@ -345,8 +392,9 @@ func (c *Client) Schema(ctx context.Context) (*tfproto.ProviderSchema, error) {
 		return c.schema, nil
 	}
 	var s *tfproto.ProviderSchema
+	var msg proto.Message
 	err := c.call(ctx, "get schema", func(ctx context.Context) (err error) {
-		s, err = c.proto.getSchema(ctx)
+		s, msg, err = c.proto.getSchema(ctx)
 		return err
 	})
 	if err != nil {
@@ -355,7 +403,7 @@ func (c *Client) Schema(ctx context.Context) (*tfproto.ProviderSchema, error) {
 	if err := s.Diagnostics.Err(); err != nil {
 		return nil, fmt.Errorf("provider %s: get schema: %w", c.name, err)
 	}
-	c.schema = s
+	c.schema, c.schemaMsg = s, msg
 	return s, nil
 }
 

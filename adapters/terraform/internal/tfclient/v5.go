@@ -6,6 +6,7 @@ import (
 	"github.com/pierhq/pier/adapters/terraform/internal/tfplugin5"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 )
 
 // v5 speaks protocol 5.
@@ -18,12 +19,22 @@ var caps5 = &tfplugin5.ClientCapabilities{DeferralAllowed: false}
 
 func dv5(b []byte) *tfplugin5.DynamicValue { return &tfplugin5.DynamicValue{Msgpack: b} }
 
-func (p *v5) getSchema(ctx context.Context) (*tfproto.ProviderSchema, error) {
+func (p *v5) getSchema(ctx context.Context) (*tfproto.ProviderSchema, proto.Message, error) {
 	r, err := p.c.GetSchema(ctx, &tfplugin5.GetProviderSchema_Request{})
 	if err != nil {
+		return nil, nil, err
+	}
+	s, err := tfplugin5.ProviderSchemaFromProto(r)
+	return s, r, err
+}
+
+// decodeSchemaV5 reads a schema another process fetched (see [Attachment]).
+func decodeSchemaV5(data []byte) (*tfproto.ProviderSchema, error) {
+	var r tfplugin5.GetProviderSchema_Response
+	if err := proto.Unmarshal(data, &r); err != nil {
 		return nil, err
 	}
-	return tfplugin5.ProviderSchemaFromProto(r)
+	return tfplugin5.ProviderSchemaFromProto(&r)
 }
 
 func (p *v5) validateProviderConfig(ctx context.Context, cfg []byte) ([]byte, tfproto.Diagnostics, error) {

@@ -6,6 +6,7 @@ import (
 	"github.com/pierhq/pier/adapters/terraform/internal/tfplugin6"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 )
 
 // v6 speaks protocol 6.
@@ -18,12 +19,22 @@ var caps6 = &tfplugin6.ClientCapabilities{DeferralAllowed: false}
 
 func dv6(b []byte) *tfplugin6.DynamicValue { return &tfplugin6.DynamicValue{Msgpack: b} }
 
-func (p *v6) getSchema(ctx context.Context) (*tfproto.ProviderSchema, error) {
+func (p *v6) getSchema(ctx context.Context) (*tfproto.ProviderSchema, proto.Message, error) {
 	r, err := p.c.GetProviderSchema(ctx, &tfplugin6.GetProviderSchema_Request{})
 	if err != nil {
+		return nil, nil, err
+	}
+	s, err := tfplugin6.ProviderSchemaFromProto(r)
+	return s, r, err
+}
+
+// decodeSchemaV6 reads a schema another process fetched (see [Attachment]).
+func decodeSchemaV6(data []byte) (*tfproto.ProviderSchema, error) {
+	var r tfplugin6.GetProviderSchema_Response
+	if err := proto.Unmarshal(data, &r); err != nil {
 		return nil, err
 	}
-	return tfplugin6.ProviderSchemaFromProto(r)
+	return tfplugin6.ProviderSchemaFromProto(&r)
 }
 
 func (p *v6) validateProviderConfig(ctx context.Context, cfg []byte) ([]byte, tfproto.Diagnostics, error) {

@@ -1,0 +1,75 @@
+package terraform
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// HoldMessageType is the message_type of the first line [Hold] writes.
+const HoldMessageType = "tf_hold"
+
+// Hold starts one Terraform provider for a whole pier command and lends it
+// to the command's bridges, so that a command starts each provider once,
+// reads its schema once, and configures it once, and the bridges' calls run
+// concurrently on it as under Terraform.
+//
+// It speaks JSON lines with the host on in and out. The first line out is
+//
+//	{"message_type":"tf_hold","schema":SCHEMA,"attach":ATTACHMENT}
+//
+// SCHEMA is the document `pier tf schema --json` prints; ATTACHMENT is for
+// the bridges (`pier adapter terraform --attach`) and holds the TLS key
+// that lets them call the provider, so it must stay on pipes. Each line in
+// {"configure":true} configures the provider (the first time; later ones
+// repeat the outcome) and is answered {"configured":true} or
+// {"error":"…"}: the host asks only when it needs the bridges, so a
+// command that reads the schema alone never configures. When in ends the
+// provider is stopped and Hold returns.
+func Hold(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	opts.Attach = nil
+	b, err := New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	s, err := b.providerSchema(ctx)
+	if err != nil {
+		return err
+	}
+	att, err := b.client.Attachment(ctx)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(out)
+	first := struct {
+		MessageType string      `json:"message_type"`
+		Schema      any         `json:"schema"`
+		Attach      *Attachment `json:"attach"`
+	}{HoldMessageType, struct {
+		MessageType string `json:"message_type"`
+		*SchemaInfo
+	}{"tf_schema", describe(opts.Plugin, s)}, att}
+	if err := enc.Encode(first); err != nil {
+		return fmt.Errorf("provider %s: write to the host: %w", b.client.Name(), err)
+	}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		var req struct {
+			Configure bool `json:"configure"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || !req.Configure {
+			return fmt.Errorf("provider %s: the host sent %q, not {\"configure\":true}", b.client.Name(), sc.Text())
+		}
+		resp := map[string]any{"configured": true}
+		if err := b.configure(ctx); err != nil {
+			resp = map[string]any{"error": err.Error()}
+		}
+		if err := enc.Encode(resp); err != nil {
+			return fmt.Errorf("provider %s: write to the host: %w", b.client.Name(), err)
+		}
+	}
+	return sc.Err()
+}

@@ -1,0 +1,225 @@
+package tfclient
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+)
+
+// Attachment is what another process needs to use a provider this one
+// started: its address, the TLS material of both ends, and the schema
+// already read, so that the provider answers GetProviderSchema once per
+// command however many bridges use it.
+//
+// ClientKey is a secret (it lets its holder call the provider): an
+// Attachment travels on pipes only, never in argv, the environment or logs.
+type Attachment struct {
+	Network         string `json:"network"`
+	Address         string `json:"address"`
+	Pid             int    `json:"pid"`
+	ProtocolVersion int    `json:"protocol_version"`
+	// ClientCert and ClientKey are the client certificate and key, PEM.
+	ClientCert []byte `json:"client_cert"`
+	ClientKey  []byte `json:"client_key"`
+	// ServerCert is the provider's certificate, DER, pinned by whoever
+	// attaches.
+	ServerCert []byte `json:"server_cert"`
+	// Schema is the provider's GetProviderSchema response, protobuf.
+	Schema []byte `json:"schema"`
+}
+
+// Attachment describes the running provider for [Attach]. It reads the
+// schema first if no call has yet (that call also completes the TLS
+// handshake that reveals the provider's certificate).
+func (c *Client) Attachment(ctx context.Context) (*Attachment, error) {
+	if c.conn != nil || c.plugin == nil {
+		return nil, fmt.Errorf("provider %s: only the process that started a provider can describe it for others", c.name)
+	}
+	if _, err := c.Schema(ctx); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	srv := c.serverCert
+	c.mu.Unlock()
+	if srv == nil {
+		return nil, fmt.Errorf("provider %s: its connection is not TLS: this is a bug in pier", c.name)
+	}
+	schema, err := proto.Marshal(c.schemaMsg)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: encode schema: %w", c.name, err)
+	}
+	rc := c.plugin.ReattachConfig()
+	if rc == nil || rc.Addr == nil {
+		return nil, fmt.Errorf("provider %s: no address to attach to", c.name)
+	}
+	return &Attachment{
+		Network:         rc.Addr.Network(),
+		Address:         rc.Addr.String(),
+		Pid:             rc.Pid,
+		ProtocolVersion: c.version,
+		ClientCert:      c.clientCert,
+		ClientKey:       c.clientKey,
+		ServerCert:      srv,
+		Schema:          schema,
+	}, nil
+}
+
+// notePeer keeps the provider's certificate from the TLS handshake; the
+// handshake has already verified it against the one the provider
+// announced.
+func (c *Client) notePeer(cs tls.ConnectionState) error {
+	if len(cs.PeerCertificates) > 0 {
+		c.mu.Lock()
+		c.serverCert = cs.PeerCertificates[0].Raw
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+// Attach connects to a provider another process started (go-plugin's
+// reattach), with the schema that process read. Calls from several
+// attached clients run concurrently on the one provider, as under
+// Terraform. Close only drops the connection; the provider lives until
+// the process that started it stops it.
+func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
+	log := logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{name: name, path: name, log: log, version: a.ProtocolVersion}
+	c.sink = &logSink{log: log.With("provider", name), module: "provider." + name}
+	var addr net.Addr
+	switch a.Network {
+	case "unix":
+		addr = &net.UnixAddr{Net: "unix", Name: a.Address}
+	case "tcp":
+		ta, err := net.ResolveTCPAddr("tcp", a.Address)
+		if err != nil {
+			return nil, fmt.Errorf("provider %s: attach: %w", name, err)
+		}
+		addr = ta
+	default:
+		return nil, fmt.Errorf("provider %s: attach: unknown network %q", name, a.Network)
+	}
+	var decode func([]byte) (*tfproto.ProviderSchema, error)
+	switch a.ProtocolVersion {
+	case 5:
+		decode = decodeSchemaV5
+	case 6:
+		decode = decodeSchemaV6
+	default:
+		return nil, fmt.Errorf("provider %s: attach: unsupported protocol version %d", name, a.ProtocolVersion)
+	}
+	s, err := decode(a.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: attach: decode schema: %w", name, err)
+	}
+	cert, err := tls.X509KeyPair(a.ClientCert, a.ClientKey)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: attach: client certificate: %w", name, errors.New("not a certificate and key pair"))
+	}
+	srv, err := x509.ParseCertificate(a.ServerCert)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: attach: provider certificate: %w", name, err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(srv)
+	c.plugin = plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig: plugin.HandshakeConfig{MagicCookieKey: magicCookieKey, MagicCookieValue: magicCookieValue},
+		Plugins:         plugin.PluginSet{"provider": &grpcPlugin{version: a.ProtocolVersion}},
+		// Test: the provider is not ours to kill, and go-plugin then takes
+		// the protocol version from here.
+		Reattach: &plugin.ReattachConfig{
+			Protocol:        plugin.ProtocolGRPC,
+			ProtocolVersion: a.ProtocolVersion,
+			Addr:            addr,
+			Pid:             a.Pid,
+			Test:            true,
+		},
+		TLSConfig:        &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, MinVersion: tls.VersionTLS12, ServerName: "localhost"},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           newHCLogger(c.sink),
+		GRPCDialOptions: []grpc.DialOption{
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxRecvMsgSize)),
+		},
+	})
+	rpc, err := c.plugin.Client()
+	if err != nil {
+		return nil, c.wrap("attach", err)
+	}
+	gc, ok := rpc.(*plugin.GRPCClient)
+	if !ok {
+		return nil, fmt.Errorf("provider %s: attach: got a %T client: this is a bug in pier", name, rpc)
+	}
+	c.conn = gc.Conn
+	raw, err := rpc.Dispense("provider")
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("provider %s: %w", name, err)
+	}
+	p, ok := raw.(protocol)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("provider %s: dispensed %T: this is a bug in pier", name, raw)
+	}
+	c.proto = p
+	c.schema = s
+	log.Debug("attached to provider", "provider", name, "protocol", c.version, "pid", a.Pid)
+	return c, nil
+}
+
+// newCertificate makes a self-signed certificate for one provider
+// connection, as go-plugin's AutoMTLS does: both ends pin each other's.
+func newCertificate() (cert tls.Certificate, certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return cert, nil, nil, fmt.Errorf("generate TLS key: %w", err)
+	}
+	sn, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	if err != nil {
+		return cert, nil, nil, fmt.Errorf("generate TLS certificate: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          sn,
+		Subject:               pkix.Name{CommonName: "localhost", Organization: []string{"pier"}},
+		DNSNames:              []string{"localhost"},
+		NotBefore:             now.Add(-time.Minute),
+		NotAfter:              now.Add(7 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth, x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return cert, nil, nil, fmt.Errorf("generate TLS certificate: %w", err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return cert, nil, nil, fmt.Errorf("encode TLS key: %w", err)
+	}
+	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	cert, err = tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return cert, nil, nil, fmt.Errorf("load TLS certificate: %w", err)
+	}
+	return cert, certPEM, keyPEM, nil
+}
