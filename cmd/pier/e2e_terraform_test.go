@@ -22,13 +22,15 @@ import (
 
 // These tests drive real Terraform providers (bin/tfproviders, built by
 // `make tfproviders`) through pier's engine with the real pier binary: the
-// engine starts `pier adapter terraform`, which starts the provider.
+// engine starts `pier tf hold`, which starts the provider, and bridges
+// (`pier adapter terraform --attach`) that share it.
 
 // countingPlugin writes a wrapper around a Terraform provider binary that
 // appends a line to a file each time it starts, then becomes the provider
 // (exec, so go-plugin and Pdeathsig see the provider itself). It returns
 // the wrapper's path and a function counting the starts so far. The count
-// covers every start: the bridge's and the schema check's.
+// covers every start: one command should start a provider once, for its
+// schema check and all its bridges.
 func countingPlugin(t *testing.T, name string) (string, func() int) {
 	t.Helper()
 	real := tfProviderForTest(t, name)
@@ -118,10 +120,10 @@ func TestTerraformTimeExample(t *testing.T) {
 	if !strings.Contains(out, "Provider processes started: local×1, time×1.") {
 		t.Errorf("first apply should start one bridge:\n%s", out)
 	}
-	// One start reads the schema for the input check, one serves the
-	// bridge for its whole life.
-	if n := starts(); n != 2 {
-		t.Errorf("first apply started terraform-provider-time %d times, want 2", n)
+	// One provider process serves the input check's schema read and the
+	// bridge, for the whole command.
+	if n := starts(); n != 1 {
+		t.Errorf("first apply started terraform-provider-time %d times, want 1", n)
 	}
 	released := d.outputValue("released_at", "--var", tp)
 	graceEnds := d.outputValue("grace_ends_at", "--var", tp)
@@ -143,8 +145,8 @@ func TestTerraformTimeExample(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"local": 1.0}, provs[0]["started"]); diff != "" {
 		t.Errorf("no-op apply started providers (-want +got):\n%s", diff)
 	}
-	if n := starts(); n != 2 {
-		t.Errorf("no-op apply started terraform-provider-time: %d starts in all, want still 2", n)
+	if n := starts(); n != 1 {
+		t.Errorf("no-op apply started terraform-provider-time: %d starts in all, want still 1", n)
 	}
 	outs := jsonLines(t, out, "outputs")
 	wantOuts := map[string]any{"released_at": map[string]any{"value": released}, "grace_ends_at": map[string]any{"value": graceEnds}}
@@ -219,10 +221,10 @@ func TestTerraformTimeExample(t *testing.T) {
 	if raw := string(stateLog); !strings.Contains(raw, `"event":"destroy"`) || strings.Index(raw, `"event":"destroy"`) > strings.LastIndex(raw, `"event":"create"`) {
 		t.Errorf("state events after the replace:\n%s", raw)
 	}
-	// Each of the two plans and the apply read the schema and ran one
-	// bridge, which previewed and, in the apply, updated (2 each).
-	if n := starts(); n != 8 {
-		t.Errorf("after two plans and the apply of the replace: %d starts of terraform-provider-time in all, want 8", n)
+	// Each of the two plans and the apply started the provider once, for
+	// the schema read and the bridge's previews and changes.
+	if n := starts(); n != 4 {
+		t.Errorf("after two plans and the apply of the replace: %d starts of terraform-provider-time in all, want 4", n)
 	}
 	released2 := d.outputValue("released_at", "--var", tp, "--var", "release=v2")
 	if released2 == released {
@@ -242,6 +244,9 @@ func TestTerraformTimeExample(t *testing.T) {
 	}
 	if got := resources(d.state("time.state.json")); len(got) != 0 {
 		t.Errorf("state after destroy still holds %v", got)
+	}
+	if n := starts(); n != 5 {
+		t.Errorf("the destroy started terraform-provider-time %d times, want 1", n-4)
 	}
 }
 
@@ -320,7 +325,7 @@ resource "odd" {
 	if got := resources(d.state("time.state.json")); len(got) != 0 {
 		t.Errorf("a deployment with unknown inputs applied %v", got)
 	}
-	// The schema is read once per plugin per run; the bridge never starts.
+	// The schema is read once per plugin per run; no bridge is needed.
 	if n := starts(); n != 2 {
 		t.Errorf("terraform-provider-time started %d times for two runs, want 2 (one schema read each)", n)
 	}

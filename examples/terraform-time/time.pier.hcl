@@ -25,7 +25,8 @@ provider "local" {
   builtin = "local"
 }
 
-# The engine starts `pier adapter terraform --plugin PATH` for this provider,
+# The engine starts this provider once per command (pier tf hold), with
+# bridges (`pier adapter terraform --attach`) sharing it,
 # only when one of its resources has something to do. The configuration
 # (none is needed by the time provider) would travel on a file descriptor,
 # never in argv or state.
