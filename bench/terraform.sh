@@ -11,9 +11,9 @@
 # them. Peak RSS is GNU time's maximum resident set size of pier and its
 # waited-for descendants (the bridges and providers it starts), whichever
 # single process is largest. Provider starts are counted by a wrapper that
-# appends a line to a file and then execs the real provider; one start is
-# the input check's schema read (pier tf schema), the rest are bridges,
-# each of which keeps its provider process for its whole life. The same
+# appends a line to a file and then execs the real provider; a command
+# should start it once (pier tf hold, shared by the input check and every
+# bridge) or, when nothing changes, not at all. The same
 # wrapper runs the provider under GNU time, which appends the provider's
 # user + system CPU to a file when it exits; pier's own CPU (the main
 # process, its bridges and state handlers) is the whole tree's CPU less

@@ -86,8 +86,13 @@ func New(ctx context.Context, opts Options) (*Bridge, error) {
 			return nil, err
 		}
 		// The holder configured the provider, once for every bridge:
-		// configuring one process from several would race.
-		return &Bridge{client: c, log: log.With("provider", c.Name()), timeout: opts.Timeout, configured: true}, nil
+		// configuring one process from several would race. A rejected
+		// configuration fails what needs it, as if configured here.
+		b := &Bridge{client: c, log: log.With("provider", c.Name()), timeout: opts.Timeout, configured: true}
+		if msg := opts.Attach.ConfigureError; msg != "" {
+			b.configured, b.configureErr = false, errors.New(msg)
+		}
+		return b, nil
 	}
 	c, err := tfclient.Start(tfclient.Options{
 		Path:             opts.Plugin,

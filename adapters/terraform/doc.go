@@ -2,8 +2,15 @@
 // [providersdk], whose resource types are those of one Terraform provider
 // binary. `pier adapter terraform --plugin PATH` runs it.
 //
-// The bridge starts the Terraform provider once ([New]) and keeps it for
-// its whole life. Each v0 operation becomes plugin protocol calls:
+// Under pier's engine one Terraform provider process serves a whole
+// command: `pier tf hold` ([Hold]) starts it, reads its schema and
+// configures it once, and every bridge of the command (`pier adapter
+// terraform --attach`) attaches to it with go-plugin's reattach, getting
+// the address, TLS material and schema on its configuration descriptor
+// ([ReadAttachment]); the bridges' calls then run concurrently on the one
+// provider, as under Terraform. Run alone, a bridge starts the provider
+// itself ([New]) and keeps it for its whole life. Each v0 operation
+// becomes plugin protocol calls:
 //
 //   - create: PlanResourceChange from a null prior, then ApplyResourceChange.
 //   - update: UpgradeResourceState of the stored JSON first, then

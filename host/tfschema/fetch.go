@@ -82,7 +82,10 @@ type holder struct {
 
 	cmu          sync.Mutex // one configure exchange at a time
 	configured   bool
-	configureErr error
+	configureErr error // the exchange failed: the holder is stopped
+	// bridgeAttach is attach plus, when the provider rejected its
+	// configuration, its error (configure_error).
+	bridgeAttach json.RawMessage
 }
 
 // Fetches counts the providers started so far, for tests and progress.
@@ -106,7 +109,11 @@ func (f *Fetcher) Schema(ctx context.Context, plugin string, config []byte) (*Sc
 // Attachment returns what `pier adapter terraform --attach` reads on its
 // configuration descriptor to use the provider at plugin with
 // configuration config, starting and configuring the provider first if
-// needed. It holds a secret: pass it on a pipe only.
+// needed. When the provider rejects its configuration, the attachment
+// carries the provider's error for the bridge to report on each request
+// that needs a configured provider, as a bridge that configures it itself
+// would: requests that need none, such as validating a resource's inputs,
+// still answer. It holds a secret: pass it on a pipe only.
 func (f *Fetcher) Attachment(ctx context.Context, plugin string, config []byte) ([]byte, error) {
 	h, err := f.hold(ctx, plugin, config)
 	if err != nil {
@@ -115,7 +122,7 @@ func (f *Fetcher) Attachment(ctx context.Context, plugin string, config []byte) 
 	if err := h.configure(ctx, f.timeout()); err != nil {
 		return nil, err
 	}
-	return h.attach, nil
+	return h.bridgeAttach, nil
 }
 
 func (f *Fetcher) timeout() time.Duration {
@@ -307,9 +314,18 @@ func (h *holder) configure(ctx context.Context, timeout time.Duration) error {
 		h.configureErr = fmt.Errorf("configure Terraform provider %s: pier tf hold answered something else", h.plugin)
 		return h.configureErr
 	}
+	h.bridgeAttach = h.attach
 	if resp.Error != "" {
-		h.configureErr = errors.New(resp.Error)
-		return h.configureErr
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(h.attach, &fields); err != nil {
+			h.configureErr = fmt.Errorf("configure Terraform provider %s: pier tf hold wrote a malformed attachment", h.plugin)
+			return h.configureErr
+		}
+		fields["configure_error"], _ = json.Marshal(resp.Error)
+		if h.bridgeAttach, err = json.Marshal(fields); err != nil {
+			h.configureErr = fmt.Errorf("configure Terraform provider %s: %w", h.plugin, err)
+			return h.configureErr
+		}
 	}
 	h.configured = true
 	return nil

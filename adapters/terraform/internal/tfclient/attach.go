@@ -42,6 +42,9 @@ type Attachment struct {
 	ServerCert []byte `json:"server_cert"`
 	// Schema is the provider's GetProviderSchema response, protobuf.
 	Schema []byte `json:"schema"`
+	// ConfigureError is set when the provider rejected its configuration
+	// (by the host, after the holder tried it).
+	ConfigureError string `json:"configure_error,omitempty"`
 }
 
 // Attachment describes the running provider for [Attach]. It reads the
