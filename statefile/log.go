@@ -25,6 +25,13 @@ type Options struct {
 	// the lock is told which command holds it; nil records this process
 	// (its pid only).
 	Holder *Holder
+	// Snapshot is a [Read] of the same file by this process. Open takes
+	// its document over instead of replaying the file again when the file
+	// is still the one read, byte for byte (see [Snapshot.Unchanged]) and
+	// has no torn tail; otherwise it replays as usual. Once taken over, the
+	// snapshot's State changes with every append: the caller must not use
+	// it as a record of what was read.
+	Snapshot *Snapshot
 }
 
 // ErrClosed is returned by methods of a closed [Log].
@@ -59,7 +66,7 @@ func Open(path string, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return open(path, lk, logger, opts.Wait)
+	return open(path, lk, logger, opts)
 }
 
 // OpenLocked is [Open] for a state file whose lock the caller already
@@ -74,12 +81,12 @@ func OpenLocked(path string, lock *Lock, opts Options) (*Log, error) {
 	}
 	lk := lock.f
 	lock.f = nil
-	return open(path, lk, logger, opts.Wait)
+	return open(path, lk, logger, opts)
 }
 
-func open(path string, lk *os.File, logger *slog.Logger, wait bool) (*Log, error) {
+func open(path string, lk *os.File, logger *slog.Logger, opts Options) (*Log, error) {
 	l := &Log{path: path, lock: lk, log: logger}
-	if err := l.load(wait); err != nil {
+	if err := l.load(opts.Wait, opts.Snapshot); err != nil {
 		var le *LockedError
 		if errors.As(err, &le) {
 			l.Close()
@@ -91,7 +98,7 @@ func open(path string, lk *os.File, logger *slog.Logger, wait bool) (*Log, error
 	return l, nil
 }
 
-func (l *Log) load(wait bool) error {
+func (l *Log) load(wait bool, snap *Snapshot) error {
 	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
@@ -103,6 +110,17 @@ func (l *Log) load(wait bool) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	if snap != nil && snap.doc != nil && snap.Torn == nil && snap.id != (fileID{}) && idOf(fi) == snap.id && fi.Mode().Perm()&0o077 == 0 {
+		// Replaying again would rebuild the same document: a plan reads
+		// the state just before the apply's first event opens it.
+		l.doc = *snap.doc
+		l.last = snap.LastIndex
+		l.size = snap.end
+		l.needNL = snap.needNL
+		l.events = snap.Events
+		l.warn(snap.warnings)
+		return nil
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		// A state holds secrets: take group and other access away, and
@@ -130,16 +148,7 @@ func (l *Log) load(wait bool) error {
 	case err != nil:
 		return err
 	}
-	// One line, not one per event: replay already sums up a NixOps4-written
-	// file's index-0 events in one warning. `pier statefile verify` lists
-	// every warning.
-	if n := len(rep.Warnings); n > 0 {
-		count := 0
-		for _, w := range rep.Warnings {
-			count += w.Count
-		}
-		l.log.Warn("state file has events pier would not write", "path", l.path, "count", count, "first", rep.Warnings[0].String())
-	}
+	l.warn(rep.Warnings)
 	if rep.Torn != nil {
 		if err := l.cutTorn(data, rep.Torn); err != nil {
 			return err
@@ -151,6 +160,20 @@ func (l *Log) load(wait bool) error {
 	l.needNL = rep.End > 0 && skipSpace(data[rep.End-1:rep.End], 0) == 0
 	l.events = len(rep.Events)
 	return nil
+}
+
+// warn logs the events pier would not write in one line, not one per
+// event: replay already sums up a NixOps4-written file's index-0 events in
+// one warning. `pier statefile verify` lists every warning.
+func (l *Log) warn(ws []Warning) {
+	if len(ws) == 0 {
+		return
+	}
+	count := 0
+	for _, w := range ws {
+		count += w.Count
+	}
+	l.log.Warn("state file has events pier would not write", "path", l.path, "count", count, "first", ws[0].String())
 }
 
 // cutTorn keeps a copy of the torn bytes, then truncates them away.

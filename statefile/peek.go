@@ -3,8 +3,11 @@ package statefile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"syscall"
+	"time"
 )
 
 // Snapshot is a state file as read without opening it for writing: the
@@ -28,6 +31,47 @@ type Snapshot struct {
 	// group or others and made it private (0 otherwise). That is the one
 	// change Read makes: a state holds secrets.
 	Tightened fs.FileMode
+
+	// What a writer opened later needs to take the read over instead of
+	// replaying the file again (see [Options.Snapshot]): the live
+	// document, where the complete events end, and the file as it was
+	// read. id is zero when the file changed while it was read.
+	doc      *doc
+	end      int64
+	needNL   bool
+	id       fileID
+	warnings []Warning
+}
+
+// fileID tells a file apart from itself at another time: an append
+// changes its size and modification time, a rewrite (compact) its inode.
+type fileID struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+	dev   uint64
+}
+
+func idOf(fi fs.FileInfo) fileID {
+	id := fileID{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino, id.dev = uint64(st.Ino), uint64(st.Dev)
+	}
+	return id
+}
+
+// Unchanged reports whether the file at path is still the one read: same
+// size, modification time and inode. A reader that holds no lock uses it
+// to tell whether a second read would see anything new.
+func (s *Snapshot) Unchanged(path string) bool {
+	if s.id == (fileID{}) {
+		return false
+	}
+	fi, err := os.Stat(path)
+	if !s.Exists {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return err == nil && idOf(fi) == s.id
 }
 
 // Read resolves the state file at path without writing anything: no file
@@ -35,27 +79,51 @@ type Snapshot struct {
 // lets group or others read it is tightened (see [Snapshot.Tightened]). Planning reads
 // state this way, so that only an apply writes.
 func Read(path string) (*Snapshot, error) {
-	data, err := os.ReadFile(path)
+	data, fi, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Snapshot{State: initialState()}, nil
+		return &Snapshot{State: initialState(), id: fileID{size: -1}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read state file %s: %w", path, err)
 	}
 	var tightened fs.FileMode
-	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		if os.Chmod(path, fi.Mode().Perm()&^0o077) == nil {
-			tightened = fi.Mode().Perm()
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		if os.Chmod(path, perm&^0o077) == nil {
+			tightened = perm
 		}
 	}
-	rep, _, err := replay(data)
+	rep, d, err := replay(data)
 	switch {
 	case errors.Is(err, ErrNoEvents):
 		return &Snapshot{State: initialState(), Torn: rep.Torn, Tightened: tightened}, nil
 	case err != nil:
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	return &Snapshot{State: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn, Tightened: tightened}, nil
+	s := &Snapshot{State: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn, Tightened: tightened,
+		doc: d, end: rep.End, warnings: rep.Warnings, needNL: rep.End > 0 && skipSpace(data[rep.End-1:rep.End], 0) == 0}
+	if int64(len(data)) == fi.Size() {
+		s.id = idOf(fi)
+	}
+	return s, nil
+}
+
+// readFile reads a file and stats it after reading, through the same
+// descriptor: the size tells whether it grew while it was read.
+func readFile(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, fi, nil
 }
 
 // Moved reports whether a log opened for writing holds other events than

@@ -250,6 +250,11 @@ func (p *Provider) readState(name string) (map[string]any, error) {
 	if l, ok := p.logs[abs]; ok {
 		return l.State(), nil
 	}
+	if snap := p.reads[abs]; snap != nil && snap.Unchanged(abs) {
+		// Planning creates a state handler, then reads it: one replay
+		// serves both, since the file is as it was.
+		return snap.State, nil
+	}
 	if _, locked := p.locks[abs]; !locked && !p.opts.ReadOnly {
 		k, err := statefile.AcquireLock(abs, p.lockOptions())
 		if err != nil {
@@ -290,8 +295,12 @@ func (p *Provider) openState(name string) (*statefile.Log, error) {
 	}
 	var l *statefile.Log
 	if k := p.locks[abs]; k != nil {
+		// Locked before the read, so the file is as read: the log takes
+		// the read's document over instead of replaying it again.
+		opts := p.lockOptions()
+		opts.Snapshot = p.reads[abs]
 		delete(p.locks, abs)
-		l, err = statefile.OpenLocked(abs, k, p.lockOptions())
+		l, err = statefile.OpenLocked(abs, k, opts)
 	} else {
 		l, err = statefile.Open(abs, p.lockOptions())
 	}

@@ -1,0 +1,127 @@
+package statefile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestOpenTakesSnapshotOver checks that a writer opened after a read of
+// the same file takes the read's document over when the file is as read,
+// and replays it when another writer appended in between: either way the
+// log continues from what the file holds.
+func TestOpenTakesSnapshotOver(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		before  func(t *testing.T, path string) // before the read
+		between func(t *testing.T, path string) // after the read
+		wantRes []string
+	}{
+		"file as read":          {wantRes: []string{"a", "b"}},
+		"appended in between":   {between: appendOne("c"), wantRes: []string{"a", "b", "c"}},
+		"no newline at the end": {before: trimNewline, wantRes: []string{"a", "b"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "state.json")
+			appendOne("a")(t, path)
+			if tc.before != nil {
+				tc.before(t, path)
+			}
+			snap := mustRead(t, path)
+			if !snap.Unchanged(path) {
+				t.Fatal("Unchanged() = false for a file nobody touched")
+			}
+			if tc.between != nil {
+				tc.between(t, path)
+				// The adapter's cache of reads depends on this.
+				if snap.Unchanged(path) {
+					t.Fatal("Unchanged() = true after the file changed")
+				}
+			}
+			l, err := Open(path, Options{Snapshot: snap})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Append(Meta{Event: "create"}, createPatch("b")); err != nil {
+				t.Fatal(err)
+			}
+			got := l.State()
+			// A log that took the read over changed the read's document.
+			_, shared := snap.State["resources"].(map[string]any)["b"]
+			if want := tc.between == nil; shared != want {
+				t.Errorf("the log took the read's document over: %v, want %v", shared, want)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			again := mustRead(t, path)
+			if diff := cmp.Diff(again.State, got); diff != "" {
+				t.Errorf("log's state differs from a replay of the file (-replay +log):\n%s", diff)
+			}
+			var names []string
+			for _, n := range tc.wantRes {
+				if _, ok := again.State["resources"].(map[string]any)[n]; !ok {
+					t.Errorf("resource %s missing after the append", n)
+				}
+				names = append(names, n)
+			}
+			if n := len(again.State["resources"].(map[string]any)); n != len(names) {
+				t.Errorf("state records %d resources, want %d", n, len(names))
+			}
+		})
+	}
+}
+
+func TestUnchangedAbsentFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	snap := mustRead(t, path)
+	if !snap.Unchanged(path) {
+		t.Error("Unchanged() = false for a file that still does not exist")
+	}
+	appendOne("a")(t, path)
+	if snap.Unchanged(path) {
+		t.Error("Unchanged() = true after the file was created")
+	}
+}
+
+func mustRead(t *testing.T, path string) *Snapshot {
+	t.Helper()
+	s, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// appendOne returns a step that records a resource through its own log.
+func appendOne(name string) func(*testing.T, string) {
+	return func(t *testing.T, path string) {
+		t.Helper()
+		l, err := Open(path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if _, err := l.Append(Meta{Event: "create"}, createPatch(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// trimNewline cuts the file's final newline, as another tool may leave
+// it; the next event must still start on a line of its own.
+func trimNewline(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:len(data)-1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
