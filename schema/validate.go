@@ -181,16 +181,27 @@ func ValidateState(data []byte) error {
 }
 
 func validateMessage(message string, defs map[string]messageDef, data []byte, ops []Operation) error {
-	schemas, err := compiled()
-	if err != nil {
-		return err
-	}
 	// One decode serves both the wrapper check and the body's validation:
 	// frames such as a state read carry the whole state.
 	v, err := decodeJSON(data)
+	if err != nil {
+		v = nil // not an object: the wrapper check says so
+	}
+	_, _, err = validateWrapper(message, defs, v, ops)
+	return err
+}
+
+// validateWrapper checks a decoded message: an object with exactly one
+// key, a kind the provider's declared operations allow, and a body that
+// matches that kind's schema. It returns the kind and the body.
+func validateWrapper(message string, defs map[string]messageDef, v any, ops []Operation) (string, any, error) {
+	schemas, err := compiled()
+	if err != nil {
+		return "", nil, err
+	}
 	wrapper, isObject := v.(map[string]any)
-	if err != nil || !isObject {
-		return &ValidationError{Message: message, Problems: []Problem{{Expected: fmt.Sprintf("a JSON object with exactly one of %s", kindList(defs, ops))}}}
+	if !isObject {
+		return "", nil, &ValidationError{Message: message, Problems: []Problem{{Expected: fmt.Sprintf("a JSON object with exactly one of %s", kindList(defs, ops))}}}
 	}
 	if len(wrapper) != 1 {
 		keys := make([]string, 0, len(wrapper))
@@ -198,7 +209,7 @@ func validateMessage(message string, defs map[string]messageDef, data []byte, op
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		return &ValidationError{Message: message, Problems: []Problem{{
+		return "", nil, &ValidationError{Message: message, Problems: []Problem{{
 			Expected: fmt.Sprintf("exactly one key, got %d (%s)", len(keys), strings.Join(keys, ", ")),
 		}}}
 	}
@@ -209,18 +220,21 @@ func validateMessage(message string, defs map[string]messageDef, data []byte, op
 	}
 	def, ok := defs[kind]
 	if !ok {
-		return &ValidationError{Message: message, Problems: []Problem{{
+		return "", nil, &ValidationError{Message: message, Problems: []Problem{{
 			Pointer:  "/" + escapePointer(kind),
 			Expected: fmt.Sprintf("one of %s", kindList(defs, ops)),
 		}}}
 	}
 	if def.operation != "" && !slices.Contains(ops, def.operation) {
-		return &ValidationError{Message: message, Kind: kind, Problems: []Problem{{
+		return "", nil, &ValidationError{Message: message, Kind: kind, Problems: []Problem{{
 			Pointer:  "/" + kind,
 			Expected: fmt.Sprintf("%s belongs to the optional operation %q, which the provider did not declare", kind, def.operation),
 		}}}
 	}
-	return validateDecoded(message, kind, "/"+kind, schemas[kind], body)
+	if err := validateDecoded(message, kind, "/"+kind, schemas[kind], body); err != nil {
+		return "", nil, err
+	}
+	return kind, body, nil
 }
 
 // decodeJSON decodes exactly one JSON value, numbers as json.Number (the

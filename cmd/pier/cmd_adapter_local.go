@@ -11,6 +11,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/local"
 	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema"
 )
 
 func init() { registerSub("adapter", newAdapterLocalCommand) }
@@ -70,6 +71,6 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 func runAdapterLocal(ctx context.Context, opts adapterLocalOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "local")
 	p := local.New(local.Options{Stderr: stderr, Logger: logger, WaitForLock: opts.waitForLock, ReadOnly: os.Getenv(local.ReadOnlyEnv) != ""})
-	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
+	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true, MaxLineSize: schema.MaxStateSize})
 	return errors.Join(err, p.Close())
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/postgres"
 	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema"
 )
 
 func init() { registerSub("adapter", newAdapterPostgresCommand) }
@@ -56,6 +57,6 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 func runAdapterPostgres(ctx context.Context, readOnly bool, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "postgres")
 	p := postgres.New(postgres.Options{ReadOnly: readOnly, Logger: logger})
-	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
+	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true, MaxLineSize: schema.MaxStateSize})
 	return errors.Join(err, p.Close())
 }

@@ -25,6 +25,11 @@ const DefaultCloseGrace = 5 * time.Second
 // [jsonl.DefaultMaxFrame] for why it is 64 MiB.
 const DefaultMaxFrame = jsonl.DefaultMaxFrame
 
+// DefaultMaxStateFrame is the default maximum of a stateResourceReadResponse
+// line: [schema.MaxStateSize], since that response carries a whole state
+// document, which pier lets grow to that size.
+const DefaultMaxStateFrame = schema.MaxStateSize
+
 // Config describes how to run one provider.
 type Config struct {
 	// Name is the provider declaration's name, for messages and logs.
@@ -50,6 +55,9 @@ type Config struct {
 	// MaxFrame is the largest response line in bytes; zero means
 	// [DefaultMaxFrame].
 	MaxFrame int
+	// MaxStateFrame is the largest stateResourceReadResponse line in
+	// bytes; zero means [DefaultMaxStateFrame].
+	MaxStateFrame int
 	// CloseGrace is how long Close waits for the process to exit after
 	// closing its stdin; zero means [DefaultCloseGrace].
 	CloseGrace time.Duration
@@ -65,6 +73,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxFrame <= 0 {
 		c.MaxFrame = DefaultMaxFrame
 	}
+	if c.MaxStateFrame <= 0 {
+		c.MaxStateFrame = DefaultMaxStateFrame
+	}
 	if c.CloseGrace <= 0 {
 		c.CloseGrace = DefaultCloseGrace
 	}
@@ -75,4 +86,14 @@ func (c Config) withDefaults() Config {
 		c.Name = filepath.Base(c.Executable)
 	}
 	return c
+}
+
+// responseLimit is the largest response line to a request of kind: a state
+// read answers with the whole state, every other response with one
+// resource.
+func (c Config) responseLimit(kind string) int {
+	if kind == "stateResourceReadRequest" {
+		return c.MaxStateFrame
+	}
+	return c.MaxFrame
 }

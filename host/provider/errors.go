@@ -102,6 +102,9 @@ func (e *Error) hint() string {
 	case KindInvalid:
 		return "compare the response with the v0 resource protocol schema (schema/schemas/resource-schema-v0.json)"
 	case KindTooLarge:
+		if e.Request == "stateResourceReadRequest" {
+			return "a state read returns the whole state document as one line, and pier reads states of up to schema.MaxStateSize bytes; pier never records a state past that size, so this state was written by another tool, or its provider returns more than it stores"
+		}
 		return "a provider's response is one line of at most the frame limit; outputs this large usually mean a file or log was returned by mistake"
 	case KindTimeout:
 		return "raise the per-request timeout if the operation is legitimately slow; the provider's process group was killed"

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,7 +180,7 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 		return nil, p.failIO(ctx, r, unwatch(), fmt.Errorf("send request: %w", err))
 	}
 	_ = p.proc.Stdout().SetReadDeadline(deadline)
-	line, err := p.out.ReadFrame()
+	line, err := p.out.ReadFrameLimit(p.cfg.responseLimit(r.kind))
 	if exited := unwatch(); err != nil {
 		return nil, p.failIO(ctx, r, exited, err)
 	}
@@ -274,35 +273,22 @@ func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
 	if !utf8.Valid(line) {
 		return nil, p.fail(r, KindBadOutput, fmt.Errorf("response is not valid UTF-8 (first invalid byte at offset %d); JSON text is UTF-8, so the provider must escape or encode binary data", invalidUTF8At(line)))
 	}
-	var wrapper map[string]json.RawMessage
-	if err := json.Unmarshal(line, &wrapper); err != nil {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) || !json.Valid(line) {
-			return nil, p.fail(r, KindBadOutput, fmt.Errorf("response is not JSON (%v): %s", err, snippet(line)))
-		}
-		// Valid JSON that is not an object is a schema violation.
-	}
-	if err := schema.ValidateResponse(line, p.cfg.Operations); err != nil {
+	// One parse validates and decodes: a state read carries the whole
+	// state, and this runs on every plan.
+	resp, err := schema.DecodeResponse(line, p.cfg.Operations)
+	var invalid *schema.ValidationError
+	switch {
+	case errors.As(err, &invalid):
 		return nil, p.fail(r, KindInvalid, fmt.Errorf("response does not match the protocol schema: %w", err))
+	case err != nil:
+		return nil, p.fail(r, KindBadOutput, fmt.Errorf("response is not JSON (%v): %s", err, snippet(line)))
 	}
-	want := schema.ResponseKind(r.kind)
-	var got string
-	for k := range wrapper {
-		got = k // validation guarantees exactly one key
-	}
+	want, got := schema.ResponseKind(r.kind), resp.Kind()
 	if got != want && got != "errorResponse" {
 		return nil, p.fail(r, KindWrongKind, fmt.Errorf("response is %s, want %s or errorResponse", got, want))
 	}
-	// Numbers stay exact (json.Number): a float64 would turn a provider's
-	// 9007199254740993 into 9007199254740992 before it is recorded.
-	var resp schema.Response
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	if err := dec.Decode(&resp); err != nil {
-		return nil, p.fail(r, KindInvalid, fmt.Errorf("decode response: %w", err))
-	}
 	p.log.Debug("response", KeyResource, r.resource, KeyOp, got, "bytes", len(line))
-	return &resp, nil
+	return resp, nil
 }
 
 // fail kills and reaps the process and records why. The caller holds mu.

@@ -38,6 +38,11 @@ func (e *FrameTooLargeError) Unwrap() error { return ErrFrameTooLarge }
 // from chunks; the common short frame is returned without copying.
 const readChunk = 64 << 10
 
+// keepBuffer is the largest assembly buffer a Reader keeps between frames.
+// A state read can be hundreds of MiB; holding that buffer for the rest of
+// a long apply would double the memory the decoded state already takes.
+const keepBuffer = 1 << 20
+
 // Reader reads newline-terminated frames. It is not safe for concurrent use.
 type Reader struct {
 	br  *bufio.Reader
@@ -77,29 +82,41 @@ func (r *Reader) Peek() error {
 // kept; JSON treats it as whitespace). The slice is valid until the next
 // call. At a clean end of input it returns io.EOF; input that ends in the
 // middle of a line returns io.ErrUnexpectedEOF with the partial line.
-func (r *Reader) ReadFrame() ([]byte, error) {
+func (r *Reader) ReadFrame() ([]byte, error) { return r.ReadFrameLimit(r.max) }
+
+// ReadFrameLimit is [Reader.ReadFrame] with max bytes as the limit for
+// this one frame, instead of the reader's: a host that knows a response
+// legitimately carries more (a whole state document) raises the bound for
+// that response only. max <= 0 means the reader's limit.
+func (r *Reader) ReadFrameLimit(max int) ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if max <= 0 {
+		max = r.max
+	}
+	if cap(r.buf) > keepBuffer {
+		r.buf = nil
+	}
 	line, err := r.br.ReadSlice('\n')
 	if err == nil {
-		if len(line)-1 > r.max {
-			return nil, r.tooLarge(len(line) - 1)
+		if len(line)-1 > max {
+			return nil, r.tooLarge(max, len(line)-1)
 		}
 		return line[:len(line)-1], nil
 	}
 	r.buf = append(r.buf[:0], line...)
 	for errors.Is(err, bufio.ErrBufferFull) {
-		if len(r.buf) > r.max {
-			return nil, r.tooLarge(len(r.buf))
+		if len(r.buf) > max {
+			return nil, r.tooLarge(max, len(r.buf))
 		}
 		line, err = r.br.ReadSlice('\n')
 		r.buf = append(r.buf, line...)
 	}
 	switch {
 	case err == nil:
-		if len(r.buf)-1 > r.max {
-			return nil, r.tooLarge(len(r.buf) - 1)
+		if len(r.buf)-1 > max {
+			return nil, r.tooLarge(max, len(r.buf)-1)
 		}
 		return r.buf[:len(r.buf)-1], nil
 	case errors.Is(err, io.EOF) && len(r.buf) == 0:
@@ -110,9 +127,9 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 	return r.buf, err
 }
 
-func (r *Reader) tooLarge(n int) error {
+func (r *Reader) tooLarge(max, n int) error {
 	r.buf = nil // let a huge buffer go
-	r.err = &FrameTooLargeError{Max: r.max, Read: n}
+	r.err = &FrameTooLargeError{Max: max, Read: n}
 	return r.err
 }
 

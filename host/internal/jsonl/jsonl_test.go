@@ -202,3 +202,71 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+// TestReadFrameLimit checks that a per-frame limit replaces the reader's
+// for that frame only: a state read may be larger than any other response.
+func TestReadFrameLimit(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 3*readChunk)
+	cases := map[string]struct {
+		second  string // the frame after long
+		limits  []int  // one per frame read; 0 is the reader's own
+		want    []string
+		wantErr error
+	}{
+		"raised for one frame":      {second: "{}", limits: []int{4 * readChunk, 0}, want: []string{long, "{}"}},
+		"reader's limit afterwards": {second: long, limits: []int{4 * readChunk, 0}, want: []string{long}, wantErr: ErrFrameTooLarge},
+		"lowered for one frame":     {second: "{}", limits: []int{readChunk}, wantErr: ErrFrameTooLarge},
+		"default limit refuses it":  {second: "{}", limits: []int{0}, wantErr: ErrFrameTooLarge},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := NewReader(strings.NewReader(long+"\n"+tc.second+"\n"), 2*readChunk)
+			var got []string
+			var err error
+			for _, limit := range tc.limits {
+				var line []byte
+				if line, err = r.ReadFrameLimit(limit); err != nil {
+					break
+				}
+				got = append(got, string(line))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("frames (-want +got):\n%s", diff)
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("error = %v, want %v", err, tc.wantErr)
+			}
+			var tl *FrameTooLargeError
+			if errors.As(err, &tl) {
+				want := tc.limits[len(got)]
+				if want == 0 {
+					want = 2 * readChunk
+				}
+				if tl.Max != want {
+					t.Errorf("FrameTooLargeError.Max = %d, want the frame's limit %d", tl.Max, want)
+				}
+			}
+		})
+	}
+}
+
+// TestReadFrameLetsLargeBufferGo checks that a reader does not keep a huge
+// assembly buffer once the next frame is read.
+func TestReadFrameLetsLargeBufferGo(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 2*keepBuffer)
+	r := NewReader(strings.NewReader(big+"\n"+long()+"\n"), 0)
+	if _, err := r.ReadFrame(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadFrame(); err != nil {
+		t.Fatal(err)
+	}
+	if cap(r.buf) > keepBuffer {
+		t.Errorf("buffer capacity %d after a small frame, want at most %d", cap(r.buf), keepBuffer)
+	}
+}
+
+func long() string { return strings.Repeat("y", 2*readChunk) }

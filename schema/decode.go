@@ -1,0 +1,79 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// MaxStateSize is the largest state document, in bytes of its JSON
+// encoding, that pier reads back from a state handler: the bound on one
+// stateResourceReadResponse line, and on one request line that pier's own
+// state handlers accept (an event can carry as much). pier refuses to
+// record a change that would grow a state past it, so that every state pier
+// writes is one it can read.
+//
+// A state read is a whole document, held in memory by the handler and by
+// pier, each at about three times its size while it is encoded and
+// decoded. 1 GiB keeps that to a few GiB, far beyond real states (the
+// largest Terraform states are tens of MiB), while a legitimately large
+// output, such as a 40 MiB file's contents, still fits many times over.
+// Every other response keeps the 64 MiB frame bound: those carry one
+// resource, and a larger one is a runaway provider.
+const MaxStateSize = 1 << 30
+
+// DecodeResponse checks one response line against the v0 schema, as
+// [ValidateResponse] does, and decodes it, in one parse: a state read
+// carries the whole state, and parsing it once to validate and again to
+// decode would double the cost of every plan. Numbers decode as
+// [json.Number], so they stay exact. ops are the optional operations the
+// provider declared.
+//
+// The error is a [*ValidationError] for JSON that breaks the schema, and
+// the decoder's error (such as a [*json.SyntaxError]) for a line that is
+// not one JSON value.
+func DecodeResponse(data []byte, ops []Operation) (*Response, error) {
+	v, err := decodeJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	kind, body, err := validateWrapper("response", responseDefs, v, ops)
+	if err != nil {
+		return nil, err
+	}
+	return responseFrom(kind, body, data)
+}
+
+// responseFrom builds the typed response from its validated, decoded body.
+// The bodies that can be large (outputs, the whole state) are taken over
+// as decoded; the rest are small, and are decoded again from data into
+// their types.
+func responseFrom(kind string, body any, data []byte) (*Response, error) {
+	m, _ := body.(map[string]any) // the schema makes every body an object
+	props := func(key string) Properties {
+		p, _ := m[key].(map[string]any)
+		return p
+	}
+	switch kind {
+	case "createResourceResponse":
+		return &Response{CreateResourceResponse: &CreateResourceResponse{OutputProperties: props("outputProperties")}}, nil
+	case "updateResourceResponse":
+		return &Response{UpdateResourceResponse: &UpdateResourceResponse{OutputProperties: props("outputProperties")}}, nil
+	case "stateResourceReadResponse":
+		return &Response{StateResourceReadResponse: &StateResourceReadResponse{State: props("state")}}, nil
+	case "stateResourceEventResponse":
+		return &Response{StateResourceEventResponse: &StateResourceEventResponse{}}, nil
+	case "destroyResourceResponse":
+		return &Response{DestroyResourceResponse: &DestroyResourceResponse{}}, nil
+	case "errorResponse":
+		msg, _ := m["message"].(string)
+		return &Response{ErrorResponse: &ErrorResponse{Message: msg}}, nil
+	}
+	var resp Response
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&resp); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", kind, err)
+	}
+	return &resp, nil
+}

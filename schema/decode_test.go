@@ -1,0 +1,82 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDecodeResponse checks that the one-parse decode gives what decoding
+// the line into the types gives, for every kind of response.
+func TestDecodeResponse(t *testing.T) {
+	t.Parallel()
+	all := []Operation{OperationDestroy, OperationRead, OperationImport, OperationPreview}
+	tests := map[string]string{
+		"create":            `{"createResourceResponse":{"outputProperties":{"id":"a","n":9007199254740993,"f":1.50}}}`,
+		"create empty":      `{"createResourceResponse":{"outputProperties":{}}}`,
+		"update":            `{"updateResourceResponse":{"outputProperties":{"list":[1,{"x":null}]}}}`,
+		"state read":        `{"stateResourceReadResponse":{"state":{"_type":"nixopsState","resources":{"a":{"type":"memo","input_properties":{"v":1e400}}}}}}`,
+		"state event":       `{"stateResourceEventResponse":{}}`,
+		"destroy":           `{"destroyResourceResponse":{}}`,
+		"error":             `{"errorResponse":{"message":"no such type"}}`,
+		"read gone":         `{"readResourceResponse":{"exists":false}}`,
+		"read":              `{"readResourceResponse":{"exists":true,"outputProperties":{"id":"b"},"inputProperties":{"k":2}}}`,
+		"import":            `{"importResourceResponse":{"inputProperties":{},"outputProperties":{"id":"c"}}}`,
+		"preview":           `{"previewResourceResponse":{"replace":true,"replaceReasons":["triggers"],"unknownOutputs":[["id"]],"diagnostics":[{"severity":"warning","summary":"Deprecated"}]}}`,
+		"whitespace around": " \t{\"destroyResourceResponse\":{}}\r",
+	}
+	for name, line := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := DecodeResponse([]byte(line), all)
+			if err != nil {
+				t.Fatalf("DecodeResponse: %v", err)
+			}
+			var want Response
+			dec := json.NewDecoder(bytes.NewReader([]byte(line)))
+			dec.UseNumber()
+			if err := dec.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&want, got); diff != "" {
+				t.Errorf("DecodeResponse (-decoded into types +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeResponseErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		line    string
+		invalid bool // a *ValidationError, not a JSON syntax error
+	}{
+		"not json":           {line: `garbage`},
+		"trailing data":      {line: `{"destroyResourceResponse":{}} {}`},
+		"torn":               {line: `{"destroyResourceResponse":{`},
+		"not an object":      {line: `[1]`, invalid: true},
+		"two keys":           {line: `{"destroyResourceResponse":{},"errorResponse":{"message":"x"}}`, invalid: true},
+		"extra field":        {line: `{"createResourceResponse":{"outputProperties":{},"bonus":1}}`, invalid: true},
+		"state not object":   {line: `{"stateResourceReadResponse":{"state":5}}`, invalid: true},
+		"undeclared destroy": {line: `{"destroyResourceResponse":{}}`, invalid: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			resp, err := DecodeResponse([]byte(tc.line), nil)
+			if err == nil {
+				t.Fatalf("DecodeResponse = %+v, want an error", resp)
+			}
+			var ve *ValidationError
+			if got := errors.As(err, &ve); got != tc.invalid {
+				t.Errorf("error %v: is a *ValidationError = %v, want %v", err, got, tc.invalid)
+			}
+			if verr := ValidateResponse([]byte(tc.line), nil); verr == nil {
+				t.Errorf("ValidateResponse accepts what DecodeResponse refuses")
+			}
+		})
+	}
+}
