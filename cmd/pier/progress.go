@@ -193,6 +193,8 @@ func verbing(a engine.Action) string {
 		return "Replacing"
 	case engine.ActionRefresh:
 		return "Recording the read"
+	case engine.ActionForget:
+		return "Forgetting"
 	}
 	return strings.ToUpper(a.String()[:1]) + a.String()[1:]
 }
@@ -209,6 +211,8 @@ func pastTense(a engine.Action) string {
 		return "Replaced"
 	case engine.ActionRefresh:
 		return "Recorded"
+	case engine.ActionForget:
+		return "Forgotten"
 	}
 	return "Done"
 }

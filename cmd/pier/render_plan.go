@@ -44,6 +44,9 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 	if s.Replace > 0 {
 		fmt.Fprintf(w, ", %d to replace", s.Replace)
 	}
+	if s.Forget > 0 {
+		fmt.Fprintf(w, ", %d to forget", s.Forget)
+	}
 	fmt.Fprintf(w, ", %d unchanged.\n", s.NoOp)
 }
 
@@ -53,7 +56,7 @@ func renderChange(w io.Writer, c *engine.Change) {
 	if c.Resource != nil {
 		what = fmt.Sprintf(" (%s %s)", c.Resource.Provider, c.Resource.Type)
 	} else if c.Prior != nil {
-		what = fmt.Sprintf(" (%s %s)", c.Prior.Entry.Provider, c.Prior.Entry.Type)
+		what = fmt.Sprintf(" (%s)", strings.TrimSpace(c.Prior.Entry.Provider+" "+c.Prior.Entry.Type))
 	}
 	if c.Structural {
 		fmt.Fprintf(w, "  # %s: %s\n\n", addr, c.Note)
@@ -79,6 +82,8 @@ func renderChange(w io.Writer, c *engine.Change) {
 	case engine.ActionRefresh:
 		// As a saved refresh-only plan shows it (pier show).
 		sym, verb = "~", "will be recorded in state as read"
+	case engine.ActionForget:
+		sym, verb = ".", "will no longer be managed by pier"
 	}
 	fmt.Fprintf(w, "  %s", paintW(w, sgrBold, "# "+addr+" "+verb))
 	if c.Note != "" {

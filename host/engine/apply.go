@@ -34,6 +34,8 @@ type Result struct {
 	// Recorded counts the objects a --refresh-only apply recorded as
 	// read.
 	Recorded int
+	// Forgotten counts the records removed blocks let go of.
+	Forgotten int
 	// Errors are the resources that failed, in address order.
 	Errors []*ResourceError
 	// Skipped are resources that did not run because something they depend

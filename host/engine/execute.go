@@ -67,13 +67,15 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		return out, a.recordPut(ctx, "update", c, out)
 	case ActionRefresh:
 		return a.executeRefresh(ctx, c)
+	case ActionForget:
+		return a.executeForget(ctx, c)
 	case ActionDestroy:
 		if c.Deposed != "" {
 			return nil, a.destroyDeposed(ctx, c)
 		}
 		prior := c.Prior.Entry
 		if !a.e.providers.declared(prov) {
-			return nil, fmt.Errorf("provider %q, which recorded this resource, is no longer declared in the deployment, so pier cannot destroy it; declare the provider again, or remove the real object yourself, then run: pier state forget %s", prov, addr)
+			return nil, fmt.Errorf("%s", orphanAdvice(prov, c.Address))
 		}
 		if !a.e.providers.supports(prov, schema.OperationDestroy) {
 			return nil, fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)

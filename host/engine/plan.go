@@ -26,9 +26,12 @@ const (
 	// ActionRefresh records what a --refresh-only read found (see
 	// refresh_only.go); it changes no object.
 	ActionRefresh
+	// ActionForget removes a record and leaves its object alone: a
+	// removed block with destroy = false (see removed.go).
+	ActionForget
 )
 
-var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh"}
+var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh", "forget"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) {
@@ -163,6 +166,8 @@ type Plan struct {
 // Summary counts the changes by action.
 type Summary struct {
 	Create, Update, Destroy, Replace, NoOp int
+	// Forget counts the records a removed block lets go of.
+	Forget int `json:",omitempty"`
 }
 
 // Summary counts the plan's changes; state handlers are not counted.
@@ -183,6 +188,8 @@ func (p *Plan) Summary() Summary {
 			s.Replace++
 		case ActionNoOp:
 			s.NoOp++
+		case ActionForget:
+			s.Forget++
 		}
 	}
 	return s
@@ -192,7 +199,7 @@ func (p *Plan) Summary() Summary {
 // running state handlers and stateless resources.
 func (p *Plan) HasChanges() bool {
 	s := p.Summary()
-	return s.Create+s.Update+s.Destroy+s.Replace > 0 || p.RefreshOnly && len(p.Drift) > 0
+	return s.Create+s.Update+s.Destroy+s.Replace+s.Forget > 0 || p.RefreshOnly && len(p.Drift) > 0
 }
 
 func (p *Plan) add(c *Change) {
@@ -531,14 +538,14 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 		if present[addr] || underStructural(pl.recorded[addr].Address, snap) {
 			continue
 		}
-		pl.plan.add(pl.e.destroyChange(pl.recorded[addr]))
+		pl.plan.add(pl.e.orphanChange(pl.recorded[addr], snap))
 	}
 	return nil
 }
 
 func (pl *planner) planDestroyAll() {
 	for _, addr := range sortedAddresses(pl.recorded) {
-		pl.plan.add(pl.e.destroyChange(pl.recorded[addr]))
+		pl.plan.add(pl.e.orphanChange(pl.recorded[addr], pl.plan.Snapshot))
 	}
 }
 
@@ -605,7 +612,7 @@ func moves(r *source.Resource, rec *Recorded) bool {
 func (e *Engine) destroyChange(rec *Recorded) *Change {
 	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
 	if !e.providers.declared(rec.Entry.Provider) {
-		c.Note = fmt.Sprintf("provider %q is no longer declared; apply will fail for this resource: declare the provider again to destroy it, or remove the real object yourself, then run: pier state forget %s", rec.Entry.Provider, rec.Address)
+		c.Note = "apply will fail for this resource: " + orphanAdvice(rec.Entry.Provider, rec.Address)
 	} else if !e.providers.supports(rec.Entry.Provider, schema.OperationDestroy) {
 		c.Note = fmt.Sprintf("provider %q does not declare the destroy operation; apply will fail for this resource: remove the real object yourself, then run: pier state forget %s", rec.Entry.Provider, rec.Address)
 	}

@@ -413,6 +413,8 @@ func (a *applier) finish(r nodeResult) {
 		a.result.Destroyed++
 	case ActionRefresh:
 		a.result.Recorded++
+	case ActionForget:
+		a.result.Forgotten++
 	case ActionReplace:
 		a.result.Created++
 		if !r.n.change.CreateBeforeDestroy {

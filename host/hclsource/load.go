@@ -48,6 +48,8 @@ type Deployment struct {
 	variables map[string]*variableDecl
 	locals    map[string]*localDecl
 	baseCtx   *hcl.EvalContext
+	imports   []*source.Import  // import blocks, one per for_each element
+	removed   []*source.Removed // removed blocks
 
 	// Resolve's cache: blocks to evaluate, blocks whose evaluation failed
 	// (evaluated again next time), and blocks whose outputs someone reads.
@@ -80,6 +82,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "variable", LabelNames: []string{"name"}},
 	{Type: "output", LabelNames: []string{"name"}},
 	{Type: "locals"},
+	{Type: "removed"},
 }}
 
 var deploymentSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
@@ -184,8 +187,8 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 	}
 	byType := map[string]hcl.Blocks{}
 	for _, b := range blocks {
-		if b.Type == "locals" {
-			byType["locals"] = append(byType["locals"], b)
+		if b.Type == "locals" || b.Type == "import" || b.Type == "removed" {
+			byType[b.Type] = append(byType[b.Type], b)
 			continue
 		}
 		if !validLabel(b, &diags) {
@@ -265,6 +268,7 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 	for _, b := range byType["output"] {
 		diags = append(diags, d.decodeOutput(b)...)
 	}
+	diags = append(diags, d.decodeRemoved(byType["removed"])...)
 	for _, name := range sortedKeys(d.locals) {
 		// Locals nobody reads are checked too.
 		diags = append(diags, d.analyzeLocal(d.locals[name], d.locals[name].defRange)...)

@@ -96,6 +96,8 @@ func (d *Deployment) snapshot() *source.Snapshot {
 		Providers: make(map[string]*source.Provider, len(d.providers)),
 		Ready:     make([]*source.Resource, 0, d.lastReady),
 		Blocked:   make([]*source.Blocked, 0, d.lastBlocked),
+		Imports:   d.imports,
+		Removed:   d.removed,
 	}
 	for k, p := range d.providers {
 		s.Providers[k] = p

@@ -43,6 +43,10 @@ type Snapshot struct {
 	// Evaluation says what producing this snapshot cost, for sources that
 	// evaluate in rounds (Nix); nil for static sources.
 	Evaluation *Evaluation
+	// Imports and Removed are the deployment's import and removed blocks
+	// (see blocks.go); sources without them leave them empty.
+	Imports []*Import
+	Removed []*Removed
 }
 
 // Evaluation describes one evaluation round of a source.
