@@ -170,5 +170,9 @@ func (c *Change) RedactedValues() (before, after map[string]any) {
 			redactPath(after, steps)
 		}
 	}
+	if secrets := c.secretTexts(); len(secrets) > 0 {
+		before, _ = replaceInValue(before, secrets).(map[string]any)
+		after, _ = replaceInValue(after, secrets).(map[string]any)
+	}
 	return before, after
 }

@@ -45,6 +45,12 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			diags[i], errs[i] = e.preview(ctx, c, loc)
+			if secrets := c.secretTexts(); len(secrets) > 0 {
+				errs[i] = redactError(errs[i], secrets)
+				for j, d := range diags[i] {
+					diags[i][j] = d.redacted(secrets)
+				}
+			}
 		})
 	}
 	wg.Wait()

@@ -192,7 +192,48 @@ func (c *Change) RedactDiffs(diffs []Diff) []Diff {
 	for _, steps := range paths {
 		redactDiffs(out, steps)
 	}
+	// What the provider plans may repeat a sensitive input elsewhere (an
+	// id made from a secret path).
+	if secrets := c.secretTexts(); len(secrets) > 0 {
+		out = replaceInDiffs(out, secrets)
+	}
 	return out
+}
+
+// replaceInDiffs returns diffs with every text of secrets in their values
+// replaced.
+func replaceInDiffs(diffs []Diff, secrets []string) []Diff {
+	out := make([]Diff, len(diffs))
+	for i, d := range diffs {
+		d.Old, d.New = replaceInValue(d.Old, secrets), replaceInValue(d.New, secrets)
+		if d.Children != nil {
+			d.Children = replaceInDiffs(d.Children, secrets)
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// replaceInValue returns a copy of a JSON value with every text of secrets
+// in its strings replaced.
+func replaceInValue(v any, secrets []string) any {
+	switch x := v.(type) {
+	case string:
+		return replaceSecrets(x, secrets)
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = replaceInValue(e, secrets)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = replaceInValue(e, secrets)
+		}
+		return l
+	}
+	return v
 }
 
 func redactDiffs(diffs []Diff, steps []any) {

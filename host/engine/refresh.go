@@ -125,7 +125,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
 			}})
 			if err != nil {
-				results[i].err = fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err)
+				results[i].err = redactError(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), entrySecretTexts(rec.Entry))
 				return
 			}
 			results[i].resp = resp.ReadResourceResponse

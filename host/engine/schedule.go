@@ -458,6 +458,7 @@ func (a *applier) wake(n *node) {
 func (a *applier) fail(n *node, err error) {
 	n.status = StatusErrored
 	c := n.change
+	err = redactError(err, c.secretTexts())
 	re := &ResourceError{Address: c.Addr(), Provider: c.Provider(), Action: c.Action, Err: err}
 	a.result.Errors = append(a.result.Errors, re)
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusErrored, Provider: c.Provider(), Err: err})
