@@ -62,7 +62,76 @@ func checkState(doc any, sorted bool) (int, error) {
 	case t != "nixopsState":
 		return 0, &StateError{Pointer: "/_type", Problem: `is not "nixopsState"`}
 	}
-	return c.level(m, "")
+	n, err := c.level(m, "")
+	if err != nil {
+		return 0, err
+	}
+	if raw, ok := m[PendingOperationsKey]; ok {
+		if err := c.pending(raw); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// PendingOperationsKey is pier's top-level key for the operations an
+// interrupted run left unfinished: an object by resource address, each an
+// object with operation ("create" or "destroy"), provider, type, started
+// (RFC 3339) and, for a create, input_properties and sensitiveInputs.
+// NixOps4 ignores it, as it ignores every top-level key it does not know.
+const PendingOperationsKey = "pierPendingOperations"
+
+// pending checks the pending operations. A malformed one must fail: read
+// as "nothing pending", it would let apply create a second copy.
+func (c stateChecker) pending(raw any) *StateError {
+	ptr := "/" + PendingOperationsKey
+	ops, ok := raw.(map[string]any)
+	if !ok {
+		return &StateError{Pointer: ptr, Problem: fmt.Sprintf("is %s, want an object of pending operations by address", JSONKind(raw))}
+	}
+	for key := range c.keys(ops) {
+		at := ptr + "/" + escapePointer(key)
+		op, ok := ops[key].(map[string]any)
+		if !ok {
+			return &StateError{Pointer: at, Problem: fmt.Sprintf("is %s, want an object (a pending operation)", JSONKind(ops[key]))}
+		}
+		switch v := op["operation"]; v {
+		case "create", "destroy":
+		case nil:
+			return &StateError{Pointer: at + "/operation", Problem: `missing; a pending operation is "create" or "destroy"`}
+		default:
+			return &StateError{Pointer: at + "/operation", Problem: `is not "create" or "destroy"`}
+		}
+		for _, k := range []string{"provider", "type", "started"} {
+			if v, ok := op[k]; !ok || JSONKind(v) != "a string" {
+				return &StateError{Pointer: at + "/" + k, Problem: fmt.Sprintf("is %s, want a string", kindOrMissing(v, ok))}
+			}
+		}
+		if v, ok := op["input_properties"]; ok {
+			if _, ok := v.(map[string]any); !ok {
+				return &StateError{Pointer: at + "/input_properties", Problem: fmt.Sprintf("is %s, want an object", JSONKind(v))}
+			}
+		}
+		if v, ok := op["sensitiveInputs"]; ok {
+			list, ok := v.([]any)
+			if !ok {
+				return &StateError{Pointer: at + "/sensitiveInputs", Problem: fmt.Sprintf("is %s, want an array of strings", JSONKind(v))}
+			}
+			for i, s := range list {
+				if JSONKind(s) != "a string" {
+					return &StateError{Pointer: fmt.Sprintf("%s/sensitiveInputs/%d", at, i), Problem: fmt.Sprintf("is %s, want a string", JSONKind(s))}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func kindOrMissing(v any, present bool) string {
+	if !present {
+		return "missing"
+	}
+	return JSONKind(v)
 }
 
 // checkLevel checks the resources and deployments of the root or of one

@@ -38,11 +38,14 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 	switch c.Action {
 	case ActionCreate:
 		r := c.Resource
+		if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
+			return nil, err
+		}
 		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 			Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 		}})
 		if err != nil {
-			return nil, err
+			return nil, a.intentFailed(ctx, c, PendingCreate, err)
 		}
 		out := resp.CreateResourceResponse.OutputProperties
 		return out, a.recordPut(ctx, "create", c, out)
@@ -55,6 +58,9 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		if moves(r, c.Prior) && prior.Type == r.Type && sameInputs(r.Inputs, prior.InputProperties) {
 			// Only the record moves; the provider has nothing to change.
 			return prior.OutputProperties, a.recordPut(ctx, "update", c, prior.OutputProperties)
+		}
+		if err := a.recordIntent(ctx, c, pendingUpdate); err != nil {
+			return nil, err
 		}
 		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
 			Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
@@ -80,10 +86,13 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		if !a.e.providers.supports(prov, schema.OperationDestroy) {
 			return nil, fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
 		}
+		if err := a.recordIntent(ctx, c, PendingDestroy); err != nil {
+			return nil, err
+		}
 		if _, err := a.e.providers.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 			Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 		}}); err != nil {
-			return nil, err
+			return nil, a.intentFailed(ctx, c, PendingDestroy, err)
 		}
 		return nil, a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
 			pb.remove(c.Address)
@@ -108,10 +117,13 @@ func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error
 	if !a.e.providers.supports(prior.Provider, schema.OperationDestroy) {
 		return nil, fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Provider, addr)
 	}
+	if err := a.recordIntent(ctx, c, PendingDestroy); err != nil {
+		return nil, err
+	}
 	if _, err := a.e.providers.call(ctx, prior.Provider, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
-		return nil, fmt.Errorf("destroy the %s it was: %w", prior.Type, err)
+		return nil, fmt.Errorf("destroy the %s it was: %w", prior.Type, a.intentFailed(ctx, c, PendingDestroy, err))
 	}
 	if err := a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
 		pb.remove(c.Address)
@@ -120,11 +132,14 @@ func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error
 		return nil, err
 	}
 	r := c.Resource
+	if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
+		return nil, err
+	}
 	resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 	}})
 	if err != nil {
-		return nil, fmt.Errorf("the %s it was is destroyed; create the %s: %w", prior.Type, r.Type, err)
+		return nil, fmt.Errorf("the %s it was is destroyed; create the %s: %w", prior.Type, r.Type, a.intentFailed(ctx, c, PendingCreate, err))
 	}
 	out := resp.CreateResourceResponse.OutputProperties
 	return out, a.recordPut(ctx, "create", c, out)
@@ -136,11 +151,14 @@ func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error
 // c.DeposeKey destroys the old object later.
 func (a *applier) createBeforeDestroy(ctx context.Context, c *Change) (map[string]any, error) {
 	r := c.Resource
+	if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
+		return nil, err
+	}
 	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 	}})
 	if err != nil {
-		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", err)
+		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", a.intentFailed(ctx, c, PendingCreate, err))
 	}
 	out := resp.CreateResourceResponse.OutputProperties
 	old := c.Prior.Entry

@@ -15,6 +15,9 @@ type ImportResult struct {
 	Handler  string
 	Provider string
 	Entry    Entry
+	// ResolvedPending says the import cleared a pending create of the
+	// address, left by an interrupted apply.
+	ResolvedPending bool
 }
 
 // Import adopts an object that already exists into state: it asks the
@@ -28,14 +31,31 @@ func (e *Engine) Import(ctx context.Context, addr, id string) (ImportResult, err
 	if err != nil {
 		return ImportResult{}, err
 	}
-	snap, err := e.resolve(ctx, source.Outputs{})
+	pl, snap, err := e.readStatesOnly(ctx)
 	if err != nil {
 		return ImportResult{}, err
 	}
+	return e.importInto(ctx, pl, snap, a, id)
+}
+
+// readStatesOnly reads the states, as readOnly does, and returns the
+// snapshot they were read for.
+func (e *Engine) readStatesOnly(ctx context.Context) (*planner, *source.Snapshot, error) {
+	snap, err := e.resolve(ctx, source.Outputs{})
+	if err != nil {
+		return nil, nil, err
+	}
 	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*Recorded{}}
 	if err := pl.readStates(ctx, snap); err != nil {
-		return ImportResult{}, err
+		return nil, nil, err
 	}
+	return pl, snap, nil
+}
+
+// importInto imports into states already read. Recording the object
+// clears a pending create of a (see pending.go): importing is how the
+// object an interrupted create made is adopted.
+func (e *Engine) importInto(ctx context.Context, pl *planner, snap *source.Snapshot, a source.Address, id string) (ImportResult, error) {
 	r := findResource(snap, a)
 	if r == nil {
 		return ImportResult{}, fmt.Errorf("%s is not a resource of this deployment: write its resource block first, then import the object into it", a)
@@ -76,7 +96,8 @@ func (e *Engine) Import(ctx context.Context, addr, id string) (ImportResult, err
 	if err := rd.record(ctx, "import", func(pb *patchBuilder) error { return pb.put(a, entry) }); err != nil {
 		return ImportResult{}, fmt.Errorf("import %s: record it in state %s (provider %s): %w", a, h, ref.resource.Provider, err)
 	}
-	return ImportResult{Address: a, Handler: h, Provider: r.Provider, Entry: entry}, nil
+	_, pending := ref.view.Pending[a.String()]
+	return ImportResult{Address: a, Handler: h, Provider: r.Provider, Entry: entry, ResolvedPending: pending}, nil
 }
 
 // findResource returns the resource at a, ready or blocked on outputs.

@@ -108,6 +108,7 @@ func (pl *planner) finish(snap *source.Snapshot) error {
 			return err
 		}
 	}
+	pl.notePending()
 	p.sort()
 	return nil
 }

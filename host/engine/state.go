@@ -108,6 +108,9 @@ type StateView struct {
 	Entries map[string]*Recorded
 	// Outputs are the deployment outputs recorded in this state.
 	Outputs map[string]RecordedOutput
+	// Pending are the operations an interrupted run left unfinished, by
+	// address string; see pending.go.
+	Pending map[string]*PendingOperation
 	// Document is the state document as read, unredacted.
 	Document map[string]any
 	hash     string
@@ -156,6 +159,7 @@ func decodeState(handler string, doc map[string]any) (*StateView, error) {
 			v.Outputs[name] = RecordedOutput{Value: m["value"], Sensitive: sensitive}
 		}
 	}
+	v.decodePending(doc)
 	return v, nil
 }
 
@@ -299,6 +303,8 @@ type storedDoc struct {
 	// deposed are the deposed objects recorded per address: a put keeps
 	// them, since they still exist.
 	deposed map[string]map[string]Entry
+	// pending are the addresses with a pending operation.
+	pending map[string]bool
 }
 
 // stored copies what a view says exists.
@@ -308,6 +314,10 @@ func (v *StateView) stored() *storedDoc {
 		outputs: make(map[string]bool, len(v.Outputs)),
 		paths:   make(map[string]bool, len(v.paths)),
 		deposed: map[string]map[string]Entry{},
+		pending: make(map[string]bool, len(v.Pending)),
+	}
+	for k := range v.Pending {
+		d.pending[k] = true
 	}
 	for k, rec := range v.Entries {
 		d.entries[k] = true
@@ -343,7 +353,8 @@ func (p *patchBuilder) ensure(ptr string) {
 	p.doc.paths[ptr] = true
 }
 
-// put records e as addr's current object, keeping its deposed objects.
+// put records e as addr's current object, keeping its deposed objects,
+// and clears addr's pending operation: this is its outcome.
 func (p *patchBuilder) put(addr source.Address, e Entry) error {
 	ptr := entryPointer(addr)
 	p.ensure(ptr[:strings.LastIndexByte(ptr, '/')])
@@ -359,12 +370,15 @@ func (p *patchBuilder) put(addr source.Address, e Entry) error {
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: op, Path: ptr, Value: val})
 	p.doc.entries[addr.String()] = true
+	p.clearPending(addr)
 	return nil
 }
 
-// remove records that addr has no current object. The caller has
-// destroyed its deposed objects first (they are ordered before it).
+// remove records that addr has no current object, and clears its
+// pending operation. The caller has destroyed its deposed objects first
+// (they are ordered before it).
 func (p *patchBuilder) remove(addr source.Address) {
+	p.clearPending(addr)
 	if !p.doc.entries[addr.String()] {
 		return
 	}

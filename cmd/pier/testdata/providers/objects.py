@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""A v0 resource provider whose objects live outside pier's state, for
+pier's tests of interrupted operations.
+
+Type obj {name} -> {id}: create writes a new object file into the
+directory $OBJECTS (one file per object, named NAME.N, N counting up), so
+a test can count the copies of each name whatever pier recorded. The id is
+the file's name.
+
+- While a file block-NAME exists in $OBJECTS, a create of NAME writes its
+  object, then writes created-NAME and blocks until it is killed: pier is
+  killed while the provider is "still working" on an object that exists.
+- import {type, id} reads an existing object back; destroy removes it
+  (one already gone is fine).
+"""
+import json
+import os
+import sys
+import time
+
+OBJECTS = os.environ.get("OBJECTS", "objects")
+
+
+def create(props):
+    name = props["name"]
+    os.makedirs(OBJECTS, exist_ok=True)
+    n = 0
+    while True:
+        path = os.path.join(OBJECTS, "%s.%d" % (name, n))
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            break
+        except FileExistsError:
+            n += 1
+    with os.fdopen(fd, "w") as f:
+        json.dump(props, f)
+        f.flush()
+        os.fsync(f.fileno())
+    if os.path.exists(os.path.join(OBJECTS, "block-" + name)):
+        with open(os.path.join(OBJECTS, "created-" + name), "w") as f:
+            f.write(os.path.basename(path))
+        while True:
+            time.sleep(3600)
+    return {"id": os.path.basename(path)}
+
+
+def handle(req):
+    if "createResourceRequest" in req:
+        r = req["createResourceRequest"]
+        return {"createResourceResponse": {"outputProperties": create(r["inputProperties"])}}
+    if "updateResourceRequest" in req:
+        r = req["updateResourceRequest"]
+        return {"updateResourceResponse": {"outputProperties": r["resource"]["outputProperties"]}}
+    if "destroyResourceRequest" in req:
+        r = req["destroyResourceRequest"]["resource"]
+        try:
+            os.remove(os.path.join(OBJECTS, r["outputProperties"]["id"]))
+        except FileNotFoundError:
+            pass
+        return {"destroyResourceResponse": {}}
+    if "importResourceRequest" in req:
+        r = req["importResourceRequest"]
+        with open(os.path.join(OBJECTS, os.path.basename(r["id"]))) as f:
+            props = json.load(f)
+        return {"importResourceResponse": {"inputProperties": props, "outputProperties": {"id": os.path.basename(r["id"])}}}
+    raise ValueError("unsupported request %s" % ", ".join(req))
+
+
+for line in sys.stdin:
+    if not line.strip():
+        continue
+    try:
+        resp = handle(json.loads(line))
+    except Exception as e:  # every failure is an errorResponse, never a crash
+        resp = {"errorResponse": {"message": str(e)}}
+    sys.stdout.write(json.dumps(resp) + "\n")
+    sys.stdout.flush()

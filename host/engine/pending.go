@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// This file keeps pier from being silent about an operation it started
+// and never saw finish. Before a create or destroy is sent to a provider,
+// its intent, a pending operation, is recorded in the state the resource
+// is (or will be) recorded in; the record of the outcome clears it in the
+// same event. A v0 create cannot be made idempotent, so an intent found
+// later means an object may exist that pier never recorded: apply refuses
+// to create that resource again until the user resolves it (pier import,
+// or pier state resolve), rather than make a second copy. The model is
+// Pulumi's pending_operations in its checkpoint. See docs/state.md.
+
+// pendingKey is pier's top-level key for pending operations in a state
+// document, beside pierOutputs: NixOps4 ignores top-level keys it does
+// not know.
+const pendingKey = schema.PendingOperationsKey
+
+// PendingKind is the operation a pending operation was.
+type PendingKind string
+
+// The recorded kinds. An update is not recorded: it changes an object
+// already recorded, and sending it again converges.
+const (
+	PendingCreate  PendingKind = "create"
+	PendingDestroy PendingKind = "destroy"
+	// pendingUpdate is never recorded; recordIntent only checks that no
+	// pending destroy makes the object doubtful.
+	pendingUpdate PendingKind = "update"
+)
+
+// verb is the kind as a participle, for messages.
+func (k PendingKind) verb() string {
+	switch k {
+	case PendingCreate:
+		return "creating"
+	case PendingDestroy:
+		return "destroying"
+	}
+	return string(k)
+}
+
+// PendingOperation is an operation pier sent to a provider and has not
+// seen finish, as recorded under pierPendingOperations by address.
+type PendingOperation struct {
+	Operation PendingKind `json:"operation"`
+	Provider  string      `json:"provider"`
+	Type      string      `json:"type"`
+	// Started is when the intent was recorded, RFC 3339 in UTC.
+	Started string `json:"started"`
+	// InputProperties are what a create was sent, so that the user can
+	// find the object it may have made; a destroy's are in its entry.
+	InputProperties map[string]any `json:"input_properties,omitempty"`
+	SensitiveInputs []string       `json:"sensitiveInputs,omitempty"`
+}
+
+// decodePending reads the pending operations of a document whose shape
+// [schema.CheckState] has checked.
+func (v *StateView) decodePending(doc map[string]any) {
+	raw, ok := doc[pendingKey].(map[string]any)
+	if !ok {
+		return
+	}
+	v.paths["/"+pendingKey] = true
+	v.Pending = make(map[string]*PendingOperation, len(raw))
+	for addr, r := range raw {
+		m, _ := r.(map[string]any)
+		p := &PendingOperation{}
+		op, _ := m["operation"].(string)
+		p.Operation = PendingKind(op)
+		p.Provider, _ = m["provider"].(string)
+		p.Type, _ = m["type"].(string)
+		p.Started, _ = m["started"].(string)
+		p.InputProperties, _ = m[keyInputs].(map[string]any)
+		p.SensitiveInputs = stringList(m[keySensitive])
+		v.Pending[addr] = p
+	}
+}
+
+func pendingPointer(addr string) string { return "/" + pendingKey + "/" + pointerSegment(addr) }
+
+// putPending records p as addr's pending operation.
+func (pb *patchBuilder) putPending(addr source.Address, p PendingOperation) error {
+	pb.ensure("/" + pendingKey)
+	val, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	a := addr.String()
+	op := "add"
+	if pb.doc.pending[a] {
+		op = "replace"
+	}
+	pb.ops = append(pb.ops, schema.PatchOperation{Op: op, Path: pendingPointer(a), Value: val})
+	pb.doc.pending[a] = true
+	return nil
+}
+
+// clearPending removes addr's pending operation, if it has one, and the
+// container with the last one, so that a state with nothing pending reads
+// as it did before pier recorded intents.
+func (pb *patchBuilder) clearPending(addr source.Address) {
+	a := addr.String()
+	if !pb.doc.pending[a] {
+		return
+	}
+	delete(pb.doc.pending, a)
+	if len(pb.doc.pending) == 0 {
+		pb.ops = append(pb.ops, schema.PatchOperation{Op: "remove", Path: "/" + pendingKey})
+		delete(pb.doc.paths, "/"+pendingKey)
+		return
+	}
+	pb.ops = append(pb.ops, schema.PatchOperation{Op: "remove", Path: pendingPointer(a)})
+}
+
+// recordIntent is called before each provider request that creates,
+// updates or destroys c's object (for a replace, once per half). It
+// refuses what an earlier interrupted operation makes unsafe: a create of
+// a resource whose earlier create may have made an object, an update of
+// one whose earlier destroy may have removed it. Then, for a create or a
+// destroy of a stateful resource, it records the intent in the state the
+// outcome will be recorded in and waits until it is durable: the record
+// of the outcome ([patchBuilder.put], [patchBuilder.remove]) clears it in
+// the same event. The recorder commits in groups, so intents of parallel
+// operations share one sync.
+func (a *applier) recordIntent(ctx context.Context, c *Change, op PendingKind) error {
+	if err := a.refusePending(c, op); err != nil {
+		return err
+	}
+	h, p, ok := intentOf(c, op)
+	if !ok {
+		return nil
+	}
+	return a.record(ctx, h, "pending", func(pb *patchBuilder) error { return pb.putPending(c.Address, p) })
+}
+
+// intentOf says where c's intent for op is recorded, and what it is.
+func intentOf(c *Change, op PendingKind) (handler string, p PendingOperation, ok bool) {
+	p = PendingOperation{Operation: op, Started: time.Now().UTC().Format(time.RFC3339Nano)}
+	switch {
+	case op == PendingCreate && c.Resource != nil && c.Resource.Stateful():
+		r := c.Resource
+		p.Provider, p.Type, p.InputProperties, p.SensitiveInputs = r.Provider, r.Type, r.Inputs, r.SensitiveInputs
+		return r.State.String(), p, true
+	case op == PendingDestroy && c.Prior != nil && c.Deposed == "":
+		// A deposed object's destroy records no intent: it stays recorded
+		// until its destroy is, and every apply destroys it again.
+		p.Provider, p.Type = c.Prior.Entry.Provider, c.Prior.Entry.Type
+		return c.Prior.Handler, p, true
+	}
+	return "", p, false
+}
+
+// intentFailed is called when the provider request after recordIntent
+// failed, with its error. When the provider answered with an error, or
+// the request never reached it, nothing was done, so the intent is
+// cleared. When the provider failed mid-request (crashed, timed out, was
+// cancelled), the operation may have happened: the intent stays, and the
+// error says so.
+func (a *applier) intentFailed(ctx context.Context, c *Change, op PendingKind, err error) error {
+	h, _, ok := intentOf(c, op)
+	if !ok {
+		return err
+	}
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%w\n(the provider may have %s it: pier keeps a pending %s for %s in state %s, and the next plan says how to resolve it)", err, pastTense(op), op, c.Address, h)
+	}
+	if cerr := a.record(ctx, h, "pending", func(pb *patchBuilder) error { pb.clearPending(c.Address); return nil }); cerr != nil {
+		return errors.Join(err, cerr)
+	}
+	return err
+}
+
+func pastTense(op PendingKind) string {
+	if op == PendingDestroy {
+		return "destroyed"
+	}
+	return "created"
+}
+
+// refusePending checks op on c against the operations pending in the
+// states as they were read for the plan.
+func (a *applier) refusePending(c *Change, op PendingKind) error {
+	if c.Deposed != "" {
+		return nil
+	}
+	for _, h := range sortedAddresses(a.plan.States) {
+		p := a.plan.States[h].Pending[c.Address.String()]
+		if p == nil {
+			continue
+		}
+		// A replace is refused before its first half: its destroy must not
+		// run when its create would be refused.
+		creates := op == PendingCreate || c.Action == ActionReplace
+		if (creates && p.Operation == PendingCreate) || (op == pendingUpdate && p.Operation == PendingDestroy) {
+			return a.e.pendingError(c.Address.String(), h, p, a.plan.States[h].Entries[c.Address.String()] != nil)
+		}
+	}
+	return nil
+}
+
+// PendingError refuses an operation on a resource with an unresolved
+// pending operation from an interrupted run.
+type PendingError struct {
+	Address string
+	// Handler is the state the pending operation is recorded in.
+	Handler string
+	Pending PendingOperation
+	// Recorded says the state still records an object at Address (a
+	// create-before-destroy's old one, or the one a destroy was for).
+	Recorded bool
+	// CanImport says the resource's provider declares import.
+	CanImport bool
+}
+
+func (e *PendingError) Error() string {
+	p := e.Pending
+	var b strings.Builder
+	fmt.Fprintf(&b, "pier was interrupted while provider %q was %s %s (type %s), started %s: a pending %s is recorded in state %s", p.Provider, p.Operation.verb(), e.Address, p.Type, p.Started, p.Operation, e.Handler)
+	b.WriteString(e.Advice())
+	return b.String()
+}
+
+// Advice says what the pending operation means and how to resolve it.
+func (e *PendingError) Advice() string {
+	a := e.Address
+	if e.Pending.Operation == PendingDestroy {
+		return fmt.Sprintf(". The object may be gone although the state records it. Check whether it exists: if it does, run pier state resolve %s --created (the record stays); if it is gone, run pier state resolve %s --absent (the record goes)", a, a)
+	}
+	s := ". The provider may have made an object that pier never recorded, so pier will not create it again until you say what became of it"
+	switch {
+	case e.Recorded:
+		s += fmt.Sprintf(" (the state still records the object it was replacing). Check by hand: if the new object exists, remove it yourself; then run pier state resolve %s --absent, and the next apply replaces it again", a)
+	case e.CanImport:
+		s += fmt.Sprintf(". If the object exists, adopt it with pier import %s ID (or pier state resolve %s --created ID); if it does not, or once you have removed it, run pier state resolve %s --absent, and the next apply creates it", a, a, a)
+	default:
+		s += fmt.Sprintf(". Check by hand whether it exists (provider %q does not declare import, so pier cannot adopt it): if it does, remove it yourself; then run pier state resolve %s --absent, and the next apply creates it", e.Pending.Provider, a)
+	}
+	return s
+}
+
+func (e *Engine) pendingError(addr, handler string, p *PendingOperation, recorded bool) *PendingError {
+	return &PendingError{Address: addr, Handler: handler, Pending: *p, Recorded: recorded, CanImport: e.providers.supports(p.Provider, schema.OperationImport)}
+}
+
+// notePending tells the plan about every pending operation in its states:
+// what apply will refuse, what it retries, and what stays pending.
+func (pl *planner) notePending() {
+	p := pl.plan
+	for _, h := range sortedAddresses(p.States) {
+		v := p.States[h]
+		for _, addr := range sortedAddresses(v.Pending) {
+			op := v.Pending[addr]
+			pe := pl.e.pendingError(addr, h, op, v.Entries[addr] != nil)
+			c := p.Change(addr)
+			action := ActionNoOp
+			if c != nil {
+				action = c.Action
+			}
+			creates := c != nil && c.Stateful() && (action == ActionCreate || action == ActionReplace)
+			switch {
+			case op.Operation == PendingCreate && creates:
+				c.Note = joinNote(c.Note, "refused: a create of it was interrupted; see the warning above")
+				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to create it; independent resources still apply.")
+			case op.Operation == PendingDestroy && (action == ActionDestroy || action == ActionReplace):
+				c.Note = joinNote(c.Note, fmt.Sprintf("retries the destroy interrupted at %s", op.Started))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("pier was interrupted while provider %q was destroying %s (type %s), started %s (a pending destroy is recorded in state %s); this plan destroys it again, which a provider's destroy accepts for an object already gone", op.Provider, addr, op.Type, op.Started, h))
+			case op.Operation == PendingDestroy && action == ActionUpdate:
+				c.Note = joinNote(c.Note, "refused: a destroy of it was interrupted; see the warning above")
+				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to update it.")
+			default:
+				p.Warnings = append(p.Warnings, pe.Error())
+			}
+		}
+	}
+}
+
+func joinNote(note, more string) string {
+	if note == "" {
+		return more
+	}
+	return note + "; " + more
+}
