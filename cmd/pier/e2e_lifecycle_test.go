@@ -243,7 +243,8 @@ resource "a" {
   inputs   = { value = "a", sleep = 60 }
 }
 `})
-	d.killDuring(d.stateHas(func(e map[string]any) bool { return e == nil }), "the destroy of a to be recorded", "apply", "--replace", "a", "--yes")
+	d.killDuring(d.stateHas(func(e map[string]any) bool { return e == nil && d.pendingOps()["a"]["operation"] == "create" }),
+		"the destroy of a and the intent of its create to be recorded", "apply", "--replace", "a", "--yes")
 	if d.count("destroy", "a") != 1 {
 		t.Fatalf("journal %v: the old a was not destroyed", d.valueOps())
 	}
@@ -258,6 +259,10 @@ resource "a" {
   inputs   = { value = "a", sleep = 0 }
 }
 `})
+	// The new object's create was in flight: it is pending, and the next
+	// apply refuses to create a again until it is resolved.
+	d.refusesPending()
+	d.resolveAbsent(d.absentPending()...)
 	out := d.mustRun("apply")
 	if !strings.Contains(out, "1 created, 0 updated, 0 destroyed") {
 		t.Errorf("re-apply:\n%s", out)

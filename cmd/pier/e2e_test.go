@@ -116,6 +116,11 @@ func TestKilledApplyConverges(t *testing.T) {
 	// The providers die with pier; give the state provider a moment to
 	// release its lock.
 	time.Sleep(200 * time.Millisecond)
+	// The creates in flight were recorded as pending: the next apply
+	// refuses them rather than risk second copies. The journal shows the
+	// provider never finished them, so they are resolved as absent.
+	d.refusesPending()
+	d.resolveAbsent(d.absentPending()...)
 	out := d.mustRun("apply")
 	if !strings.Contains(out, "Apply complete!") {
 		t.Fatalf("re-apply:\n%s", out)
@@ -249,6 +254,10 @@ func TestSecondInterruptStopsProviders(t *testing.T) {
 		}
 	}
 	d.write(map[string]string{"main.pier.hcl": slowDeployment})
+	// The cancelled creates stay pending: the provider was killed in the
+	// middle of them. The journal shows they made nothing.
+	d.refusesPending()
+	d.resolveAbsent(d.absentPending()...)
 	d.mustRun("apply")
 	if got := len(resources(d.state("state.json"))); got != 6 {
 		t.Errorf("after re-apply %d resources recorded, want 6", got)
