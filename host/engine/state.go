@@ -277,10 +277,17 @@ func parseStep(key string) (source.Step, error) {
 	return a[0], nil
 }
 
-// pointerSegment escapes one RFC 6901 reference token.
+// pointerSegment escapes one RFC 6901 reference token. Every record
+// builds pointers, so a token with nothing to escape (nearly all) costs
+// no allocation, and the replacer is built once.
 func pointerSegment(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // entryPointer is the JSON Pointer of a resource's entry.
 func entryPointer(a source.Address) string {
