@@ -13,6 +13,8 @@ func TestCPUProfilePath(t *testing.T) {
 		{"/tmp/p", []string{"pier"}, "/tmp/p"},
 		{"/tmp/p", []string{"pier", "adapter", "terraform", "--plugin", "x"}, "/tmp/p.terraform-42"},
 		{"/tmp/p", []string{"pier", "adapter", "local"}, "/tmp/p.local-42"},
+		{"/tmp/p", []string{"pier", "tf", "hold", "--plugin", "x"}, "/tmp/p.tf-hold-42"},
+		{"/tmp/p", []string{"pier", "tf", "schema"}, "/tmp/p"},
 	}
 	for _, tt := range tests {
 		if got := cpuProfilePath(tt.path, tt.args, 42); got != tt.want {

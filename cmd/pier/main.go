@@ -241,10 +241,14 @@ func main() {
 
 // cpuProfilePath is where this process writes its CPU profile given
 // $PIER_CPUPROFILE: the command writes to path itself, an adapter to
-// path.NAME-PID.
+// path.NAME-PID, and a Terraform provider holder (`pier tf hold`) to
+// path.tf-hold-PID.
 func cpuProfilePath(path string, args []string, pid int) string {
-	if path == "" || len(args) < 3 || args[1] != "adapter" {
+	if path == "" || len(args) < 3 || (args[1] != "adapter" && (args[1] != "tf" || args[2] != "hold")) {
 		return path
+	}
+	if args[1] == "tf" {
+		return fmt.Sprintf("%s.tf-hold-%d", path, pid)
 	}
 	return fmt.Sprintf("%s.%s-%d", path, args[2], pid)
 }
