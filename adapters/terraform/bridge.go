@@ -63,6 +63,9 @@ type Bridge struct {
 
 	// types caches resolved resource types by v0 type name.
 	types map[string]*resourceType
+	// validated holds configurations the provider found valid, without
+	// diagnostics, keyed by mode, type and msgpack (see resourceConfig).
+	validated map[string]bool
 }
 
 var (

@@ -203,6 +203,13 @@ func (b *Bridge) resourceConfig(ctx context.Context, rt *resourceType, inputs sc
 	if err != nil {
 		return cty.NilVal, nil, fmt.Errorf("provider %s: inputs: encode: %w", b.client.Name(), err)
 	}
+	// A preview validated this very configuration moments ago when the
+	// create or update lands on the same bridge: the answer cannot have
+	// changed (validation sees the configuration only), so ask once.
+	key := rt.modeName() + "\x00" + rt.name + "\x00" + string(data)
+	if b.validated[key] {
+		return cfg, data, nil
+	}
 	var diags tfproto.Diagnostics
 	if rt.dataSource {
 		diags, err = b.client.ValidateDataSourceConfig(ctx, rt.name, data)
@@ -215,8 +222,19 @@ func (b *Bridge) resourceConfig(ctx context.Context, rt *resourceType, inputs sc
 	if err := b.diagnostics("validate "+rt.modeName()+" config", rt.name, diags); err != nil {
 		return cty.NilVal, nil, err
 	}
+	if len(diags) == 0 { // warnings are logged each time, as they would be
+		if b.validated == nil || len(b.validated) >= maxValidated {
+			b.validated = map[string]bool{}
+		}
+		b.validated[key] = true
+	}
 	return cfg, data, nil
 }
+
+// maxValidated bounds the configurations a bridge remembers as valid; a
+// preview and its apply come close together, so a small window keeps
+// nearly every repeat.
+const maxValidated = 4096
 
 func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Properties) (schema.Properties, error) {
 	cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
