@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
@@ -635,34 +633,5 @@ func (e *Engine) checkResource(r *source.Resource, states map[string]*StateView)
 // json.Number and a float64 of the same value, are equal, and
 // 9007199254740993 and 9007199254740992 are not.
 func sameInputs(a, b map[string]any) bool {
-	return reflect.DeepEqual(normalize(a), normalize(b))
-}
-
-// normalize rewrites a JSON value so that equal JSON compares equal with
-// reflect.DeepEqual: numbers become their exact value (see number.go) and
-// empty containers nil.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(x) == 0 {
-			return nil
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normalize(e)
-		}
-		return out
-	case []any:
-		if len(x) == 0 {
-			return nil
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalize(e)
-		}
-		return out
-	case json.Number, float64, int, int64:
-		return exactNumber(x)
-	}
-	return v
+	return equalJSON(a, b)
 }
