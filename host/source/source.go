@@ -260,21 +260,30 @@ func ParseAddress(s string) (Address, error) {
 }
 
 // String renders the address as NAME.NAME[0].NAME["key"].
+// Plans spell every resource's address several times, so this avoids
+// fmt and spells a plain top-level name without copying it.
 func (a Address) String() string {
-	var b strings.Builder
+	if len(a) == 1 && a[0].Key == nil {
+		return a[0].Name
+	}
+	b := make([]byte, 0, 32)
 	for i, s := range a {
 		if i > 0 {
-			b.WriteByte('.')
+			b = append(b, '.')
 		}
-		b.WriteString(s.Name)
+		b = append(b, s.Name...)
 		switch k := s.Key.(type) {
 		case int:
-			fmt.Fprintf(&b, "[%d]", k)
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(k), 10)
+			b = append(b, ']')
 		case string:
-			fmt.Fprintf(&b, "[%s]", strconv.Quote(k))
+			b = append(b, '[')
+			b = strconv.AppendQuote(b, k)
+			b = append(b, ']')
 		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // StateKey is the path of the resource's entry in a NixOps4 state document:
