@@ -80,3 +80,20 @@ func TestDecodeResponseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEverySchemaCompiles compiles every message's schema: each is
+// compiled on its first use, so a broken one would otherwise show only
+// when a provider first sends that message.
+func TestEverySchemaCompiles(t *testing.T) {
+	t.Parallel()
+	for _, defs := range []map[string]messageDef{requestDefs, responseDefs} {
+		for kind, def := range defs {
+			if _, err := schemaFor(kind, def.url); err != nil {
+				t.Errorf("%s: %v", kind, err)
+			}
+		}
+	}
+	if _, err := schemaFor(stateKey, StateSchemaURL); err != nil {
+		t.Errorf("state: %v", err)
+	}
+}

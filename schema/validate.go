@@ -91,29 +91,38 @@ func newCompiler() (*jsonschema.Compiler, error) {
 	return c, nil
 }
 
-// compiled holds every message body schema, compiled once on first use.
-var compiled = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	c, err := newCompiler()
+// compiled holds the message body schemas compiled so far. Each is
+// compiled on its first use, not all at once: a provider process validates
+// a few kinds, and each pier process would otherwise pay for all of them
+// at start.
+var compiled struct {
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	err      error
+	schemas  map[string]*jsonschema.Schema
+}
+
+// schemaFor returns the compiled schema at url, under key.
+func schemaFor(key, url string) (*jsonschema.Schema, error) {
+	compiled.mu.Lock()
+	defer compiled.mu.Unlock()
+	if s, ok := compiled.schemas[key]; ok {
+		return s, nil
+	}
+	if compiled.compiler == nil && compiled.err == nil {
+		compiled.compiler, compiled.err = newCompiler()
+		compiled.schemas = map[string]*jsonschema.Schema{}
+	}
+	if compiled.err != nil {
+		return nil, compiled.err
+	}
+	s, err := compiled.compiler.Compile(url)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("compile schema for %s: %w", key, err)
 	}
-	out := map[string]*jsonschema.Schema{}
-	for _, defs := range []map[string]messageDef{requestDefs, responseDefs} {
-		for kind, def := range defs {
-			s, err := c.Compile(def.url)
-			if err != nil {
-				return nil, fmt.Errorf("compile schema for %s: %w", kind, err)
-			}
-			out[kind] = s
-		}
-	}
-	s, err := c.Compile(StateSchemaURL)
-	if err != nil {
-		return nil, fmt.Errorf("compile state schema: %w", err)
-	}
-	out[stateKey] = s
-	return out, nil
-})
+	compiled.schemas[key] = s
+	return s, nil
+}
 
 const stateKey = "#state"
 
@@ -173,11 +182,11 @@ func ValidateResponse(data []byte, ops []Operation) error {
 // ValidateState checks a resolved state document against the v0 state
 // schema.
 func ValidateState(data []byte) error {
-	schemas, err := compiled()
+	s, err := schemaFor(stateKey, StateSchemaURL)
 	if err != nil {
 		return err
 	}
-	return validateValue("state", "", "", schemas[stateKey], data)
+	return validateValue("state", "", "", s, data)
 }
 
 func validateMessage(message string, defs map[string]messageDef, data []byte, ops []Operation) error {
@@ -195,10 +204,6 @@ func validateMessage(message string, defs map[string]messageDef, data []byte, op
 // key, a kind the provider's declared operations allow, and a body that
 // matches that kind's schema. It returns the kind and the body.
 func validateWrapper(message string, defs map[string]messageDef, v any, ops []Operation) (string, any, error) {
-	schemas, err := compiled()
-	if err != nil {
-		return "", nil, err
-	}
 	wrapper, isObject := v.(map[string]any)
 	if !isObject {
 		return "", nil, &ValidationError{Message: message, Problems: []Problem{{Expected: fmt.Sprintf("a JSON object with exactly one of %s", kindList(defs, ops))}}}
@@ -231,7 +236,11 @@ func validateWrapper(message string, defs map[string]messageDef, v any, ops []Op
 			Expected: fmt.Sprintf("%s belongs to the optional operation %q, which the provider did not declare", kind, def.operation),
 		}}}
 	}
-	if err := validateDecoded(message, kind, "/"+kind, schemas[kind], body); err != nil {
+	s, err := schemaFor(kind, def.url)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := validateDecoded(message, kind, "/"+kind, s, body); err != nil {
 		return "", nil, err
 	}
 	return kind, body, nil
