@@ -137,10 +137,24 @@ const outputsKey = "pierOutputs"
 func decodeState(handler string, doc map[string]any) (*StateView, error) {
 	// A structure that is not a state's (/resources replaced by 5, an
 	// entry without a type) must fail, never read as "no resources": the
-	// plan would create everything again.
-	if _, err := schema.CheckState(doc); err != nil {
-		return nil, fmt.Errorf("state held by %s: %w", handler, err)
+	// plan would create everything again. The check and the walk below
+	// only read the document, so they run side by side: on a state of
+	// thousands of resources each is a noticeable part of every plan, and
+	// the other core is idle while the plan waits for them.
+	checked := make(chan error, 1)
+	go func() {
+		_, err := schema.CheckState(doc)
+		checked <- err
+	}()
+	v, err := walkState(handler, doc)
+	if cerr := <-checked; cerr != nil {
+		return nil, fmt.Errorf("state held by %s: %w", handler, cerr)
 	}
+	return v, err
+}
+
+// walkState decodes a document that [schema.CheckState] accepts.
+func walkState(handler string, doc map[string]any) (*StateView, error) {
 	v := &StateView{
 		Handler:  handler,
 		Entries:  map[string]*Recorded{},
