@@ -93,12 +93,17 @@ func pendingPointer(addr string) string { return "/" + pendingKey + "/" + pointe
 
 // putPending records p as addr's pending operation.
 func (pb *patchBuilder) putPending(addr source.Address, p PendingOperation) error {
-	pb.ensure("/" + pendingKey)
 	val, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
 	a := addr.String()
+	// An intent carries the inputs: one too large for the state is
+	// refused here, before the provider is asked to create anything.
+	if err := pb.doc.grow(a, len(a)+opOverhead+len(val)); err != nil {
+		return err
+	}
+	pb.ensure("/" + pendingKey)
 	op := "add"
 	if pb.doc.pending[a] {
 		op = "replace"

@@ -426,7 +426,7 @@ func (e *Engine) readState(ctx context.Context, r *source.Resource) (*handlerRef
 		return nil, fmt.Errorf("state handler %s (provider %s): %w", addr, r.Provider, err)
 	}
 	outputs := resp.CreateResourceResponse.OutputProperties
-	read, err := e.providers.callHandler(ctx, r.Provider, addr, &schema.Request{StateResourceReadRequest: &schema.StateResourceReadRequest{
+	read, size, err := e.providers.callHandlerSized(ctx, r.Provider, addr, &schema.Request{StateResourceReadRequest: &schema.StateResourceReadRequest{
 		Resource: schema.ExtantResource{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs},
 	}})
 	if err != nil {
@@ -436,6 +436,7 @@ func (e *Engine) readState(ctx context.Context, r *source.Resource) (*handlerRef
 	if err != nil {
 		return nil, fmt.Errorf("%w (read through provider %s)", err, r.Provider)
 	}
+	view.size = int64(size)
 	return &handlerRef{resource: r, outputs: outputs, view: view}, nil
 }
 

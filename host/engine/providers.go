@@ -252,6 +252,16 @@ func (p *providers) callHandler(ctx context.Context, name, handler string, req *
 	return pl.Call(ctx, handler, req)
 }
 
+// callHandlerSized is callHandler that also returns the response line's
+// length: for a state read, the size of the state.
+func (p *providers) callHandlerSized(ctx context.Context, name, handler string, req *schema.Request) (*schema.Response, int, error) {
+	pl, err := p.handlerPool(name, handler)
+	if err != nil {
+		return nil, 0, err
+	}
+	return pl.CallSized(ctx, handler, req)
+}
+
 // started counts provider processes started so far, by provider name.
 func (p *providers) started() map[string]int {
 	p.mu.Lock()

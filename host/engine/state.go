@@ -114,6 +114,9 @@ type StateView struct {
 	// Document is the state document as read, unredacted.
 	Document map[string]any
 	hash     string
+	// size is the length in bytes of the state as read (its read
+	// response line); 0 when the document did not come from a read.
+	size int64
 	// paths are the JSON Pointers of the objects that exist under
 	// deployments, so that a patch can create missing parents.
 	paths map[string]bool
@@ -326,7 +329,42 @@ type storedDoc struct {
 	deposed map[string]map[string]Entry
 	// pending are the addresses with a pending operation.
 	pending map[string]bool
+	// size is what the stored document takes, encoded, at most: its size
+	// as read plus what every patch built since adds. Replaced and
+	// removed values are not subtracted, so it errs on the side of
+	// refusing, and only within one run: the next one reads the size
+	// afresh. limit is what it may grow to (see [StateTooLargeError]).
+	size, limit int64
+	handler     string
 }
+
+// StateTooLargeError is a change pier refused to record because it would
+// grow a state past [schema.MaxStateSize], what a state read returns: a
+// state pier wrote must be one it can read back.
+type StateTooLargeError struct {
+	Handler  string // the state handler holding the state
+	Resource string // what the refused value belongs to
+	Value    int64  // bytes the change adds
+	State    int64  // bytes the state would take
+	Limit    int64
+}
+
+func (e *StateTooLargeError) Error() string {
+	return fmt.Sprintf("%s: its %d bytes would grow the state held by %s to about %d bytes, past the %d bytes a state read returns (schema.MaxStateSize); pier does not write a state it could not read back", e.Resource, e.Value, e.Handler, e.State, e.Limit)
+}
+
+// grow accounts for n more bytes for what, or refuses them.
+func (d *storedDoc) grow(what string, n int) error {
+	if d.size+int64(n) > d.limit {
+		return &StateTooLargeError{Handler: d.handler, Resource: what, Value: int64(n), State: d.size + int64(n), Limit: d.limit}
+	}
+	d.size += int64(n)
+	return nil
+}
+
+// opOverhead is what an operation adds to the stored document beside its
+// value: the member name and the punctuation around it.
+const opOverhead = 8
 
 // stored copies what a view says exists.
 func (v *StateView) stored() *storedDoc {
@@ -336,6 +374,9 @@ func (v *StateView) stored() *storedDoc {
 		paths:   make(map[string]bool, len(v.paths)),
 		deposed: map[string]map[string]Entry{},
 		pending: make(map[string]bool, len(v.Pending)),
+		size:    v.size,
+		limit:   schema.MaxStateSize,
+		handler: v.Handler,
 	}
 	for k := range v.Pending {
 		d.pending[k] = true
@@ -372,19 +413,25 @@ func (p *patchBuilder) ensure(ptr string) {
 	p.ensure(parent)
 	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
 	p.doc.paths[ptr] = true
+	p.doc.size += int64(len(ptr) + opOverhead)
 }
 
 // put records e as addr's current object, keeping its deposed objects,
 // and clears addr's pending operation: this is its outcome.
 func (p *patchBuilder) put(addr source.Address, e Entry) error {
 	ptr := entryPointer(addr)
-	p.ensure(ptr[:strings.LastIndexByte(ptr, '/')])
 	e.Deposed = p.doc.deposed[addr.String()]
-	p.doc.paths[ptr+"/deposed"] = len(e.Deposed) > 0
 	val, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
+	// Refused before anything is changed: the batch it is part of goes
+	// on without it.
+	if err := p.doc.grow(addr.String(), len(ptr)+opOverhead+len(val)); err != nil {
+		return err
+	}
+	p.ensure(ptr[:strings.LastIndexByte(ptr, '/')])
+	p.doc.paths[ptr+"/deposed"] = len(e.Deposed) > 0
 	op := "add"
 	if p.doc.entries[addr.String()] {
 		op = "replace"
@@ -452,11 +499,14 @@ func (p *patchBuilder) removeDeposed(addr source.Address, key string) {
 }
 
 func (p *patchBuilder) putOutput(name string, o RecordedOutput) error {
-	p.ensure("/" + outputsKey)
 	val, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
+	if err := p.doc.grow("output "+name, len(name)+opOverhead+len(val)); err != nil {
+		return err
+	}
+	p.ensure("/" + outputsKey)
 	op := "add"
 	if p.doc.outputs[name] {
 		op = "replace"

@@ -44,10 +44,24 @@ func (pl *Pool) Started() int {
 // running; see [Process.Call]. It waits for a free process while all are
 // busy, or until ctx ends.
 func (pl *Pool) Call(ctx context.Context, resource string, req *schema.Request) (*schema.Response, error) {
+	return pl.call(ctx, resource, req, nil)
+}
+
+// CallSized is [Pool.Call] that also returns the length in bytes of the
+// response line: a state read's is the size of the state as stored, which
+// the engine keeps within [schema.MaxStateSize].
+func (pl *Pool) CallSized(ctx context.Context, resource string, req *schema.Request) (*schema.Response, int, error) {
+	var n int
+	resp, err := pl.call(ctx, resource, req, &n)
+	return resp, n, err
+}
+
+func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, size *int) (*schema.Response, error) {
 	r, err := prepare(pl.cfg, resource, req)
 	if err != nil {
 		return nil, err
 	}
+	r.size = size
 	who := subject(pl.cfg.Name, pl.cfg.Executable, r.kind, r.resourceType, resource)
 	pl.mu.Lock()
 	if pl.closed {

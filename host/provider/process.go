@@ -79,6 +79,7 @@ func (p *Process) Pid() int { return p.proc.Pid() }
 type request struct {
 	kind, resourceType, resource string
 	data                         []byte // the frame without its newline
+	size                         *int   // if set, receives the response line's length
 }
 
 // operationOf maps a request kind to the optional operation it belongs
@@ -183,6 +184,9 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	line, err := p.out.ReadFrameLimit(p.cfg.responseLimit(r.kind))
 	if exited := unwatch(); err != nil {
 		return nil, p.failIO(ctx, r, exited, err)
+	}
+	if r.size != nil {
+		*r.size = len(line)
 	}
 	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
 	p.stderr.settle() // log what the provider wrote before answering under this resource

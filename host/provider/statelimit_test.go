@@ -72,3 +72,24 @@ done
 		})
 	}
 }
+
+// TestCallSized checks that a pool reports the length of the response
+// line, which the engine takes as the size of a state it read.
+func TestCallSized(t *testing.T) {
+	t.Parallel()
+	testneed.Tool(t, "sh")
+	line := `{"stateResourceReadResponse":{"state":{"_type":"nixopsState"}}}`
+	path := filepath.Join(t.TempDir(), "state.sh")
+	if err := os.WriteFile(path, []byte("while read -r l; do printf '%s\\n' '"+line+"'; done\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pl := NewPool(Config{Name: "s", Executable: "sh", Args: []string{path}, Timeout: time.Minute}, 1)
+	defer pl.Close()
+	_, n, err := pl.CallSized(t.Context(), "state", &schema.Request{StateResourceReadRequest: &schema.StateResourceReadRequest{Resource: schema.ExtantResource{Type: "s", InputProperties: schema.Properties{}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(line) {
+		t.Errorf("CallSized size = %d, want %d", n, len(line))
+	}
+}
