@@ -485,7 +485,7 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 	}
 	var saved []byte
 	if req.GetSavedPlan() {
-		if saved, err = savedPlanBytes(s.cfg.Version, dep.d, p); err != nil {
+		if saved, err = savedPlanBytes(s.cfg.Version, dep.d, eng, p); err != nil {
 			eng.Close()
 			for _, d := range diagnostics(err) {
 				diag(d)

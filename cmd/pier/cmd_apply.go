@@ -89,17 +89,8 @@ func runApply(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout,
 }
 
 func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, stdin *os.File, stdout, stderr io.Writer) error {
-	var saved *planfile.Plan
 	if o.PlanFile != "" {
-		sp, err := planfile.Read(o.PlanFile)
-		if err != nil {
-			return err
-		}
-		saved = sp
-		if err := checkSavedSource(o.PlanFile, sp); err != nil {
-			return err
-		}
-		o.Dir, o.Flake, o.Vars, o.VarFiles = sp.Deployment.Dir, sp.Deployment.Flake, sp.Deployment.Vars, sp.Deployment.VarFiles
+		return runApplySaved(ctx, o, stop, stdout, stderr)
 	}
 	out := stderr
 	if o.JSON {
@@ -112,37 +103,68 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 		return err
 	}
 	defer eng.Close()
-	var plan *engine.Plan
-	if saved != nil && saved.Destroy {
-		plan, err = eng.PlanDestroy(ctx)
-	} else if saved != nil {
-		plan, err = eng.PlanWith(ctx, saved.Controls)
-	} else {
-		plan, err = eng.PlanWith(ctx, o.Controls)
-	}
+	plan, err := eng.PlanWith(ctx, o.Controls)
 	if err != nil {
 		return err
-	}
-	if saved != nil {
-		if err := checkSavedPlan(o.PlanFile, saved, plan); err != nil {
-			return err
-		}
 	}
 	if !o.JSON {
 		renderPlan(stdout, plan)
 		fmt.Fprintln(stdout)
 	}
-	if saved == nil {
-		// A terminal to ask on: stdin to read the answer, stdout for the
-		// question; --json output is for programs, which cannot answer.
-		interactive := stdin != nil && isTerminal(stdin) && isTerminal(stdout) && !o.JSON
-		if err := confirmApply(ctx, plan, o.Yes, interactive, stdin, stop, stdout); err != nil {
-			return err
-		}
+	// A terminal to ask on: stdin to read the answer, stdout for the
+	// question; --json output is for programs, which cannot answer.
+	interactive := stdin != nil && isTerminal(stdin) && isTerminal(stdout) && !o.JSON
+	if err := confirmApply(ctx, plan, o.Yes, interactive, stdin, stop, stdout); err != nil {
+		return err
 	}
 	res, err := eng.Apply(ctx, stop, plan)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, plan.Destroy, eng.ProvidersStarted())
+}
+
+// runApplySaved carries out a saved plan: it runs the plan's execution
+// graph and never plans again. It refuses (exit 3), before anything
+// changes, a plan whose source files, providers or states moved since it
+// was made. It does not ask: the plan was reviewed when it was made.
+func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, stdout, stderr io.Writer) error {
+	sp, err := planfile.Read(o.PlanFile)
+	if err != nil {
+		return err
+	}
+	if err := checkSavedSource(o.PlanFile, sp); err != nil {
+		return err
+	}
+	g, err := sp.ExecGraph()
+	if err != nil {
+		return fmt.Errorf("read plan file %s: %w", o.PlanFile, err)
+	}
+	o.Dir, o.Flake, o.Vars, o.VarFiles = sp.Deployment.Dir, sp.Deployment.Flake, sp.Deployment.Vars, sp.Deployment.VarFiles
+	out := stderr
+	if o.JSON {
+		out = stdout
+	}
+	view := newProgress(out, o.JSON, o.Verbose)
+	defer view.close()
+	// The source is loaded for what the graph leaves to run time (resolve
+	// and expand) and for the deployment's outputs; nothing is planned.
+	eng, err := newEngine(o.deployOptions, view, stderr)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	if err := checkSavedProviders(o.PlanFile, eng, sp, g); err != nil {
+		return err
+	}
+	if !o.JSON {
+		renderPlan(stdout, engine.Showable(sp.Changes, sp.Warnings, sp.Destroy))
+		fmt.Fprintln(stdout)
+	}
+	res, err := eng.ApplyGraph(ctx, stop, g)
+	view.close()
+	if res == nil {
+		return staleStates(o.PlanFile, err)
+	}
+	return finishApply(stdout, o.JSON, res, err, sp.Destroy, eng.ProvidersStarted())
 }
 
 // finishApply reports what an apply did and returns its error. An apply

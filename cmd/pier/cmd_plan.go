@@ -78,7 +78,7 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		renderPlan(stdout, plan)
 	}
 	if o.Out != "" {
-		if err := writePlanFile(o.Out, o.deployOptions, o.Controls, plan); err != nil {
+		if err := writePlanFile(o.Out, o.deployOptions, o.Controls, eng, plan); err != nil {
 			return err
 		}
 		if !o.JSON {

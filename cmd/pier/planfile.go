@@ -1,21 +1,23 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/planfile"
 )
 
-func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, p *engine.Plan) error {
+func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, eng *engine.Engine, p *engine.Plan) error {
 	ref, err := absoluteRef(o)
 	if err != nil {
 		return err
 	}
-	sp, err := planfile.New(version, ref, controls, p)
+	sp, err := planfile.New(version, ref, controls, eng, p)
 	if err != nil {
 		return err
 	}
@@ -61,9 +63,6 @@ type staleError struct{ msg string }
 
 func (e *staleError) Error() string { return e.msg }
 
-// checkSavedPlan compares a fresh plan with a saved one. A saved plan is
-// carried out exactly or not at all: if any state moved or the deployment
-// now plans something else, apply refuses.
 // checkSavedSource refuses a saved plan whose deployment files changed
 // since it was made. It runs before anything is planned or started.
 func checkSavedSource(path string, saved *planfile.Plan) error {
@@ -77,19 +76,26 @@ func checkSavedSource(path string, saved *planfile.Plan) error {
 	return nil
 }
 
-func checkSavedPlan(path string, saved *planfile.Plan, now *engine.Plan) error {
-	g, err := now.Graph()
+// checkSavedProviders refuses a saved plan whose providers are not the
+// ones it was made with: a declaration that differs, or an executable
+// whose content changed. It runs before any provider starts.
+func checkSavedProviders(path string, eng *engine.Engine, saved *planfile.Plan, g *execgraph.Graph) error {
+	moved, err := eng.MovedProviders(g, saved.Providers)
 	if err != nil {
 		return err
 	}
-	if moved := engine.MovedStates(saved.Graph, g); len(moved) > 0 {
-		return &staleError{fmt.Sprintf("saved plan %s is stale: the state held by %v has changed since the plan was made; run pier plan again", path, moved)}
-	}
-	if moved := engine.MovedProviders(saved.Graph, g); len(moved) > 0 {
-		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: the declaration of provider %v has changed since the plan was made; run pier plan again", path, moved)}
-	}
-	if diff := engine.SameOperations(saved.Graph, g); diff != "" {
-		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: %s; run pier plan again", path, diff)}
+	if len(moved) > 0 {
+		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: %s since the plan was made; run pier plan again", path, strings.Join(moved, "; "))}
 	}
 	return nil
+}
+
+// staleStates turns the engine's refusal of moved states into the saved
+// plan's exit code.
+func staleStates(path string, err error) error {
+	var moved *engine.StaleStateError
+	if errors.As(err, &moved) {
+		return &staleError{fmt.Sprintf("saved plan %s is stale: %v; run pier plan again", path, moved)}
+	}
+	return err
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"sort"
+	"strings"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -27,6 +28,17 @@ func (e *ResourceError) Unwrap() error { return e.Err }
 // ErrInterrupted marks resources not started because apply was
 // interrupted.
 var ErrInterrupted = errors.New("interrupted before it started")
+
+// StaleStateError refuses a saved plan whose states moved since it was
+// made: nothing was changed.
+type StaleStateError struct {
+	// Handlers are the state handlers whose content differs.
+	Handlers []string
+}
+
+func (e *StaleStateError) Error() string {
+	return fmt.Sprintf("the state held by %v has changed since the plan was made", e.Handlers)
+}
 
 // Result is what an apply did.
 type Result struct {
@@ -62,21 +74,42 @@ func (r *Result) Err() error {
 	return errors.Join(errs...)
 }
 
-// applier runs one plan. Its fields are owned by the scheduling goroutine
-// (Apply's); workers communicate only through channels.
+// applier runs one execution graph. The graph is not changed: what is
+// decided while it runs (a resolved resource's action, the members of an
+// expanded composite) is the applier's own run state. Its fields are
+// owned by the scheduling goroutine (Apply's); workers communicate only
+// through channels.
 type applier struct {
-	e      *Engine
-	plan   *Plan
-	nodes  map[string]*node
+	e     *Engine
+	graph *execgraph.Graph
+	// live is the plan the graph was built from when it is applied by the
+	// engine that planned it (its drift is recorded); nil for a saved plan.
+	live     *Plan
+	controls Controls
+	// replaceAddrs are the addresses --replace names.
+	replaceAddrs map[string]bool
+	// states are the states as the read-state operations read them.
+	states map[string]*StateView
+	// planned are the addresses the plan decided: the graph's results and
+	// the unchanged resources.
+	planned map[string]bool
+	// nodes by element; byAddr the node that yields each address's final
+	// state (and the destroys of deposed objects, by their names).
+	nodes  []*node
+	byAddr map[string]*node
 	known  source.Outputs
 	result *Result
-	// ready holds runnable nodes per provider, so that a provider at its
-	// parallelism limit does not hold up the others (or global slots).
+	// ready holds runnable nodes per provider, so that a provider whose
+	// processes are all busy does not hold up the others (or global
+	// slots).
 	ready      map[string][]*node
 	providers  []string // providers with a ready queue, in first-use order
 	queued     int
 	running    int
 	perRunning map[string]int
+	// control are runnable nodes the scheduler carries out itself
+	// (destroy-absent): they call no provider.
+	control []*node
 	// pending nodes wait for the source to resolve their inputs.
 	pending   map[string]*node
 	resolving bool
@@ -87,7 +120,7 @@ type applier struct {
 	recorders    map[string]*recorder
 	stopped      bool
 	lastSnap     *source.Snapshot
-	// deps orders the nodes; see deps.go.
+	// deps orders the nodes added at run time; see deps.go.
 	deps *depIndex
 	// unlinked are the nodes added since the last link.
 	unlinked []*node
@@ -96,61 +129,99 @@ type applier struct {
 	// resolve costs the resources it changed, not an address per resource.
 	absorbed        map[*source.Resource]bool
 	absorbedBlocked map[*source.Blocked]bool
-	// deferredDone is set once resources absent from a complete snapshot
-	// were planned for destroy: at plan time, or on the first complete
-	// snapshot during apply.
-	deferredDone bool
 	// knownGen counts changes to known; resolvedGen is its value at the
 	// last resolve. A source answers from the known outputs alone, so
 	// resolving again with nothing new would only repeat its answer.
 	knownGen, resolvedGen int
 }
 
-// Apply carries out a plan. Closing stop makes it start nothing new and
-// wait for running operations, which are still recorded; cancelling ctx
-// also cancels the running provider requests. Apply returns an error only
-// when it could not run at all; per-resource failures are in the Result.
+// Apply carries out a plan: it runs the plan's execution graph. Closing
+// stop makes it start nothing new and wait for running operations, which
+// are still recorded; cancelling ctx also cancels the running provider
+// requests. Apply returns an error only when it could not run at all;
+// per-resource failures are in the Result.
 func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*Result, error) {
+	g, err := plan.Graph()
+	if err != nil {
+		return nil, err
+	}
+	return e.run(ctx, stop, g, plan)
+}
+
+// ApplyGraph carries out a saved plan's execution graph on this engine,
+// without planning: its read-state operations start the state handlers
+// and read the states again, and a state whose content moved since the
+// plan refuses it with a [*StaleStateError] before anything changes. The
+// source is asked only for what the graph leaves to run time (resolve and
+// expand operations) and for the deployment's outputs.
+func (e *Engine) ApplyGraph(ctx context.Context, stop <-chan struct{}, g *execgraph.Graph) (*Result, error) {
+	return e.run(ctx, stop, g, nil)
+}
+
+func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Graph, live *Plan) (*Result, error) {
 	a := &applier{
-		e: e, plan: plan,
-		nodes:      map[string]*node{},
-		known:      maps.Clone(plan.Known),
-		result:     &Result{},
-		pending:    map[string]*node{},
-		ready:      map[string][]*node{},
+		e: e, graph: g, live: live,
+		states:  map[string]*StateView{},
+		planned: map[string]bool{},
+		byAddr:  map[string]*node{},
+		known:   source.Outputs{},
+		result:  &Result{},
+		pending: map[string]*node{},
+		ready:   map[string][]*node{},
+
 		perRunning: map[string]int{},
 		done:       make(chan nodeResult),
 		resolved:   make(chan resolveResult, 1),
-		recorders:  map[string]*recorder{},
-		lastSnap:   plan.Snapshot,
 
-		deps:     newDepIndex(),
-		absorbed: map[*source.Resource]bool{},
+		recorders: map[string]*recorder{},
+		deps:      newDepIndex(),
+		absorbed:  map[*source.Resource]bool{},
 
 		absorbedBlocked: map[*source.Blocked]bool{},
-		deferredDone:    plan.Snapshot == nil || plan.Snapshot.Complete(),
+		replaceAddrs:    map[string]bool{},
 	}
-	if plan.Snapshot != nil {
-		// The plan may come from another engine: its providers are the
-		// ones to run.
-		e.providers.declare(plan.Snapshot.Providers)
+	if live != nil {
+		a.lastSnap = live.Snapshot
+		if live.Snapshot != nil {
+			e.providers.declare(live.Snapshot.Providers)
+		}
 	}
-	for h, ref := range plan.handlers {
-		a.recorders[h] = newRecorder(e, h, ref)
+	// The plan may come from another engine: its providers are the ones
+	// to run.
+	decls := map[string]*source.Provider{}
+	for i := range g.Len() {
+		el := g.Element(execgraph.Ref(i))
+		switch el.Kind {
+		case execgraph.KindProvider:
+			decls[el.Name] = el.Value.(*source.Provider)
+		case execgraph.KindConstant:
+			if c, ok := el.Value.(Controls); ok && el.Name == constControls {
+				a.controls = c
+			}
+		}
+	}
+	e.providers.declare(decls)
+	for _, r := range a.controls.Replace {
+		a.replaceAddrs[r] = true
 	}
 	defer func() {
 		for _, r := range a.recorders {
 			r.close()
 		}
 	}()
-	if err := a.recordDrift(ctx); err != nil {
-		return a.result, err
+	if err := a.readStates(ctx); err != nil {
+		return nil, err
+	}
+	if live != nil {
+		if err := a.recordDrift(ctx); err != nil {
+			return a.result, err
+		}
 	}
 	a.build()
 	a.run(ctx, stop)
 	// After a complete destroy the outputs name things that are gone, so
 	// they are dropped; a partial one leaves them, like the resources.
-	if !a.result.Interrupted && (!plan.Destroy || len(a.result.Errors) == 0) {
+	if !a.result.Interrupted && (!a.controls.Destroy || len(a.result.Errors) == 0) {
 		if err := a.recordOutputs(ctx); err != nil {
 			return a.result, err
 		}
@@ -160,22 +231,175 @@ func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*
 	return a.result, nil
 }
 
-// build turns the plan's changes into nodes and edges.
-func (a *applier) build() {
-	for _, c := range a.plan.Changes {
-		if c.StateHandler || c.Action == ActionNoOp {
+// readStates runs the graph's read-state operations, first and in order:
+// every state is read, and checked against the plan, before anything
+// changes. The handlers the planning engine read already are reused.
+func (a *applier) readStates(ctx context.Context) error {
+	var moved []string
+	for _, i := range a.graph.Operations() {
+		el := a.graph.Element(i)
+		if el.Op != execgraph.OpReadState {
 			continue
 		}
-		a.addNode(c)
+		r := a.graph.Element(el.Operands[0]).Value.(*source.Resource)
+		hash := a.graph.Element(el.Operands[2]).Value.(string)
+		h := r.Address.String()
+		var ref *handlerRef
+		if a.live != nil {
+			ref = a.live.handlers[h]
+		}
+		if ref == nil {
+			var err error
+			if ref, err = a.e.readState(ctx, r); err != nil {
+				return err
+			}
+		}
+		if ref.view.ContentHash() != hash {
+			moved = append(moved, h)
+			continue
+		}
+		a.states[h] = ref.view
+		a.known[h] = ref.outputs
+		a.planned[h] = true
+		a.recorders[h] = newRecorder(a.e, h, ref)
+	}
+	if len(moved) > 0 {
+		return &StaleStateError{Handlers: moved}
+	}
+	// What the graph does not change keeps its recorded outputs: the
+	// unchanged resources, as planning found them.
+	absent := map[string]bool{}
+	for _, i := range a.graph.Operations() {
+		if el := a.graph.Element(i); el.Op == execgraph.OpDestroyAbsent {
+			for _, o := range el.Operands[1 : len(el.Operands)-1] {
+				absent[a.graph.Element(o).Name] = true
+			}
+		}
+	}
+	for _, v := range a.states {
+		for addr, rec := range v.Entries {
+			if _, changes := a.graph.Result(addr); changes || absent[addr] {
+				continue
+			}
+			out := rec.Entry.OutputProperties
+			if out == nil {
+				out = map[string]any{}
+			}
+			a.known[addr] = out
+			a.planned[addr] = true
+		}
+	}
+	for _, addr := range a.graph.Results() {
+		a.planned[addr] = true
+	}
+	return nil
+}
+
+// build makes a node of each operation of the graph.
+func (a *applier) build() {
+	g := a.graph
+	a.nodes = make([]*node, g.Len())
+	// The destroys that are the first step of a replace, by prior.
+	replaced := map[execgraph.Ref]bool{}
+	for _, i := range g.Operations() {
+		if el := g.Element(i); el.Op == execgraph.OpCreate && el.Operands[3] != execgraph.None {
+			replaced[el.Operands[3]] = true
+		}
+	}
+	for _, i := range g.Operations() {
+		el := g.Element(i)
+		if el.Op == execgraph.OpReadState {
+			continue
+		}
+		n := &node{op: el.Op, ref: i, status: StatusPending, change: a.changeOf(i)}
+		if el.Op == execgraph.OpDestroy && replaced[el.Operands[0]] {
+			n.replaceStep = true
+		}
+		if el.Op == execgraph.OpCreate && el.Operands[3] != execgraph.None {
+			n.replaceStep = true
+			n.replaced = g.Element(el.Operands[3]).Value.(*Recorded)
+		}
+		if el.Op == execgraph.OpDestroyAbsent {
+			n.quiet = true
+			for _, o := range el.Operands[1 : len(el.Operands)-1] {
+				n.absent = append(n.absent, g.Element(o).Value.(*Recorded))
+			}
+		}
+		a.nodes[i] = n
+		if r, ok := g.Result(n.change.Address.String()); (ok && r == i) || el.Op == execgraph.OpDestroyDeposed {
+			a.byAddr[n.change.Addr()] = n
+		}
+		a.deps.add(n.change)
+		a.unlinked = append(a.unlinked, n)
+		if !n.quiet {
+			a.e.emit(Event{Type: EventStatus, Address: n.change.Addr(), Action: n.change.Action, Status: StatusPending, Provider: n.change.Provider()})
+		}
 	}
 	a.link()
 }
 
-func (a *applier) addNode(c *Change) *node {
-	n := &node{change: c, status: StatusPending}
-	a.nodes[c.Addr()] = n
-	a.unlinked = append(a.unlinked, n)
-	a.deps.add(c)
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusPending, Provider: c.Provider()})
-	return n
+// changeOf is what an operation does, as a change: the node's own copy,
+// which a resolve fills in at run time.
+func (a *applier) changeOf(i execgraph.Ref) *Change {
+	g := a.graph
+	el := g.Element(i)
+	val := func(k int) any {
+		if o := el.Operands[k]; o != execgraph.None {
+			return g.Element(o).Value
+		}
+		return nil
+	}
+	resource := func() *source.Resource { r, _ := val(0).(*source.Resource); return r }
+	prior := func(k int) *Recorded { r, _ := val(k).(*Recorded); return r }
+	addr := func() source.Address {
+		a, _ := source.ParseAddress(g.Subject(i))
+		return a
+	}
+	var c *Change
+	switch el.Op {
+	case execgraph.OpCreate:
+		r := resource()
+		c = &Change{Address: r.Address, Action: ActionCreate, Resource: r}
+	case execgraph.OpUpdate:
+		r := resource()
+		c = &Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: prior(1)}
+	case execgraph.OpDestroy:
+		p := prior(0)
+		c = &Change{Address: p.Address, Action: ActionDestroy, Prior: p}
+	case execgraph.OpCreateDepose:
+		r := resource()
+		c = &Change{Address: r.Address, Action: ActionReplace, Resource: r, Prior: prior(1), CreateBeforeDestroy: true, DeposeKey: val(4).(string)}
+	case execgraph.OpDestroyDeposed:
+		p := prior(0)
+		c = &Change{Address: p.Address, Action: ActionDestroy, Prior: p, Deposed: g.Element(el.Operands[0]).Key}
+	case execgraph.OpResolve, execgraph.OpExpand:
+		c = &Change{Address: addr(), Action: ActionCreate, Resource: resource(), Pending: true, Structural: el.Op == execgraph.OpExpand}
+		if el.Op == execgraph.OpResolve {
+			if p := prior(1); p != nil {
+				c.Action, c.Prior = ActionUpdate, p
+			}
+		}
+		for _, d := range g.Dependencies(i) {
+			if de := g.Element(d); de.Op != execgraph.OpReadState {
+				c.WaitsOn = append(c.WaitsOn, g.Subject(d))
+			}
+		}
+	case execgraph.OpDestroyAbsent:
+		c = &Change{Address: addr(), Action: ActionDestroy, Structural: true}
+	case execgraph.OpRefresh:
+		p := prior(0)
+		d := &Drift{Address: p.Address, Handler: g.Subject(el.Operands[1]), Recorded: p.Entry, Gone: true}
+		if now, _ := val(2).(*Recorded); now != nil {
+			d.Now, d.Gone = now.Entry, false
+		}
+		c = &Change{Address: p.Address, Action: ActionRefresh, Prior: p, Refreshed: d}
+	default:
+		c = &Change{Address: addr()}
+	}
+	return c
+}
+
+// failPendingMessage says what a pending node still waits for.
+func failPendingMessage(n *node) string {
+	return fmt.Sprintf("inputs never became known (waits on %s)", strings.Join(n.change.WaitsOn, ", "))
 }

@@ -192,44 +192,6 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-func TestGraphDump(t *testing.T) {
-	t.Parallel()
-	res := func(a string, deps ...string) *source.Resource {
-		r := &source.Resource{Address: addr(t, a), Provider: "p", Type: "t", State: &source.Address{{Name: "s"}}}
-		for _, d := range deps {
-			r.DependsOn = append(r.DependsOn, addr(t, d))
-		}
-		return r
-	}
-	p := &Plan{States: map[string]*StateView{"s": {Handler: "s", Entries: map[string]*Recorded{}, Document: map[string]any{}}}}
-	p.add(&Change{Address: addr(t, "s"), Action: ActionCreate, StateHandler: true, Resource: &source.Resource{Address: addr(t, "s"), Provider: "p", Type: "state_file"}})
-	p.add(&Change{Address: addr(t, "d"), Action: ActionCreate, Resource: res("d", "b", "c")})
-	p.add(&Change{Address: addr(t, "c"), Action: ActionCreate, Resource: res("c", "a")})
-	p.add(&Change{Address: addr(t, "b"), Action: ActionUpdate, Resource: res("b", "a"), Prior: &Recorded{Handler: "s"}})
-	p.add(&Change{Address: addr(t, "a"), Action: ActionCreate, Resource: res("a")})
-	p.add(&Change{Address: addr(t, "same"), Action: ActionNoOp, Resource: res("same")})
-	old := &Recorded{Address: addr(t, "old"), Handler: "s", Entry: Entry{Type: "t", Provider: "p"}}
-	older := &Recorded{Address: addr(t, "older"), Handler: "s", Entry: Entry{Type: "t", Provider: "p", Dependencies: []string{"old"}}}
-	p.add(&Change{Address: old.Address, Action: ActionDestroy, Prior: old})
-	p.add(&Change{Address: older.Address, Action: ActionDestroy, Prior: older})
-	p.sort()
-	g, err := p.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `0 read-state s
-1 create a <- 0
-2 update b <- 0,1
-3 create c <- 0,1
-4 create d <- 0,2,3
-5 destroy older <- 0
-6 destroy old <- 0,5
-`
-	if diff := cmp.Diff(want, g.String()); diff != "" {
-		t.Errorf("graph (-want +got):\n%s", diff)
-	}
-}
-
 // renderDiffs prints diffs with JSON values, so that numbers of different
 // Go types compare by value.
 func renderDiffs(ds []Diff) []string {

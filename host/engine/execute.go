@@ -19,7 +19,16 @@ func (a *applier) start(ctx context.Context, n *node) {
 	c := n.change
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
 	go func() {
-		out, err := a.execute(ctx, c)
+		var out map[string]any
+		var err error
+		switch {
+		case n.replaceStep && c.Action == ActionDestroy:
+			err = a.destroyReplaced(ctx, c)
+		case n.replaceStep:
+			out, err = a.createReplacement(ctx, c, n.replaced)
+		default:
+			out, err = a.execute(ctx, c)
+		}
 		a.done <- nodeResult{n: n, outputs: out, err: err}
 	}()
 }
@@ -102,35 +111,55 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 	return nil, fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
 }
 
-// replace carries out a replacement the provider cannot do itself, a
-// change of type: destroy what the resource was, then create what it is.
+// replace carries out a replacement decided at run time (a resolved
+// resource): both steps of a plan's replace in one node. A planned
+// replace is two operations of the graph instead, destroyReplaced and
+// createReplacement, each recorded.
 func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error) {
-	addr := c.Addr()
-	prov := c.Provider()
 	if c.CreateBeforeDestroy {
 		return a.createBeforeDestroy(ctx, c)
 	}
-	// Destroy first: the new object may need the old one's name. The
-	// removal is recorded before the create, so a failed create
-	// leaves a state that says the object is gone, as it is.
+	if err := a.destroyReplaced(ctx, c); err != nil {
+		return nil, err
+	}
+	return a.createReplacement(ctx, c, c.Prior)
+}
+
+// destroyReplaced is a replace's first step: destroy the old object and
+// record that it is gone. Destroy first: the new object may need the old
+// one's name. The removal is recorded before the create, so a failed
+// create leaves a state that says the object is gone, as it is.
+func (a *applier) destroyReplaced(ctx context.Context, c *Change) error {
+	addr := c.Addr()
 	prior := c.Prior.Entry
 	if !a.e.providers.supports(prior.Provider, schema.OperationDestroy) {
-		return nil, fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Provider, addr)
+		return fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Provider, addr)
+	}
+	// A replace is refused before its first step when its create would
+	// be: the destroy must not run then.
+	if err := a.refusePending(c, PendingCreate); err != nil {
+		return err
 	}
 	if err := a.recordIntent(ctx, c, PendingDestroy); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := a.e.providers.call(ctx, prior.Provider, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
-		return nil, fmt.Errorf("destroy the %s it was: %w", prior.Type, a.intentFailed(ctx, c, PendingDestroy, err))
+		return fmt.Errorf("destroy the %s it was: %w", prior.Type, a.intentFailed(ctx, c, PendingDestroy, err))
 	}
-	if err := a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
+	return a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
 		pb.remove(c.Address)
 		return nil
-	}); err != nil {
-		return nil, err
-	}
+	})
+}
+
+// createReplacement is a replace's second step: create the new object,
+// once the old one (was) is destroyed, and record it.
+func (a *applier) createReplacement(ctx context.Context, c *Change, was *Recorded) (map[string]any, error) {
+	addr := c.Addr()
+	prov := c.Provider()
+	prior := was.Entry
 	r := c.Resource
 	if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
 		return nil, err

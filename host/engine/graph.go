@@ -9,64 +9,87 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 )
 
-// Graph is a plan as an execution graph: operations in an order where each
-// one's operands refer to earlier operations by index, in the spirit of
-// OpenTofu's execution graph. A graph is immutable once built.
-type Graph struct {
-	// States are the positions of the states the plan was made against.
-	States []StatePosition `json:"states"`
-	// Operations in execution order.
-	Operations []Operation `json:"operations"`
-	// Providers fingerprint the declarations of the providers the
-	// operations use, by name: a saved plan must not run against a
-	// provider whose executable, arguments, environment or configuration
-	// changed. They are hashes, since environments and configurations may
-	// hold credentials.
-	Providers map[string]string `json:"providers,omitempty"`
+// This file builds a plan's execution graph (host/execgraph): the program
+// apply runs, for pier apply and for a saved plan alike. Everything apply
+// needs is in it: the desired resources, the priors and deposed objects,
+// the state handlers and the provider declarations.
+
+// Controls are what steer the run-time decisions of a graph: the --replace
+// and --target of the plan, and whether it destroys everything. A graph
+// holds them as its first element.
+type Controls struct {
+	Destroy bool `json:"destroy,omitempty"`
+	// RefreshOnly marks a --refresh-only plan: outputs not evaluated are
+	// kept.
+	RefreshOnly bool     `json:"refresh_only,omitempty"`
+	Replace     []string `json:"replace,omitempty"`
+	Targets     []string `json:"targets,omitempty"`
 }
 
-// StatePosition identifies the content of one state when the plan was
-// made.
-type StatePosition struct {
-	Handler string `json:"handler"`
-	Hash    string `json:"hash"`
-	// Resources counts the entries, for humans reading a plan file.
-	Resources int `json:"resources"`
-	// Operation is the index of the operation that reads this state.
-	Operation int `json:"operation"`
+// The constants' names, as the dump shows them.
+const (
+	constControls  = "controls"
+	constHash      = "hash"
+	constDeposeKey = "depose-key"
+	constRefreshed = "refreshed"
+)
+
+// Graph returns the plan's execution graph, built once. No-op resources
+// are not in it.
+func (p *Plan) Graph() (*execgraph.Graph, error) {
+	if p.exec == nil {
+		g, err := p.buildGraph()
+		if err != nil {
+			return nil, err
+		}
+		p.exec = g
+	}
+	return p.exec, nil
 }
 
-// Operation is one step of a graph.
-type Operation struct {
-	Op       string         `json:"op"`
-	Address  string         `json:"address"`
-	Provider string         `json:"provider,omitempty"`
-	Type     string         `json:"type,omitempty"`
-	Inputs   map[string]any `json:"inputs,omitempty"`
-	// Operands are the indexes of earlier operations whose results this
-	// one needs.
-	Operands []int `json:"operands,omitempty"`
-}
-
-// The operation kinds beside the [Action] names.
-const opReadState = "read-state"
-
-// Graph builds the plan's execution graph. No-op resources are not in it.
-func (p *Plan) Graph() (*Graph, error) {
-	g := &Graph{}
-	index := map[string]int{}
+func (p *Plan) buildGraph() (*execgraph.Graph, error) {
+	b := execgraph.NewBuilder()
+	ctl := Controls{Destroy: p.Destroy, RefreshOnly: p.RefreshOnly, Targets: p.Targets}
+	for a := range p.replace {
+		ctl.Replace = append(ctl.Replace, a)
+	}
+	sort.Strings(ctl.Replace)
+	controls := b.Constant(constControls, ctl)
+	provider := func(name string) execgraph.Ref {
+		if p.Snapshot == nil || p.Snapshot.Providers[name] == nil {
+			return execgraph.None
+		}
+		return b.Provider(name, p.Snapshot.Providers[name])
+	}
+	// done are the operations placed so far, by change name.
+	done := map[string]execgraph.Ref{}
+	readState := func(h string) execgraph.Ref {
+		if r, ok := done[h]; ok && p.States[h] != nil {
+			return r
+		}
+		return execgraph.None
+	}
 	for _, h := range sortedAddresses(p.States) {
 		c := p.Change(h)
-		op := Operation{Op: opReadState, Address: h}
-		if c != nil && c.Resource != nil {
-			op.Provider, op.Type, op.Inputs = c.Resource.Provider, c.Resource.Type, c.Resource.Inputs
+		if c == nil || c.Resource == nil {
+			return nil, fmt.Errorf("state %s has no state handler resource in the plan: this is a bug in pier", h)
 		}
-		index[h] = len(g.Operations)
-		g.States = append(g.States, StatePosition{Handler: h, Hash: p.States[h].ContentHash(), Resources: len(p.States[h].Entries), Operation: len(g.Operations)})
-		g.Operations = append(g.Operations, op)
+		prov := provider(c.Resource.Provider)
+		if prov == execgraph.None {
+			return nil, fmt.Errorf("state handler %s: provider %q is not declared", h, c.Resource.Provider)
+		}
+		op, err := b.Operation(execgraph.OpReadState, []execgraph.Ref{b.Desired(h, c.Resource), prov, b.Constant(constHash, p.States[h].ContentHash())}, execgraph.None)
+		if err != nil {
+			return nil, err
+		}
+		done[h] = op
+		if err := b.SetResult(h, op); err != nil {
+			return nil, err
+		}
 	}
 	var todo []*Change
 	for _, c := range p.Changes {
@@ -74,18 +97,128 @@ func (p *Plan) Graph() (*Graph, error) {
 			todo = append(todo, c)
 		}
 	}
-	// The same order as apply's; see deps.go.
+	order, err := graphOrder(todo)
+	if err != nil {
+		return nil, err
+	}
 	ix := newDepIndex()
 	for _, c := range todo {
 		ix.add(c)
 	}
-	deps := map[string][]string{}
-	for _, c := range todo {
-		deps[c.Addr()] = ix.deps(c)
+	for _, c := range order {
+		var waits []execgraph.Ref
+		for _, d := range ix.deps(c) {
+			if r, ok := done[d]; ok {
+				waits = append(waits, r)
+			}
+		}
+		addr := c.Address.String()
+		var state execgraph.Ref = execgraph.None
+		if r := c.Resource; r != nil && r.State != nil {
+			state = readState(r.State.String())
+		}
+		priorState := execgraph.None
+		if c.Prior != nil {
+			priorState = readState(c.Prior.Handler)
+		}
+		var (
+			result execgraph.Ref
+			err    error
+		)
+		switch {
+		case c.Structural:
+			result, err = b.Operation(execgraph.OpExpand, []execgraph.Ref{b.Desired(addr, c.Resource), controls}, b.Waiter(waits...))
+			if err == nil {
+				err = p.addDestroyAbsent(b, c, result, provider)
+			}
+		case c.Pending:
+			prior := execgraph.None
+			if c.Prior != nil {
+				prior = b.Prior(addr, c.Prior)
+			}
+			prov := execgraph.None
+			if c.Resource != nil {
+				prov = provider(c.Resource.Provider)
+			}
+			result, err = b.Operation(execgraph.OpResolve, []execgraph.Ref{b.Desired(addr, c.Resource), prior, prov, state, controls}, b.Waiter(append(waits, priorState)...))
+		case c.Action == ActionCreate:
+			result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, execgraph.None}, b.Waiter(waits...))
+		case c.Action == ActionUpdate:
+			result, err = b.Operation(execgraph.OpUpdate, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, priorState}, b.Waiter(waits...))
+		case c.Action == ActionDestroy && c.Deposed != "":
+			result, err = b.Operation(execgraph.OpDestroyDeposed, []execgraph.Ref{b.Deposed(addr, c.Deposed, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
+		case c.Action == ActionDestroy:
+			result, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{b.Prior(addr, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
+		case c.Action == ActionRefresh:
+			// The entry as read, or nil when the object is gone.
+			var now *Recorded
+			if d := c.Refreshed; d != nil && !d.Gone {
+				now = &Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Now}
+			}
+			handler := execgraph.None
+			if c.Refreshed != nil {
+				handler = readState(c.Refreshed.Handler)
+			}
+			result, err = b.Operation(execgraph.OpRefresh, []execgraph.Ref{b.Prior(addr, c.Prior), handler, b.Constant(constRefreshed, now)}, b.Waiter(waits...))
+		case c.Action == ActionReplace && c.CreateBeforeDestroy:
+			result, err = b.Operation(execgraph.OpCreateDepose, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, b.Constant(constDeposeKey, c.DeposeKey)}, b.Waiter(append(waits, priorState)...))
+		case c.Action == ActionReplace:
+			// Two steps, each recorded: the destroy of the old object,
+			// then the create of the new one.
+			prior := b.Prior(addr, c.Prior)
+			var destroy execgraph.Ref
+			destroy, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{prior, provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
+			if err == nil {
+				result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, prior}, b.Waiter(destroy))
+			}
+		default:
+			err = fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Addr(), err)
+		}
+		done[c.Addr()] = result
+		if c.Deposed == "" {
+			if err := b.SetResult(addr, result); err != nil {
+				return nil, err
+			}
+		}
 	}
-	// Kahn's algorithm. Among the operations whose dependencies are
-	// placed, the one earliest in the plan's (address) order goes next, so
-	// the dump is stable.
+	return b.Build(), nil
+}
+
+// addDestroyAbsent follows an expand with the destroy of what its
+// composite held before and may no longer hold: the recorded objects
+// under its address that the plan could not decide.
+func (p *Plan) addDestroyAbsent(b *execgraph.Builder, c *Change, expand execgraph.Ref, provider func(string) execgraph.Ref) error {
+	operands := []execgraph.Ref{expand}
+	for _, h := range sortedAddresses(p.States) {
+		v := p.States[h]
+		for _, addr := range sortedAddresses(v.Entries) {
+			rec := v.Entries[addr]
+			if !rec.Address.HasPrefix(c.Address) || p.Change(addr) != nil || (len(p.Targets) > 0 && !targeted(addr, p.Targets)) {
+				continue
+			}
+			// Its provider is in the graph: it may be started.
+			provider(rec.Entry.Provider)
+			operands = append(operands, b.Prior(addr, rec))
+		}
+	}
+	if len(operands) == 1 {
+		return nil
+	}
+	_, err := b.Operation(execgraph.OpDestroyAbsent, operands, execgraph.None)
+	return err
+}
+
+// graphOrder orders changes so that each follows what it depends on
+// (Kahn's algorithm); among the ready ones the earliest in the plan's
+// (address) order goes first, so the graph is stable.
+func graphOrder(todo []*Change) ([]*Change, error) {
+	ix := newDepIndex()
+	for _, c := range todo {
+		ix.add(c)
+	}
 	pos := map[string]int{}
 	for i, c := range todo {
 		pos[c.Addr()] = i
@@ -93,7 +226,7 @@ func (p *Plan) Graph() (*Graph, error) {
 	waiting := make([]int, len(todo))
 	followers := make([][]int, len(todo))
 	for i, c := range todo {
-		for _, d := range deps[c.Addr()] {
+		for _, d := range ix.deps(c) {
 			if j, ok := pos[d]; ok && j != i {
 				waiting[i]++
 				followers[j] = append(followers[j], i)
@@ -106,57 +239,17 @@ func (p *Plan) Graph() (*Graph, error) {
 			heap.Push(ready, i)
 		}
 	}
+	out := make([]*Change, 0, len(todo))
 	for ready.Len() > 0 {
 		i := heap.Pop(ready).(int)
-		c := todo[i]
-		addr := c.Addr()
-		var operands []int
-		for _, d := range deps[addr] {
-			if j, ok := index[d]; ok {
-				operands = append(operands, j)
-			}
-		}
-		if c.Resource != nil && c.Resource.State != nil {
-			if j, ok := index[c.Resource.State.String()]; ok {
-				operands = append(operands, j)
-			}
-		}
-		// The state recorded in so far: the same one, or the one a moving
-		// resource leaves.
-		if c.Prior != nil {
-			if j, ok := index[c.Prior.Handler]; ok {
-				operands = append(operands, j)
-			}
-		}
-		sort.Ints(operands)
-		op := Operation{Op: c.Action.String(), Address: addr, Provider: c.Provider(), Operands: uniqueInts(operands)}
-		if c.Resource != nil {
-			op.Type, op.Inputs = c.Resource.Type, c.Resource.Inputs
-		} else if c.Prior != nil {
-			op.Type = c.Prior.Entry.Type
-		}
-		if c.Structural {
-			op.Op = "expand"
-		}
-		index[addr] = len(g.Operations)
-		g.Operations = append(g.Operations, op)
+		out = append(out, todo[i])
 		for _, f := range followers[i] {
 			if waiting[f]--; waiting[f] == 0 {
 				heap.Push(ready, f)
 			}
 		}
 	}
-	if p.Snapshot != nil {
-		for _, op := range g.Operations {
-			if d := p.Snapshot.Providers[op.Provider]; d != nil && g.Providers[op.Provider] == "" {
-				if g.Providers == nil {
-					g.Providers = map[string]string{}
-				}
-				g.Providers[op.Provider] = providerFingerprint(d)
-			}
-		}
-	}
-	if placed := len(g.Operations) - len(g.States); placed < len(todo) {
+	if len(out) < len(todo) {
 		var stuck []string
 		for i, c := range todo {
 			if waiting[i] > 0 {
@@ -165,13 +258,13 @@ func (p *Plan) Graph() (*Graph, error) {
 		}
 		return nil, fmt.Errorf("plan has a dependency cycle among %s", strings.Join(stuck, ", "))
 	}
-	return g, nil
+	return out, nil
 }
 
-// providerFingerprint hashes what decides how a provider runs. Its
+// ProviderFingerprint hashes what decides how a provider runs. Its
 // position and parallelism are left out: they do not change what the
 // plan does.
-func providerFingerprint(d *source.Provider) string {
+func ProviderFingerprint(d *source.Provider) string {
 	c := *d
 	c.Range, c.Parallelism = source.Range{}, 0
 	raw, err := json.Marshal(c)
@@ -180,77 +273,6 @@ func providerFingerprint(d *source.Provider) string {
 	}
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
-}
-
-// MovedProviders lists the providers whose declaration differs from the
-// one a graph was made with.
-func MovedProviders(saved, now *Graph) []string {
-	var moved []string
-	for _, name := range sortedAddresses(now.Providers) {
-		if saved.Providers[name] != now.Providers[name] {
-			moved = append(moved, name)
-		}
-	}
-	return moved
-}
-
-func uniqueInts(s []int) []int {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// String is a stable text dump of the graph, for tests and bug reports.
-func (g *Graph) String() string {
-	var b strings.Builder
-	for i, op := range g.Operations {
-		fmt.Fprintf(&b, "%d %s %s", i, op.Op, op.Address)
-		if len(op.Operands) > 0 {
-			var s []string
-			for _, o := range op.Operands {
-				s = append(s, fmt.Sprint(o))
-			}
-			fmt.Fprintf(&b, " <- %s", strings.Join(s, ","))
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-// SameOperations reports the first difference between two graphs'
-// operations, or "" when they do the same thing.
-func SameOperations(saved, now *Graph) string {
-	if len(saved.Operations) != len(now.Operations) {
-		return fmt.Sprintf("the plan had %d operations, now there would be %d", len(saved.Operations), len(now.Operations))
-	}
-	for i := range saved.Operations {
-		a, _ := json.Marshal(saved.Operations[i])
-		b, _ := json.Marshal(now.Operations[i])
-		if string(a) != string(b) {
-			return fmt.Sprintf("operation %d (%s %s) differs: planned %s, now %s", i, saved.Operations[i].Op, saved.Operations[i].Address, a, b)
-		}
-	}
-	return ""
-}
-
-// MovedStates lists the states whose content differs from the positions a
-// graph was made against.
-func MovedStates(saved, now *Graph) []string {
-	cur := map[string]string{}
-	for _, s := range now.States {
-		cur[s.Handler] = s.Hash
-	}
-	var moved []string
-	for _, s := range saved.States {
-		if cur[s.Handler] != s.Hash {
-			moved = append(moved, s.Handler)
-		}
-	}
-	return moved
 }
 
 // intHeap is a min-heap of ints for container/heap.

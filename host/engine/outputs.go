@@ -17,7 +17,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 	if handler == "" {
 		return nil
 	}
-	if a.plan.Destroy {
+	if a.controls.Destroy {
 		return a.writeOutputs(ctx, handler, nil, false)
 	}
 	snap := a.lastSnap
@@ -35,7 +35,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 	// After a failure an output may be unknown only because what it reads
 	// failed to change; the object, and so the recorded value, is still
 	// there.
-	partial := len(a.result.Errors) > 0 || len(a.pending) > 0 || len(a.plan.Targets) > 0 || a.plan.RefreshOnly
+	partial := len(a.result.Errors) > 0 || len(a.pending) > 0 || len(a.controls.Targets) > 0 || a.controls.RefreshOnly
 	return a.writeOutputs(ctx, handler, snap.Outputs, partial)
 }
 
@@ -51,7 +51,7 @@ func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*s
 		}
 		want[o.Name] = ro
 	}
-	view := a.plan.States[handler]
+	view := a.states[handler]
 	var put, remove []string
 	for _, name := range sortedAddresses(want) {
 		o := want[name]
@@ -85,7 +85,7 @@ func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*s
 // primaryHandler is the state handler that keeps deployment outputs: the
 // first by address.
 func (a *applier) primaryHandler() string {
-	handlers := sortedAddresses(a.plan.States)
+	handlers := sortedAddresses(a.states)
 	if len(handlers) == 0 {
 		return ""
 	}

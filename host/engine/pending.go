@@ -202,8 +202,8 @@ func (a *applier) refusePending(c *Change, op PendingKind) error {
 	if c.Deposed != "" {
 		return nil
 	}
-	for _, h := range sortedAddresses(a.plan.States) {
-		p := a.plan.States[h].Pending[c.Address.String()]
+	for _, h := range sortedAddresses(a.states) {
+		p := a.states[h].Pending[c.Address.String()]
 		if p == nil {
 			continue
 		}
@@ -211,7 +211,7 @@ func (a *applier) refusePending(c *Change, op PendingKind) error {
 		// run when its create would be refused.
 		creates := op == PendingCreate || c.Action == ActionReplace
 		if (creates && p.Operation == PendingCreate) || (op == pendingUpdate && p.Operation == PendingDestroy) {
-			return a.e.pendingError(c.Address.String(), h, p, a.plan.States[h].Entries[c.Address.String()] != nil)
+			return a.e.pendingError(c.Address.String(), h, p, a.states[h].Entries[c.Address.String()] != nil)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
 )
@@ -159,6 +160,8 @@ type Plan struct {
 	// address: apply records through them. They belong to the plan, not
 	// the engine, so that a plan runs on any engine.
 	handlers map[string]*handlerRef
+	// exec is the execution graph, built once the plan is complete.
+	exec *execgraph.Graph
 }
 
 // Summary counts the changes by action.

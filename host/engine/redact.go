@@ -1,9 +1,12 @@
 package engine
 
 import (
-	"github.com/pierhq/pier/schema"
 	"slices"
 	"strings"
+
+	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
 )
 
 // tfKey is the output key in which the Terraform bridge keeps what Terraform
@@ -276,32 +279,70 @@ func dotted(p string) []any {
 	return steps
 }
 
-// RedactedGraph returns the plan's execution graph with the inputs that
-// the plan knows to be sensitive replaced, for showing (pier plan --json).
-// A saved plan keeps the real values: it must carry out exactly what was
-// planned, and it is written 0600.
+// Graph is the JSON view of a plan's execution graph, for pier plan
+// --json: its operations in order, each naming its resource, with the
+// indexes (into Operations) of the earlier operations it follows.
+type Graph struct {
+	Operations []Operation `json:"operations"`
+}
+
+// Operation is one operation of a [Graph].
+type Operation struct {
+	Op       string         `json:"op"`
+	Address  string         `json:"address"`
+	Provider string         `json:"provider,omitempty"`
+	Type     string         `json:"type,omitempty"`
+	Inputs   map[string]any `json:"inputs,omitempty"`
+	Operands []int          `json:"operands,omitempty"`
+}
+
+// RedactedGraph returns the plan's execution graph's operations with the
+// inputs that the plan knows to be sensitive replaced, for showing (pier
+// plan --json). A saved plan keeps the real values: it must carry out
+// exactly what was planned, and it is written 0600.
 func (p *Plan) RedactedGraph() (*Graph, error) {
 	g, err := p.Graph()
 	if err != nil {
 		return nil, err
 	}
-	for i := range g.Operations {
-		op := &g.Operations[i]
-		c := p.Change(op.Address)
-		if c == nil || op.Inputs == nil {
-			continue
-		}
-		inputs := deepCopy(op.Inputs).(map[string]any)
-		for _, s := range c.SensitiveInputs {
-			redactPath(inputs, dotted(s))
-		}
-		if c.Prior != nil {
-			tf, _ := c.Prior.Entry.OutputProperties[tfKey].(map[string]any)
-			for _, steps := range sensitivePaths(tf) {
-				redactPath(inputs, steps)
+	view := &Graph{Operations: []Operation{}}
+	index := map[execgraph.Ref]int{}
+	for _, i := range g.Operations() {
+		el := g.Element(i)
+		op := Operation{Op: el.Op.String(), Address: g.Subject(i)}
+		for _, o := range el.Operands {
+			if o == execgraph.None {
+				continue
+			}
+			switch v := g.Element(o).Value.(type) {
+			case *source.Resource:
+				if v != nil {
+					op.Provider, op.Type, op.Inputs = v.Provider, v.Type, v.Inputs
+				}
+			case *Recorded:
+				if op.Type == "" {
+					op.Provider, op.Type = v.Entry.Provider, v.Entry.Type
+				}
 			}
 		}
-		op.Inputs = inputs
+		for _, d := range g.Dependencies(i) {
+			op.Operands = append(op.Operands, index[d])
+		}
+		index[i] = len(view.Operations)
+		if c := p.Change(op.Address); c != nil && op.Inputs != nil {
+			inputs := deepCopy(op.Inputs).(map[string]any)
+			for _, s := range c.SensitiveInputs {
+				redactPath(inputs, dotted(s))
+			}
+			if c.Prior != nil {
+				tf, _ := c.Prior.Entry.OutputProperties[tfKey].(map[string]any)
+				for _, steps := range sensitivePaths(tf) {
+					redactPath(inputs, steps)
+				}
+			}
+			op.Inputs = inputs
+		}
+		view.Operations = append(view.Operations, op)
 	}
-	return g, nil
+	return view, nil
 }

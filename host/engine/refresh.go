@@ -194,8 +194,8 @@ func (p *Plan) DriftOf(addr string) *Drift {
 // Changed objects record their new entry when changed; gone ones when
 // created again or destroyed.
 func (a *applier) recordDrift(ctx context.Context) error {
-	for _, d := range a.plan.Drift {
-		c := a.plan.Change(d.Address.String())
+	for _, d := range a.live.Drift {
+		c := a.live.Change(d.Address.String())
 		if d.Gone || c == nil || c.Action != ActionNoOp {
 			continue
 		}

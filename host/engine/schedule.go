@@ -6,19 +6,32 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 )
 
-// This file is the scheduler of an apply: which node runs when, what
-// a finished or failed node wakes or skips, and the resolves that make
-// pending nodes runnable.
+// This file is the scheduler of an apply: which node runs when, what a
+// finished or failed node wakes or skips, and the resolves that make
+// pending nodes runnable. The graph's operations are its nodes; the
+// members of an expanded composite join them at run time.
 
 // node is one operation in the running graph.
 type node struct {
-	change  *Change
+	op execgraph.Opcode
+	// ref is the node's element in the graph; None for a node added at
+	// run time.
+	ref    execgraph.Ref
+	change *Change
+	// replaceStep marks the destroy and the create of a plain replace;
+	// replaced is the object the create replaces.
+	replaceStep bool
+	replaced    *Recorded
+	// quiet nodes (destroy-absent) are not resources: no events.
+	quiet bool
+	// absent are a destroy-absent's candidates.
+	absent  []*Recorded
 	waiting int // unfinished nodes this one waits for
 	linked  bool
 	// dependents are woken when this node finishes.
@@ -38,32 +51,71 @@ type resolveResult struct {
 	err  error
 }
 
-// link wires dependencies between the nodes not yet linked: creates and
-// updates follow what they depend on; destroys run in reverse dependency
-// order, after everything that depended on them is gone. It costs the
+// addNode adds a node the graph did not have: a member of an expanded
+// composite, or the destroy of one that is gone.
+func (a *applier) addNode(c *Change) *node {
+	n := &node{op: dynamicOp(c), ref: execgraph.None, change: c, status: StatusPending}
+	a.byAddr[c.Addr()] = n
+	a.nodes = append(a.nodes, n)
+	a.unlinked = append(a.unlinked, n)
+	a.deps.add(c)
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusPending, Provider: c.Provider()})
+	return n
+}
+
+// dynamicOp is the opcode of a change decided at run time.
+func dynamicOp(c *Change) execgraph.Opcode {
+	switch {
+	case c.Structural:
+		return execgraph.OpExpand
+	case c.Pending:
+		return execgraph.OpResolve
+	case c.Action == ActionUpdate:
+		return execgraph.OpUpdate
+	case c.Action == ActionDestroy:
+		return execgraph.OpDestroy
+	}
+	return execgraph.OpCreate
+}
+
+// dependencies lists the nodes a node must wait for: for an operation of
+// the graph, its operands and waiters; for one added at run time, the
+// changes its own change follows.
+func (a *applier) dependencies(n *node) []*node {
+	var out []*node
+	if n.ref != execgraph.None {
+		for _, d := range a.graph.Dependencies(n.ref) {
+			if dn := a.nodes[d]; dn != nil {
+				out = append(out, dn)
+			}
+		}
+		return out
+	}
+	for _, d := range a.deps.deps(n.change) {
+		if dn := a.byAddr[d]; dn != nil {
+			out = append(out, dn)
+		}
+	}
+	return out
+}
+
+// link wires dependencies between the nodes not yet linked. It costs the
 // number of new nodes, not of all nodes: it runs after every resolve.
 func (a *applier) link() {
-	batch := make([]struct {
-		addr string
-		n    *node
-	}, len(a.unlinked))
-	for i, n := range a.unlinked {
-		batch[i].addr, batch[i].n = n.change.Addr(), n
-	}
-	a.unlinked = a.unlinked[:0]
-	sort.Slice(batch, func(i, j int) bool { return batch[i].addr < batch[j].addr })
-	for _, b := range batch {
-		addr, n := b.addr, b.n
+	batch := a.unlinked
+	a.unlinked = nil
+	sort.SliceStable(batch, func(i, j int) bool { return batch[i].change.Addr() < batch[j].change.Addr() })
+	for _, n := range batch {
+		addr := n.change.Addr()
 		if n.linked || n.status != StatusPending {
 			n.linked = true
 			continue
 		}
 		n.linked = true
 		var failed *node
-		for _, dep := range a.dependencies(n) {
-			d := a.nodes[dep]
+		for _, d := range a.dependencies(n) {
 			switch {
-			case d == nil || d == n || d.status == StatusApplied:
+			case d == n || d.status == StatusApplied:
 			case d.status == StatusErrored || d.status == StatusSkipped:
 				failed = d
 			default:
@@ -73,15 +125,13 @@ func (a *applier) link() {
 		}
 		if failed != nil {
 			why := fmt.Errorf("depends on %s, which did not apply", failed.change.Addr())
-			n.status = StatusSkipped
-			a.result.Skipped = append(a.result.Skipped, addr)
-			a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
+			a.skip(n, why)
 			// Nodes linked before this one may already wait on it.
 			a.skipDependents(n, why)
 			continue
 		}
 		if n.change.Pending {
-			a.pending[n.change.Addr()] = n
+			a.pending[addr] = n
 		} else if n.waiting == 0 {
 			a.enqueue(n)
 		}
@@ -103,9 +153,6 @@ func (n *node) follows(addr string) bool {
 	return false
 }
 
-// dependencies lists the nodes a node must wait for.
-func (a *applier) dependencies(n *node) []string { return a.deps.deps(n.change) }
-
 // run is the scheduling loop.
 func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 	sem := a.e.cfg.parallelism()
@@ -117,6 +164,11 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 				a.result.Interrupted = true
 			default:
 			}
+		}
+		for !a.stopped && len(a.control) > 0 {
+			n := a.control[0]
+			a.control = a.control[1:]
+			a.destroyAbsent(n)
 		}
 		for !a.stopped && a.running < sem {
 			n := a.dequeue()
@@ -130,7 +182,7 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 				a.skipAll(ErrInterrupted)
 				return
 			}
-			if a.queued == 0 {
+			if a.queued == 0 && len(a.control) == 0 {
 				if a.needResolve() {
 					a.startResolve(ctx)
 				} else {
@@ -189,9 +241,9 @@ func (a *applier) startResolve(ctx context.Context) {
 	}()
 }
 
-// absorb takes a new snapshot: pending resources whose inputs are now
-// known become runnable, and resources the source newly revealed join the
-// graph.
+// absorb takes a new snapshot: the resolve nodes whose inputs are now
+// known decide what they do, and the members of expanded composites join
+// the run as nodes of their own. The graph is not changed.
 func (a *applier) absorb(r resolveResult) {
 	if r.err != nil {
 		// The source cannot say what the pending resources are; they fail
@@ -217,7 +269,7 @@ func (a *applier) absorb(r resolveResult) {
 			if prior == nil {
 				prior = a.recordedEntry(addr)
 			}
-			c := decide(res, prior, a.plan.replace[addr])
+			c := decide(res, prior, a.replaceAddrs[addr])
 			if c.Action != ActionNoOp {
 				// The resolved resource may depend on more than the
 				// blocked one said (a lazy source may not know a blocked
@@ -227,6 +279,7 @@ func (a *applier) absorb(r resolveResult) {
 					continue
 				}
 			}
+			// The run-time decision: the node's own change, not the plan's.
 			n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
 			if c.Action == ActionNoOp {
 				a.complete(n, c.Prior.Entry.OutputProperties)
@@ -237,14 +290,14 @@ func (a *applier) absorb(r resolveResult) {
 			}
 			continue
 		}
-		if a.nodes[addr] != nil || a.plan.Change(addr) != nil || !a.inTargets(addr) {
+		if a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) {
 			continue
 		}
 		// A resource the plan did not know: a member of a composite that
 		// was structurally blocked.
-		c := decide(res, a.recordedEntry(addr), a.plan.replace[addr])
-		a.plan.add(c)
+		c := decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
 		if c.Action == ActionNoOp {
+			a.planned[addr] = true
 			a.setKnown(addr, c.Prior.Entry.OutputProperties)
 			continue
 		}
@@ -256,13 +309,13 @@ func (a *applier) absorb(r resolveResult) {
 		}
 		a.absorbedBlocked[b] = true
 		addr := b.Address.String()
-		if n := a.nodes[addr]; n != nil {
+		if n := a.byAddr[addr]; n != nil {
 			if a.pending[addr] == n {
 				a.rewait(n, b.WaitsOn)
 			}
 			continue
 		}
-		if !a.inTargets(addr) {
+		if a.planned[addr] || !a.inTargets(addr) {
 			continue
 		}
 		var waits []string
@@ -275,11 +328,10 @@ func (a *applier) absorb(r resolveResult) {
 				c.Action, c.Prior = ActionUpdate, prior
 			}
 		}
-		a.plan.add(c)
 		a.addNode(c)
 	}
-	// Structural blocks that cleared may have resolved into resources; the
-	// blocked composite itself is done.
+	// Structural blocks that cleared have resolved into members; the
+	// expand itself is done.
 	var blocked map[string]bool
 	for addr, n := range a.pending {
 		if n.change.Resource != nil {
@@ -294,14 +346,57 @@ func (a *applier) absorb(r resolveResult) {
 		if !blocked[addr] {
 			delete(a.pending, addr)
 			n.status = StatusApplied
+			if n.ref == execgraph.None && n.change.Structural {
+				// A composite found only at run time has no destroy-absent
+				// in the graph: what it held is checked now.
+				a.destroyAbsentUnder(n.change.Address, nil)
+			}
 			a.wake(n)
 		}
 	}
-	if !a.deferredDone && r.snap.Complete() {
-		a.deferredDone = true
-		a.planDeferredDestroys(r.snap)
-	}
 	a.link()
+}
+
+// destroyAbsent carries out a destroy-absent operation once its expand is
+// done: each recorded object it names that the composite no longer holds
+// is destroyed, by a node of its own.
+func (a *applier) destroyAbsent(n *node) {
+	a.destroyAbsentUnder(n.change.Address, n.absent)
+	n.status = StatusApplied
+	a.wake(n)
+	a.link()
+}
+
+// destroyAbsentUnder adds the destroys of the objects recorded under
+// prefix (candidates, or else every recorded object under it) that the
+// last snapshot does not have. Objects under a composite still blocked
+// wait for that one.
+func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*Recorded) {
+	if candidates == nil {
+		for _, h := range sortedAddresses(a.states) {
+			for _, addr := range sortedAddresses(a.states[h].Entries) {
+				if rec := a.states[h].Entries[addr]; rec.Address.HasPrefix(prefix) && !a.planned[addr] {
+					candidates = append(candidates, rec)
+				}
+			}
+		}
+	}
+	present := map[string]bool{}
+	if s := a.lastSnap; s != nil {
+		for _, r := range s.Ready {
+			present[r.Address.String()] = true
+		}
+		for _, b := range s.Blocked {
+			present[b.Address.String()] = true
+		}
+	}
+	for _, rec := range candidates {
+		addr := rec.Address.String()
+		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && underStructural(rec.Address, a.lastSnap)) {
+			continue
+		}
+		a.addNode(a.e.destroyChange(rec))
+	}
 }
 
 // rewait follows a pending node's blockers as the source now names them:
@@ -315,15 +410,13 @@ func (a *applier) rewait(n *node, waits []source.Address) {
 			continue
 		}
 		n.change.WaitsOn = append(n.change.WaitsOn, ws)
-		d := a.nodes[ws]
+		d := a.byAddr[ws]
 		switch {
 		case d == nil || d == n || d.status == StatusApplied:
 		case d.status == StatusErrored || d.status == StatusSkipped:
 			why := fmt.Errorf("depends on %s, which did not apply", ws)
-			n.status = StatusSkipped
 			delete(a.pending, n.change.Addr())
-			a.result.Skipped = append(a.result.Skipped, n.change.Addr())
-			a.e.emit(Event{Type: EventStatus, Address: n.change.Addr(), Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
+			a.skip(n, why)
 			a.skipDependents(n, why)
 			return
 		default:
@@ -336,11 +429,11 @@ func (a *applier) rewait(n *node, waits []source.Address) {
 // inTargets reports whether a resource learnt of during apply belongs to
 // a targeted plan.
 func (a *applier) inTargets(addr string) bool {
-	return len(a.plan.Targets) == 0 || targeted(addr, a.plan.Targets)
+	return len(a.controls.Targets) == 0 || targeted(addr, a.controls.Targets)
 }
 
 func (a *applier) recordedEntry(addr string) *Recorded {
-	for _, v := range a.plan.States {
+	for _, v := range a.states {
 		if r := v.Entries[addr]; r != nil {
 			return r
 		}
@@ -348,30 +441,12 @@ func (a *applier) recordedEntry(addr string) *Recorded {
 	return nil
 }
 
-// planDeferredDestroys destroys resources recorded under composites whose
-// members were unknown at plan time and turned out not to include them.
-func (a *applier) planDeferredDestroys(snap *source.Snapshot) {
-	present := map[string]bool{}
-	for _, r := range snap.Ready {
-		present[r.Address.String()] = true
-	}
-	for _, b := range snap.Blocked {
-		present[b.Address.String()] = true
-	}
-	for _, v := range a.plan.States {
-		for addr, rec := range v.Entries {
-			if present[addr] || a.nodes[addr] != nil || a.plan.Change(addr) != nil || !a.inTargets(addr) {
-				continue
-			}
-			c := a.e.destroyChange(rec)
-			a.plan.add(c)
-			a.addNode(c)
-		}
-	}
-}
-
 // enqueue makes a node runnable.
 func (a *applier) enqueue(n *node) {
+	if n.op == execgraph.OpDestroyAbsent {
+		a.control = append(a.control, n)
+		return
+	}
 	p := n.change.Provider()
 	if _, ok := a.ready[p]; !ok {
 		a.providers = append(a.providers, p)
@@ -449,7 +524,7 @@ func (a *applier) setKnown(addr string, outputs map[string]any) {
 func (a *applier) wake(n *node) {
 	for _, d := range n.dependents {
 		d.waiting--
-		if d.waiting == 0 && d.status == StatusPending && a.pending[d.change.Addr()] == nil {
+		if d.waiting == 0 && d.status == StatusPending && a.pending[d.change.Addr()] != d {
 			a.enqueue(d)
 		}
 	}
@@ -465,30 +540,49 @@ func (a *applier) fail(n *node, err error) {
 	a.skipDependents(n, fmt.Errorf("depends on %s, which failed", c.Addr()))
 }
 
+// skip marks a node skipped and says so, once per address: the two steps
+// of a replace are one resource.
+func (a *applier) skip(n *node, why error) {
+	n.status = StatusSkipped
+	if n.quiet {
+		return
+	}
+	addr := n.change.Addr()
+	if !slices.Contains(a.result.Skipped, addr) {
+		a.result.Skipped = append(a.result.Skipped, addr)
+	}
+	a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
+}
+
 func (a *applier) skipDependents(n *node, why error) {
 	for _, d := range n.dependents {
 		if d.status != StatusPending {
 			continue
 		}
-		d.status = StatusSkipped
 		delete(a.pending, d.change.Addr())
-		a.result.Skipped = append(a.result.Skipped, d.change.Addr())
-		a.e.emit(Event{Type: EventStatus, Address: d.change.Addr(), Action: d.change.Action, Status: StatusSkipped, Provider: d.change.Provider(), Err: why})
+		a.skip(d, why)
 		a.skipDependents(d, why)
 	}
 }
 
 // skipAll marks every node that has not run as skipped.
 func (a *applier) skipAll(why error) {
-	for _, addr := range sortedAddresses(a.nodes) {
-		n := a.nodes[addr]
-		if n.status != StatusPending {
-			continue
+	for _, n := range a.sortedNodes() {
+		if n.status == StatusPending {
+			a.skip(n, why)
 		}
-		n.status = StatusSkipped
-		a.result.Skipped = append(a.result.Skipped, addr)
-		a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
 	}
+}
+
+func (a *applier) sortedNodes() []*node {
+	var out []*node
+	for _, n := range a.nodes {
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].change.Addr() < out[j].change.Addr() })
+	return out
 }
 
 // failPending fails resources that never became ready although nothing is
@@ -500,12 +594,12 @@ func (a *applier) failPending() {
 		if n.status != StatusPending {
 			continue
 		}
-		a.fail(n, fmt.Errorf("inputs never became known (waits on %s)", strings.Join(n.change.WaitsOn, ", ")))
+		a.fail(n, fmt.Errorf("%s", failPendingMessage(n)))
 	}
 	// Nothing may end the run unreported: a node still waiting here lost
 	// its wake-up, which is a bug, but the user must see it.
-	for _, addr := range sortedAddresses(a.nodes) {
-		if n := a.nodes[addr]; n.status == StatusPending {
+	for _, n := range a.sortedNodes() {
+		if n.status == StatusPending && !n.quiet {
 			a.fail(n, fmt.Errorf("never became ready (waits on %d unfinished operations): this is a bug in pier", n.waiting))
 		}
 	}

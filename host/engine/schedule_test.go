@@ -308,27 +308,6 @@ func TestPlanErrorsNamePositions(t *testing.T) {
 	}
 }
 
-// TestGraphMoveReadsBothStates checks that a resource moving between
-// states follows the reads of both in a saved plan's graph.
-func TestGraphMoveReadsBothStates(t *testing.T) {
-	t.Parallel()
-	view := func(h string) *StateView {
-		return &StateView{Handler: h, Entries: map[string]*Recorded{}, Document: map[string]any{}}
-	}
-	p := &Plan{States: map[string]*StateView{"s": view("s"), "t": view("t")}}
-	to := addr(t, "t")
-	r := &source.Resource{Address: addr(t, "m"), Provider: "p", Type: "memo", State: &to}
-	p.add(&Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: &Recorded{Address: r.Address, Handler: "s", Entry: Entry{Type: "memo"}}})
-	g, err := p.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "0 read-state s\n1 read-state t\n2 update m <- 0,1\n"
-	if diff := cmp.Diff(want, g.String()); diff != "" {
-		t.Errorf("graph (-want +got):\n%s", diff)
-	}
-}
-
 // TestDeferredDestroy checks that a member recorded under a composite
 // whose members are known only during apply is destroyed then, once the
 // composite turns out not to include it any more.

@@ -10,27 +10,34 @@ import (
 	"os"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 )
 
 // Version is bumped whenever the saved plan's shape changes: 2 added
 // provider fingerprints and absolute deployment paths, 3 the source
-// fingerprint, the plan controls and deposed objects.
-const Version = 3
+// fingerprint, the plan controls and deposed objects, 4 the execution
+// graph (host/execgraph) that apply runs and the providers' executable
+// hashes.
+const Version = 4
 
-// Plan is a saved plan: the execution graph, the state positions it was
-// made against, and how to load the deployment again. It may hold
-// variable values and inputs, so it is written 0600.
+// Plan is a saved plan: the execution graph apply carries out, what it
+// checks first, and how to load the deployment for what the graph leaves
+// to run time. It may hold variable values, inputs and provider
+// configurations, so it is written 0600.
 type Plan struct {
 	FormatVersion int    `json:"format_version"`
 	PierVersion   string `json:"pier_version"`
 	Deployment    Ref    `json:"deployment"`
 	Destroy       bool   `json:"destroy,omitempty"`
-	// Controls are the plan's --replace and --target: apply plans with
-	// them again to check the plan.
+	// Controls are the plan's --replace and --target, for humans reading
+	// the file: the graph holds what apply uses of them.
 	Controls engine.PlanOptions `json:"controls,omitempty"`
 	// Source fingerprints the deployment's files; see [Fingerprint].
-	Source string        `json:"source,omitempty"`
-	Graph  *engine.Graph `json:"graph"`
+	Source string `json:"source,omitempty"`
+	// Providers are the checks of the providers the graph starts.
+	Providers map[string]engine.ProviderCheck `json:"providers,omitempty"`
+	// Graph is the execution graph, as engine.EncodeGraph writes it.
+	Graph json.RawMessage `json:"graph"`
 	// Changes and Warnings are the plan as pier plan printed it, for pier
 	// show.
 	Changes  []engine.PlannedChange `json:"changes"`
@@ -47,9 +54,18 @@ type Ref struct {
 }
 
 // New makes the saved form of p, for the deployment ref names, with the
-// controls it was planned with.
-func New(pierVersion string, ref Ref, controls engine.PlanOptions, p *engine.Plan) (*Plan, error) {
+// controls it was planned with; eng is the engine that planned it, which
+// checks the providers.
+func New(pierVersion string, ref Ref, controls engine.PlanOptions, eng *engine.Engine, p *engine.Plan) (*Plan, error) {
 	g, err := p.Graph()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := engine.EncodeGraph(g)
+	if err != nil {
+		return nil, err
+	}
+	checks, err := eng.ProviderChecks(g)
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +73,13 @@ func New(pierVersion string, ref Ref, controls engine.PlanOptions, p *engine.Pla
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{FormatVersion: Version, PierVersion: pierVersion, Destroy: p.Destroy, Graph: g, Deployment: ref,
-		Controls: controls, Source: fp, Changes: p.Planned(), Warnings: p.Warnings}, nil
+	return &Plan{FormatVersion: Version, PierVersion: pierVersion, Destroy: p.Destroy, Graph: raw, Deployment: ref,
+		Controls: controls, Source: fp, Providers: checks, Changes: p.Planned(), Warnings: p.Warnings}, nil
+}
+
+// ExecGraph decodes the saved execution graph, checking its shape.
+func (sp *Plan) ExecGraph() (*execgraph.Graph, error) {
+	return engine.DecodeGraph(sp.Graph)
 }
 
 // Encode returns the bytes of a saved plan file.
@@ -106,7 +127,7 @@ func Read(path string) (*Plan, error) {
 	if err := json.Unmarshal(data, &sp); err != nil {
 		return nil, fmt.Errorf("read plan file %s: %w", path, err)
 	}
-	if sp.FormatVersion != Version || sp.Graph == nil {
+	if sp.FormatVersion != Version || len(sp.Graph) == 0 {
 		return nil, fmt.Errorf("read plan file %s: format version %d is not %d; make the plan again with this pier", path, sp.FormatVersion, Version)
 	}
 	return &sp, nil
