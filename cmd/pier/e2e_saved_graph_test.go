@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSavedPlanDoesNotPlanAgain: pier apply PLANFILE carries out the
+// saved execution graph. It asks no provider to preview again: each
+// create and update is previewed once in all, when planning. A resource
+// whose inputs wait on a create's outputs is resolved at run time from
+// the deployment source, without planning anything else again.
+func TestSavedPlanDoesNotPlanAgain(t *testing.T) {
+	t.Parallel()
+	conf := func(cSize string) string {
+		return previewDeployment(t, "a1", "b1", cSize) + `
+resource "d" {
+  provider = provider.imm
+  type     = "named"
+  state    = resource.state
+  inputs   = { name = "d-${resource.a.outputs.serial}", size = 1 }
+}
+`
+	}
+	d := newDeployment(t, map[string]string{"main.pier.hcl": conf("1")})
+	d.mustRun("plan", "-out", "plan.json")
+	planned := d.ops()
+	want := []string{"preview-create a1", "preview-create c"}
+	if got := previewsOf(planned); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("plan previewed %v, want %v (d waits on a's outputs; b's provider does not preview)", got, want)
+	}
+	out := d.mustRun("apply", "plan.json")
+	if !strings.Contains(out, "4 created") {
+		t.Fatalf("apply of the saved plan:\n%s", out)
+	}
+	applied := d.ops()[len(planned):]
+	if p := previewsOf(applied); len(p) > 0 {
+		t.Errorf("apply of the saved plan previewed again: %v", p)
+	}
+	if fmt.Sprint(countOps(applied, "create")) != "4" {
+		t.Errorf("apply of the saved plan: %v, want 4 creates", applied)
+	}
+
+	// An update: previewed once, when planning.
+	d.write(map[string]string{"main.pier.hcl": conf("2")})
+	before := len(d.ops())
+	d.mustRun("plan", "-out", "plan2.json")
+	d.mustRun("apply", "plan2.json")
+	ops := d.ops()[before:]
+	if fmt.Sprint(previewsOf(ops)) != "[preview c]" || countOps(ops, "update") != 1 {
+		t.Errorf("plan and apply of an update: %v, want one preview and one update of c", ops)
+	}
+}
+
+func previewsOf(ops []string) []string {
+	var out []string
+	for _, o := range ops {
+		if strings.HasPrefix(o, "preview") {
+			out = append(out, o)
+		}
+	}
+	// Previews run in parallel.
+	slices.Sort(out)
+	return out
+}
+
+func countOps(ops []string, op string) int {
+	n := 0
+	for _, o := range ops {
+		if strings.HasPrefix(o, op+" ") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSavedPlanRefusesChangedProviderBinary: a saved plan is carried out
+// only by the provider executables it was made with. Edit the script
+// after planning, and apply refuses (exit 3), naming the provider, before
+// any provider starts or any state is written.
+func TestSavedPlanRefusesChangedProviderBinary(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("testdata/providers/journal.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDeployment(t, map[string]string{"main.pier.hcl": strings.ReplaceAll(header, "JOURNAL_PROVIDER", "./journal.py") + `
+resource "a" {
+  provider = provider.journal
+  type     = "echo"
+  state    = resource.state
+  inputs   = { value = "a" }
+}
+`})
+	script := filepath.Join(d.dir, "journal.py")
+	if err := os.WriteFile(script, src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d.mustRun("plan", "-out", "plan.json")
+	if err := os.WriteFile(script, append(src, []byte("\n# edited after the plan\n")...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := d.run("apply", "plan.json")
+	if code != exitStalePlan || !regexp.MustCompile(`provider journal: its executable \S*journal.py has changed since the plan was made`).MatchString(errs) {
+		t.Fatalf("apply with an edited provider: exit %d, want %d\n%s\n%s", code, exitStalePlan, out, errs)
+	}
+	if n := len(d.journal()); n != 0 {
+		t.Errorf("a refused plan ran the provider: %v", d.journal())
+	}
+	if _, err := os.Stat(filepath.Join(d.dir, "state.json")); err == nil {
+		t.Error("a refused plan wrote the state file")
+	}
+	// The same edit planned again applies.
+	d.mustRun("plan", "-out", "plan.json")
+	if out := d.mustRun("apply", "plan.json"); !strings.Contains(out, "1 created") {
+		t.Errorf("apply of the new plan:\n%s", out)
+	}
+}
+
+// TestSavedPlanTerraformPlansOnce counts the Terraform protocol requests
+// terraform-provider-time receives (its own trace log): planning asks
+// ValidateResourceTypeConfig and PlanResourceChange once per create;
+// applying the saved plan asks them only once more, the bridge's own
+// plan before ApplyResourceChange, as terraform apply PLANFILE does.
+// Before the saved graph was executed, apply planned everything again:
+// twice each.
+func TestSavedPlanTerraformPlansOnce(t *testing.T) {
+	t.Parallel()
+	real := tfProviderForTest(t, "terraform-provider-time")
+	d := newDeployment(t, nil)
+	log := filepath.Join(d.dir, "tf.log")
+	wrapper := filepath.Join(d.dir, "terraform-provider-time")
+	script := fmt.Sprintf("#!/bin/sh\nexport TF_LOG=trace TF_LOG_SDK=trace TF_LOG_SDK_PROTO=trace\nexec '%s' \"$@\" 2>>'%s'\n", real, log)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d.write(map[string]string{"main.pier.hcl": `
+provider "local" { builtin = "local" }
+provider "time" { terraform = "./terraform-provider-time" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "t" {
+  count    = 3
+  provider = provider.time
+  type     = "time_static"
+  state    = resource.state
+  inputs   = { triggers = { index = "${count.index}" } }
+}
+`})
+	rpcs := func() map[string]int {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(log); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, line := range strings.Split(string(data), "\n") {
+			if m := regexp.MustCompile(`"tf_rpc":"(\w+)"`).FindStringSubmatch(line); m != nil && strings.Contains(line, `"Received request"`) {
+				out[m[1]]++
+			}
+		}
+		return out
+	}
+	d.mustRun("plan", "-out", "plan.json")
+	if got := rpcs(); got["PlanResourceChange"] != 3 || got["ValidateResourceTypeConfig"] != 3 || got["ApplyResourceChange"] != 0 {
+		t.Errorf("plan -out: %v, want 3 PlanResourceChange and 3 ValidateResourceTypeConfig", got)
+	}
+	out := d.mustRun("apply", "plan.json")
+	if !strings.Contains(out, "3 created") {
+		t.Fatalf("apply of the saved plan:\n%s", out)
+	}
+	if got := rpcs(); got["PlanResourceChange"] != 3 || got["ValidateResourceTypeConfig"] != 3 || got["ApplyResourceChange"] != 3 {
+		t.Errorf("apply plan.json: %v, want 3 of PlanResourceChange, ValidateResourceTypeConfig and ApplyResourceChange (the bridge's own, not a second plan)", got)
+	}
+}
