@@ -61,7 +61,7 @@ func TestGraphDump(t *testing.T) {
 			g.add(&Change{Address: addr(t, "a"), Action: ActionCreate, Resource: g.res("a")})
 			g.add(&Change{Address: addr(t, "same"), Action: ActionNoOp, Resource: g.res("same")})
 		},
-		want: `0 constant controls {false [] []}
+		want: `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…
@@ -85,7 +85,7 @@ result s = 4
 		build: func(g *graphPlan) {
 			g.add(&Change{Address: addr(t, "u"), Action: ActionUpdate, Resource: g.res("u"), Prior: g.rec("u")})
 		},
-		want: `0 constant controls {false [] []}
+		want: `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…
@@ -103,7 +103,7 @@ result u = 8
 			g.add(&Change{Address: addr(t, "old"), Action: ActionDestroy, Prior: g.rec("old")})
 			g.add(&Change{Address: addr(t, "older"), Action: ActionDestroy, Prior: g.rec("older", "old")})
 		},
-		want: `0 constant controls {false [] []}
+		want: `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…
@@ -123,7 +123,7 @@ result s = 4
 		build: func(g *graphPlan) {
 			g.add(&Change{Address: addr(t, "r"), Action: ActionReplace, Resource: g.res("r"), Prior: g.rec("r")})
 		},
-		want: `0 constant controls {false [] []}
+		want: `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…
@@ -148,7 +148,7 @@ result s = 4
 			g.add(&Change{Address: addr(t, "user"), Action: ActionUpdate, Resource: g.res("user", "r"), Prior: g.rec("user", "r")})
 			g.p.sort()
 		},
-		want: `0 constant controls {false [] []}
+		want: `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…
@@ -178,7 +178,7 @@ result user = 14
 			b.Inputs["v"] = source.Unknown
 			g.add(&Change{Address: addr(t, "b"), Action: ActionCreate, Resource: b, Pending: true, WaitsOn: []string{"a"}})
 		},
-		want: `0 constant controls {false [] []}
+		want: `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…
@@ -203,7 +203,7 @@ result s = 4
 			g.rec("other")
 			g.add(&Change{Address: addr(t, "other"), Action: ActionNoOp, Resource: g.res("other"), Prior: g.rec("other")})
 		},
-		want: `0 constant controls {false [] []}
+		want: `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…
@@ -262,7 +262,7 @@ func TestGraphMoveReadsBothStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `0 constant controls {false [] []}
+	want := `0 constant controls {}
 1 provider local
 2 desired s
 3 constant hash "44261d1cfe4f70d…

@@ -13,6 +13,7 @@
 package execgraph
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -208,12 +209,10 @@ func refs(rs []Ref) string {
 }
 
 func shortValue(v any) string {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = fmt.Sprintf("%q", x)
-	default:
-		s = fmt.Sprintf("%v", x)
+	raw, err := json.Marshal(v)
+	s := string(raw)
+	if err != nil {
+		s = fmt.Sprintf("%v", v)
 	}
 	if len(s) > 40 {
 		s = s[:16] + "…"
