@@ -386,6 +386,9 @@ func (a *applier) changeOf(i execgraph.Ref) *Change {
 		}
 	case execgraph.OpDestroyAbsent:
 		c = &Change{Address: addr(), Action: ActionDestroy, Structural: true}
+	case execgraph.OpForget:
+		p := prior(0)
+		c = &Change{Address: p.Address, Action: ActionForget, Prior: p}
 	case execgraph.OpRefresh:
 		p := prior(0)
 		d := &Drift{Address: p.Address, Handler: g.Subject(el.Operands[1]), Recorded: p.Entry, Gone: true}

@@ -160,6 +160,8 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 				handler = readState(c.Refreshed.Handler)
 			}
 			result, err = b.Operation(execgraph.OpRefresh, []execgraph.Ref{b.Prior(addr, c.Prior), handler, b.Constant(constRefreshed, now)}, b.Waiter(waits...))
+		case c.Action == ActionForget:
+			result, err = b.Operation(execgraph.OpForget, []execgraph.Ref{b.Prior(addr, c.Prior), priorState}, b.Waiter(waits...))
 		case c.Action == ActionReplace && c.CreateBeforeDestroy:
 			result, err = b.Operation(execgraph.OpCreateDepose, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, b.Constant(constDeposeKey, c.DeposeKey)}, b.Waiter(append(waits, priorState)...))
 		case c.Action == ActionReplace:

@@ -51,9 +51,12 @@ const (
 	// object: the object as read, or no entry when it is gone. Operands:
 	// prior, read-state, constant refreshed (the entry as read, or null).
 	OpRefresh
+	// OpForget removes a record and leaves its object alone (a removed
+	// block with destroy = false). Operands: prior, read-state.
+	OpForget
 )
 
-var opNames = [...]string{"invalid", "read-state", "create", "update", "destroy", "create-depose", "destroy-deposed", "resolve", "expand", "destroy-absent", "refresh"}
+var opNames = [...]string{"invalid", "read-state", "create", "update", "destroy", "create-depose", "destroy-deposed", "resolve", "expand", "destroy-absent", "refresh", "forget"}
 
 func (o Opcode) String() string {
 	if int(o) < len(opNames) {
@@ -107,4 +110,5 @@ var signatures = map[Opcode]signature{
 	OpExpand:         {slots: []slot{desired, constant}},
 	OpDestroyAbsent:  {slots: []slot{{kind: KindOperation, op: OpExpand}}, variadic: KindPrior},
 	OpRefresh:        {slots: []slot{prior, {kind: KindOperation, op: OpReadState}, constant}},
+	OpForget:         {slots: []slot{prior, {kind: KindOperation, op: OpReadState}}},
 }
