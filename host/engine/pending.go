@@ -28,6 +28,10 @@ import (
 // not know.
 const pendingKey = schema.PendingOperationsKey
 
+// eventPending names an event that records only intents, or clears one
+// whose operation the provider refused.
+const eventPending = "pending"
+
 // PendingKind is the operation a pending operation was.
 type PendingKind string
 
@@ -148,7 +152,7 @@ func (a *applier) recordIntent(ctx context.Context, c *Change, op PendingKind) e
 	if !ok {
 		return nil
 	}
-	return a.record(ctx, h, "pending", func(pb *patchBuilder) error { return pb.putPending(c.Address, p) })
+	return a.record(ctx, h, eventPending, func(pb *patchBuilder) error { return pb.putPending(c.Address, p) })
 }
 
 // intentOf says where c's intent for op is recorded, and what it is.
@@ -183,7 +187,7 @@ func (a *applier) intentFailed(ctx context.Context, c *Change, op PendingKind, e
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%w\n(the provider may have %s it: pier keeps a pending %s for %s in state %s, and the next plan says how to resolve it)", err, pastTense(op), op, c.Address, h)
 	}
-	if cerr := a.record(ctx, h, "pending", func(pb *patchBuilder) error { pb.clearPending(c.Address); return nil }); cerr != nil {
+	if cerr := a.record(ctx, h, eventPending, func(pb *patchBuilder) error { pb.clearPending(c.Address); return nil }); cerr != nil {
 		return errors.Join(err, cerr)
 	}
 	return err

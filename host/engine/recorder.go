@@ -94,8 +94,11 @@ func (r *recorder) commit(batch []*recordReq) {
 			continue
 		}
 		ok = append(ok, req)
+		// An intent riding along does not rename the event: a "forget"
+		// batched with a "pending" is still a forget.
 		switch {
-		case event == "":
+		case req.event == eventPending && event != "":
+		case event == "" || event == eventPending:
 			event = req.event
 		case event != req.event:
 			event = "apply"

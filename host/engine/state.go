@@ -446,7 +446,7 @@ func (p *patchBuilder) put(addr source.Address, e Entry) error {
 // pending operation. The caller has destroyed its deposed objects first
 // (they are ordered before it).
 func (p *patchBuilder) remove(addr source.Address) {
-	p.clearPending(addr)
+	defer p.clearPending(addr)
 	if !p.doc.entries[addr.String()] {
 		return
 	}
