@@ -191,12 +191,14 @@ resource "slow" {
 	}
 	cmd, steps := runScenario(t, dir, "kill")
 	var serverPid int
+	var serverStart string
 	for s := range steps {
 		if s["step"] == "failed" {
 			t.Fatalf("scenario failed: %v", s["what"])
 		}
 		if s["step"] == "applying" {
 			serverPid = int(s["server_pid"].(float64))
+			serverStart = procStart(serverPid)
 			break
 		}
 	}
@@ -227,7 +229,9 @@ resource "slow" {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := syscall.Kill(serverPid, 0); err == nil {
+	// The same pid with another start time is a new process that reused
+	// it: a loaded machine starts many.
+	if err := syscall.Kill(serverPid, 0); err == nil && procStart(serverPid) == serverStart {
 		if state := procState(serverPid); state != "Z" && state != "" {
 			t.Errorf("pier rpcapi (pid %d) still runs, state %s", serverPid, state)
 		}
@@ -262,15 +266,27 @@ func processesIn(t *testing.T, dir string) []string {
 }
 
 // procState is the state letter in /proc/PID/stat ("Z" for a zombie).
-func procState(pid int) string {
+func procState(pid int) string { return procStat(pid, 0) }
+
+// procStart is a process's start time, in clock ticks after boot: with
+// the pid, it names one process.
+func procStart(pid int) string { return procStat(pid, 19) }
+
+// procStat returns field n of /proc/PID/stat counted from the state (the
+// first field after the command name, which may hold spaces), or "".
+func procStat(pid, n int) string {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return ""
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
+	if i < 0 {
 		return ""
 	}
-	return s[i+2 : i+3]
+	fields := strings.Fields(s[i+1:])
+	if n >= len(fields) {
+		return ""
+	}
+	return fields[n]
 }
