@@ -18,6 +18,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/postgres/pgtest"
 	"github.com/pierhq/pier/internal/testbin"
+	pierschema "github.com/pierhq/pier/schema"
 )
 
 // checkout is one copy of a deployment in its own directory, as one team
@@ -182,6 +183,23 @@ func recorded(t testing.TB, srv *pgtest.Server, key, schema string) map[string]m
 	return out
 }
 
+// pendingOps lists the addresses with a pending operation in key's
+// state (schema.PendingOperationsKey).
+func pendingOps(t testing.TB, srv *pgtest.Server, key string) map[string]bool {
+	t.Helper()
+	s, err := Open(t.Context(), Config{Conninfo: srv.Conninfo(), Key: key, ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read state %q: %v", key, err)
+	}
+	defer s.Close(t.Context())
+	out := map[string]bool{}
+	ops, _ := s.State()[pierschema.PendingOperationsKey].(map[string]any)
+	for addr := range ops {
+		out[addr] = true
+	}
+	return out
+}
+
 // waitUnlocked waits until a writer can take key's lock, and releases it.
 func waitUnlocked(t testing.TB, srv *pgtest.Server, key string) {
 	t.Helper()
@@ -337,7 +355,20 @@ func TestKillMidApply(t *testing.T) {
 		waitUnlocked(t, srv, key)
 		before := recorded(t, srv, key, "")
 		beforeJournal := journalCounts(t, journal)
-		t.Logf("trial %d: killed after %d create(s) began; %d recorded", trial, point, len(before))
+		pend := pendingOps(t, srv, key)
+		t.Logf("trial %d: killed after %d create(s) began; %d recorded, %d pending", trial, point, len(before), len(pend))
+		// A create that began and was not recorded is never silent: its
+		// pending operation stays until the user says what became of it.
+		// Here there is nothing to adopt (exec makes no object), so each
+		// is resolved as absent, and the re-apply runs it again.
+		for name := range beforeJournal {
+			if before[name] == nil && !pend[name] {
+				t.Errorf("trial %d: the create of %s began, and it is neither recorded nor pending", trial, name)
+			}
+		}
+		for name := range pend {
+			c.mustRun("state", "resolve", name, "--absent")
+		}
 		c.mustRun("apply")
 		after := recorded(t, srv, key, "")
 		if len(after) != 6 {
@@ -485,6 +516,12 @@ func TestServerStopsMidApply(t *testing.T) {
 			t.Errorf("%s was recorded before the stop and is now %v (was %v)", name, after[name], e)
 		}
 	}
+	// r2's create was cut off by the stop: it is pending, and apply
+	// refuses it until the user resolves it (exec makes no object).
+	if !pendingOps(t, srv, key)["r2"] {
+		t.Errorf("r2's interrupted create is not recorded as pending")
+	}
+	c.mustRun("state", "resolve", "r2", "--absent")
 	c.mustRun("apply")
 	if out := c.mustRun("plan"); !strings.Contains(out, "No changes") {
 		t.Errorf("the re-apply did not converge; plan says:\n%s", out)

@@ -50,9 +50,6 @@ var bigStates sync.Mutex
 
 func newBlobDeployment(t *testing.T, resources string) *deployment {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("writes and reads states of 80 MB and more; skipped with -short")
-	}
 	bigStates.Lock()
 	t.Cleanup(bigStates.Unlock)
 	prov, err := filepath.Abs("testdata/providers/blob.py")
