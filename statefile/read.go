@@ -146,6 +146,14 @@ func wireOperations(list []map[string]any) ([]operation, error) {
 // The Replayed it returns is never nil and holds what was read before an
 // error, for reports.
 func replay(data []byte) (*Replayed, *doc, error) {
+	if rep, d, ok := replayLines(data); ok {
+		return rep, d, nil
+	}
+	return replaySeq(data)
+}
+
+// replaySeq is replay one value after another, for any file.
+func replaySeq(data []byte) (*Replayed, *doc, error) {
 	rep := &Replayed{}
 	d := &doc{root: map[string]any{}}
 	// A crash can also leave zero-filled blocks at the end of a file (the
