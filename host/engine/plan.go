@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -215,7 +216,19 @@ func (p *Plan) add(c *Change) {
 func (p *Plan) Change(addr string) *Change { return p.byAddr[addr] }
 
 func (p *Plan) sort() {
-	sort.SliceStable(p.Changes, func(i, j int) bool { return p.Changes[i].Addr() < p.Changes[j].Addr() })
+	// Each address spelt once, not at every comparison.
+	type keyed struct {
+		key string
+		c   *Change
+	}
+	ks := make([]keyed, len(p.Changes))
+	for i, c := range p.Changes {
+		ks[i] = keyed{c.Addr(), c}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i, k := range ks {
+		p.Changes[i] = k.c
+	}
 }
 
 // planner builds a plan; it runs on one goroutine.
@@ -536,8 +549,17 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 		// yet are decided during apply, once they are.
 		pl.plan.Warnings = append(pl.plan.Warnings, "some members are known only during apply; resources removed from them are destroyed then")
 	}
-	for _, addr := range sortedAddresses(pl.recorded) {
-		if present[addr] || underStructural(pl.recorded[addr].Address, snap) {
+	// Only the recorded resources gone from the deployment are sorted:
+	// sorting every recorded address would cost what the state costs.
+	var gone []string
+	for addr := range pl.recorded {
+		if !present[addr] {
+			gone = append(gone, addr)
+		}
+	}
+	sort.Strings(gone)
+	for _, addr := range gone {
+		if underStructural(pl.recorded[addr].Address, snap) {
 			continue
 		}
 		pl.plan.add(pl.e.orphanChange(pl.recorded[addr], snap))
