@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
@@ -85,7 +86,16 @@ func withKeptInputs(r *source.Resource, rec *Recorded) *source.Resource {
 // targets applied.
 func (pl *planner) finish(snap *source.Snapshot) error {
 	p := pl.plan
-	for _, addr := range sortedAddresses(pl.recorded) {
+	// Sorted are only the resources with deposed objects, which are few:
+	// sorting every recorded address costs what the state costs.
+	var withDeposed []string
+	for addr, rec := range pl.recorded {
+		if len(rec.Entry.Deposed) > 0 {
+			withDeposed = append(withDeposed, addr)
+		}
+	}
+	slices.Sort(withDeposed)
+	for _, addr := range withDeposed {
 		rec := pl.recorded[addr]
 		for _, key := range sortedAddresses(rec.Entry.Deposed) {
 			p.add(&Change{
