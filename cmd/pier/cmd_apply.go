@@ -211,7 +211,7 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 			errs = append(errs, late.Error())
 		}
 		writeJSONLine(w, map[string]any{
-			"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed, "recorded": res.Recorded, "forgotten": res.Forgotten,
+			"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed, "recorded": res.Recorded, "forgotten": res.Forgotten, "imported": res.Imported,
 			"errors": errs, "skipped": res.Skipped, "interrupted": res.Interrupted,
 		})
 		outs := map[string]any{}
@@ -237,6 +237,8 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		fmt.Fprintf(w, "%s %d %s recorded as read; no object was changed.\n", ok("Refresh complete!"), res.Recorded, pluralObjects(res.Recorded))
 	case destroy && res.Created+res.Updated == 0:
 		fmt.Fprintf(w, "%s Resources: %d destroyed.\n", ok("Destroy complete!"), res.Destroyed)
+	case res.Imported > 0:
+		fmt.Fprintf(w, "%s Resources: %d imported, %d created, %d updated, %d destroyed.\n", ok(verb+" complete!"), res.Imported, res.Created, res.Updated, res.Destroyed)
 	case res.Forgotten > 0:
 		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed, %d forgotten.\n", ok(verb+" complete!"), res.Created, res.Updated, res.Destroyed, res.Forgotten)
 	default:

@@ -49,6 +49,13 @@ type changeValues struct {
 	Before       map[string]any `json:"before"`
 	After        map[string]any `json:"after"`
 	AfterUnknown []string       `json:"after_unknown,omitempty"`
+	// Importing is set when an import block adopts the object first, as
+	// terraform show -json has it.
+	Importing *importing `json:"importing,omitempty"`
+}
+
+type importing struct {
+	ID string `json:"id"`
 }
 
 func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) error {
@@ -74,6 +81,9 @@ func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) err
 		rc := resourceChange{Address: c.Address.String(), Deposed: c.Deposed, Provider: c.Provider(), Change: changeValues{
 			Actions: terraformActions(c), Before: before, After: after, AfterUnknown: unknown[c.Address.String()+"\x00"+c.Deposed],
 		}}
+		if c.Import != nil {
+			rc.Change.Importing = &importing{ID: c.Import.ID}
+		}
 		if c.Resource != nil {
 			rc.Type = c.Resource.Type
 		} else if c.Prior != nil {
@@ -96,6 +106,8 @@ func terraformActions(c *engine.Change) []string {
 		return []string{"update"}
 	case engine.ActionDestroy:
 		return []string{"delete"}
+	case engine.ActionForget:
+		return []string{"forget"}
 	case engine.ActionReplace:
 		if c.CreateBeforeDestroy {
 			return []string{"create", "delete"}

@@ -195,6 +195,8 @@ func verbing(a engine.Action) string {
 		return "Recording the read"
 	case engine.ActionForget:
 		return "Forgetting"
+	case engine.ActionImport:
+		return "Importing"
 	}
 	return strings.ToUpper(a.String()[:1]) + a.String()[1:]
 }
@@ -213,6 +215,8 @@ func pastTense(a engine.Action) string {
 		return "Recorded"
 	case engine.ActionForget:
 		return "Forgotten"
+	case engine.ActionImport:
+		return "Imported"
 	}
 	return "Done"
 }

@@ -40,7 +40,11 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 		fmt.Fprintln(w)
 	}
 	s := p.Summary()
-	fmt.Fprintf(w, "%s %d to create, %d to update, %d to destroy", paintW(w, sgrBold, "Plan:"), s.Create, s.Update, s.Destroy)
+	fmt.Fprintf(w, "%s ", paintW(w, sgrBold, "Plan:"))
+	if s.Import > 0 {
+		fmt.Fprintf(w, "%d to import, ", s.Import)
+	}
+	fmt.Fprintf(w, "%d to create, %d to update, %d to destroy", s.Create, s.Update, s.Destroy)
 	if s.Replace > 0 {
 		fmt.Fprintf(w, ", %d to replace", s.Replace)
 	}
@@ -84,6 +88,15 @@ func renderChange(w io.Writer, c *engine.Change) {
 		sym, verb = "~", "will be recorded in state as read"
 	case engine.ActionForget:
 		sym, verb = ".", "will no longer be managed by pier"
+	case engine.ActionImport:
+		sym, verb = "<=", "will be imported"
+	}
+	if c.Import != nil {
+		if c.Action == engine.ActionImport {
+			verb = fmt.Sprintf("will be imported (id %q)", c.Import.ID)
+		} else {
+			verb = fmt.Sprintf("will be imported (id %q), then %s", c.Import.ID, strings.TrimPrefix(verb, "will be "))
+		}
 	}
 	fmt.Fprintf(w, "  %s", paintW(w, sgrBold, "# "+addr+" "+verb))
 	if c.Note != "" {

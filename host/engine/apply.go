@@ -48,6 +48,8 @@ type Result struct {
 	Recorded int
 	// Forgotten counts the records removed blocks let go of.
 	Forgotten int
+	// Imported counts the objects import blocks adopted.
+	Imported int
 	// Errors are the resources that failed, in address order.
 	Errors []*ResourceError
 	// Skipped are resources that did not run because something they depend
@@ -389,6 +391,9 @@ func (a *applier) changeOf(i execgraph.Ref) *Change {
 	case execgraph.OpForget:
 		p := prior(0)
 		c = &Change{Address: p.Address, Action: ActionForget, Prior: p}
+	case execgraph.OpImport:
+		id, _ := val(3).(string)
+		c = &Change{Address: resource().Address, Action: ActionImport, Resource: resource(), Prior: prior(1), Import: &ImportSpec{ID: id}}
 	case execgraph.OpRefresh:
 		p := prior(0)
 		d := &Drift{Address: p.Address, Handler: g.Subject(el.Operands[1]), Recorded: p.Entry, Gone: true}

@@ -45,6 +45,8 @@ func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error
 		return nil, fmt.Errorf("%s: state handler %s was not read when planning, so nothing was done: a resource known only during apply must use a state handler the plan already reads", r.Range, r.State)
 	}
 	switch c.Action {
+	case ActionImport:
+		return a.executeImport(ctx, c)
 	case ActionCreate:
 		r := c.Resource
 		if err := a.recordIntent(ctx, c, PendingCreate); err != nil {

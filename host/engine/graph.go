@@ -36,6 +36,7 @@ const (
 	constHash      = "hash"
 	constDeposeKey = "depose-key"
 	constRefreshed = "refreshed"
+	constImportID  = "import-id"
 )
 
 // Graph returns the plan's execution graph, built once. No-op resources
@@ -125,7 +126,19 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 			result execgraph.Ref
 			err    error
 		)
+		if c.Import != nil && c.Resource != nil && c.Prior != nil {
+			// The import is recorded first; what else the change does
+			// follows it.
+			var imp execgraph.Ref
+			imp, err = b.Operation(execgraph.OpImport, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), readState(c.Prior.Handler), b.Constant(constImportID, c.Import.ID)}, b.Waiter(waits...))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Addr(), err)
+			}
+			waits = append(waits, imp)
+			result = imp
+		}
 		switch {
+		case c.Action == ActionImport:
 		case c.Structural:
 			result, err = b.Operation(execgraph.OpExpand, []execgraph.Ref{b.Desired(addr, c.Resource), controls}, b.Waiter(waits...))
 			if err == nil {

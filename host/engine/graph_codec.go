@@ -99,7 +99,7 @@ func DecodeGraph(data []byte) (*execgraph.Graph, error) {
 					return (*Recorded)(nil), err
 				}
 				return w.recorded()
-			case constHash, constDeposeKey:
+			case constHash, constDeposeKey, constImportID:
 				var s string
 				return s, json.Unmarshal(raw, &s)
 			}

@@ -78,18 +78,9 @@ func (e *Engine) importInto(ctx context.Context, pl *planner, snap *source.Snaps
 	if ref == nil {
 		return ImportResult{}, fmt.Errorf("%s (%s): state handler %s was not read", a, r.Range, h)
 	}
-	resp, err := e.providers.call(ctx, r.Provider, a.String(), &schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: r.Type, ID: id}})
+	entry, err := e.importObject(ctx, r, id)
 	if err != nil {
-		return ImportResult{}, fmt.Errorf("import %s (%s %s, id %q): %w", a, r.Provider, r.Type, id, err)
-	}
-	im := resp.ImportResourceResponse
-	deps := make([]string, 0, len(r.DependsOn))
-	for _, d := range r.DependsOn {
-		deps = append(deps, d.String())
-	}
-	entry := Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
-	if entry.InputProperties == nil {
-		entry.InputProperties = map[string]any{}
+		return ImportResult{}, err
 	}
 	rd := newRecorder(e, h, ref)
 	defer rd.close()

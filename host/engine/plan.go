@@ -29,9 +29,12 @@ const (
 	// ActionForget removes a record and leaves its object alone: a
 	// removed block with destroy = false (see removed.go).
 	ActionForget
+	// ActionImport records an object an import block adopts, which the
+	// configuration then needs unchanged (see import_blocks.go).
+	ActionImport
 )
 
-var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh", "forget"}
+var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh", "forget", "import"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) {
@@ -100,6 +103,10 @@ type Change struct {
 	Planned map[string]any
 	// Refreshed is, for an [ActionRefresh], what the read found.
 	Refreshed *Drift
+	// Import is set when an import block adopts the object first: the
+	// whole change for an [ActionImport], and before the update or
+	// replace otherwise. Prior is then the object as imported.
+	Import *ImportSpec
 }
 
 // Addr names the change: the address, and for a deposed object its key.
@@ -170,6 +177,9 @@ type Summary struct {
 	Create, Update, Destroy, Replace, NoOp int
 	// Forget counts the records a removed block lets go of.
 	Forget int `json:",omitempty"`
+	// Import counts the objects import blocks adopt, whatever else their
+	// change does.
+	Import int `json:",omitempty"`
 }
 
 // Summary counts the plan's changes; state handlers are not counted.
@@ -193,6 +203,9 @@ func (p *Plan) Summary() Summary {
 		case ActionForget:
 			s.Forget++
 		}
+		if c.Import != nil {
+			s.Import++
+		}
 	}
 	return s
 }
@@ -201,7 +214,7 @@ func (p *Plan) Summary() Summary {
 // running state handlers and stateless resources.
 func (p *Plan) HasChanges() bool {
 	s := p.Summary()
-	return s.Create+s.Update+s.Destroy+s.Replace+s.Forget > 0 || p.RefreshOnly && len(p.Drift) > 0
+	return s.Create+s.Update+s.Destroy+s.Replace+s.Forget+s.Import > 0 || p.RefreshOnly && len(p.Drift) > 0
 }
 
 func (p *Plan) add(c *Change) {
@@ -243,6 +256,8 @@ type planner struct {
 	duplicate error
 	// replace are the addresses --replace names.
 	replace map[string]bool
+	// imports are the import blocks planned, by address.
+	imports map[string]*ImportSpec
 }
 
 // PlanOptions steer a plan, as Terraform's -replace and -target do.
@@ -305,6 +320,12 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if o.RefreshOnly && !destroyAll {
 		return pl.planRefreshOnly(ctx)
 	}
+	pl.imports = map[string]*ImportSpec{}
+	if !destroyAll {
+		if err := pl.importBlocks(ctx, snap); err != nil {
+			return nil, err
+		}
+	}
 	if destroyAll {
 		pl.plan.Snapshot = snap
 		pl.planDestroyAll()
@@ -321,6 +342,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if err := pl.classify(snap); err != nil {
 		return nil, err
 	}
+	pl.markImports()
 	pl.noteDrift()
 	if err := e.checkExecutables(pl.plan); err != nil {
 		return nil, err

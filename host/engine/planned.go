@@ -35,6 +35,8 @@ type PlannedChange struct {
 	SensitiveInputs []string       `json:"sensitive_inputs,omitempty"`
 	PriorSensitive  []string       `json:"prior_sensitive,omitempty"`
 	PriorTerraform  map[string]any `json:"prior_terraform,omitempty"`
+	// ImportID is the id an import block adopts first.
+	ImportID string `json:"import_id,omitempty"`
 }
 
 // Planned lists the plan's changes for a saved plan, no-ops included so
@@ -47,6 +49,9 @@ func (p *Plan) Planned() []PlannedChange {
 			Note: c.Note, Pending: c.Pending, WaitsOn: c.WaitsOn, OfReplace: c.OfReplace,
 			CreateBeforeDestroy: c.CreateBeforeDestroy, Structural: c.Structural, StateHandler: c.StateHandler,
 			SensitiveInputs: c.SensitiveInputs,
+		}
+		if c.Import != nil {
+			pc.ImportID = c.Import.ID
 		}
 		if c.Action == ActionNoOp {
 			// Counted, not shown: its inputs would only make the file big.
@@ -107,6 +112,9 @@ func Showable(changes []PlannedChange, warnings []string, destroy bool) *Plan {
 			Address: addr, Action: pc.Action, Deposed: pc.Deposed, Note: pc.Note, Pending: pc.Pending, WaitsOn: pc.WaitsOn,
 			OfReplace: pc.OfReplace, CreateBeforeDestroy: pc.CreateBeforeDestroy, Structural: pc.Structural,
 			StateHandler: pc.StateHandler, SensitiveInputs: pc.SensitiveInputs,
+		}
+		if pc.ImportID != "" {
+			c.Import = &ImportSpec{ID: pc.ImportID}
 		}
 		if pc.After != nil || (pc.Action != ActionDestroy && pc.Action != ActionNoOp) {
 			inputs := deepCopy(pc.After)

@@ -490,6 +490,8 @@ func (a *applier) finish(r nodeResult) {
 		a.result.Recorded++
 	case ActionForget:
 		a.result.Forgotten++
+	case ActionImport:
+		a.result.Imported++
 	case ActionReplace:
 		a.result.Created++
 		if !r.n.change.CreateBeforeDestroy {

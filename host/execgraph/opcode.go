@@ -54,9 +54,14 @@ const (
 	// OpForget removes a record and leaves its object alone (a removed
 	// block with destroy = false). Operands: prior, read-state.
 	OpForget
+	// OpImport records the object an import block adopts, as the plan's
+	// import read it; an update or replace of the resource then waits for
+	// it. Operands: desired, prior (the object as imported), read-state,
+	// constant import id.
+	OpImport
 )
 
-var opNames = [...]string{"invalid", "read-state", "create", "update", "destroy", "create-depose", "destroy-deposed", "resolve", "expand", "destroy-absent", "refresh", "forget"}
+var opNames = [...]string{"invalid", "read-state", "create", "update", "destroy", "create-depose", "destroy-deposed", "resolve", "expand", "destroy-absent", "refresh", "forget", "import"}
 
 func (o Opcode) String() string {
 	if int(o) < len(opNames) {
@@ -111,4 +116,5 @@ var signatures = map[Opcode]signature{
 	OpDestroyAbsent:  {slots: []slot{{kind: KindOperation, op: OpExpand}}, variadic: KindPrior},
 	OpRefresh:        {slots: []slot{prior, {kind: KindOperation, op: OpReadState}, constant}},
 	OpForget:         {slots: []slot{prior, {kind: KindOperation, op: OpReadState}}},
+	OpImport:         {slots: []slot{desired, prior, {kind: KindOperation, op: OpReadState}, constant}},
 }

@@ -61,6 +61,19 @@ func TestImportAndRemovedBlocks(t *testing.T) {
 		wantImports []string
 		wantRemoved []string
 	}{
+		"single import": {
+			body:        `import { to = resource.one, id = "x" }`,
+			wantImports: []string{`one <- "x"`},
+		},
+		"for_each import": {
+			body:        `import { for_each = var.ids, to = resource.many[each.key], id = each.value }`,
+			wantImports: []string{`many["a"] <- "id-a"`, `many["b"] <- "id-b"`},
+		},
+		"literal key and nested": {
+			body: `import { to = resource.many["a"], id = "k" }
+import { to = deployment.web.resource.app, id = "${var.ids.b}-2" }`,
+			wantImports: []string{`many["a"] <- "k"`, `web.app <- "id-b-2"`},
+		},
 		"removed": {
 			body: `removed { from = resource.old, provider = provider.local }
 removed { from = resource.gone[0], destroy = false }
@@ -99,11 +112,17 @@ func TestImportAndRemovedBlockErrors(t *testing.T) {
 		body string
 		want string
 	}{
-		"removed declared":  {`removed { from = resource.one }`, `Removed resource still declared`},
-		"removed nested":    {`removed { from = deployment.web.resource.app }`, `Removed resource still declared`},
-		"removed bad from":  {`removed { from = var.ids }`, `Invalid removed address`},
-		"removed provider":  {`removed { from = resource.old, provider = provider.nope }`, `no provider "nope" is declared`},
-		"removed duplicate": {`removed { from = resource.old }` + "\n" + `removed { from = resource.old }`, `Duplicate removed block`},
+		"unknown target":     {`import { to = resource.nope, id = "x" }`, `no resource "nope" is declared here`},
+		"missing key":        {`import { to = resource.many, id = "x" }`, `import into one instance`},
+		"bad key":            {`import { to = resource.one[0], id = "x" }`, `has neither count nor for_each`},
+		"duplicate target":   {`import { to = resource.one, id = "x" }` + "\n" + `import { to = resource.one, id = "y" }`, `Duplicate import target`},
+		"empty id":           {`import { to = resource.one, id = "" }`, `Invalid import id`},
+		"for_each of a list": {`import { for_each = ["a"], to = resource.many[each.key], id = each.value }`, `must be a map, an object or a set of strings`},
+		"removed declared":   {`removed { from = resource.one }`, `Removed resource still declared`},
+		"removed nested":     {`removed { from = deployment.web.resource.app }`, `Removed resource still declared`},
+		"removed bad from":   {`removed { from = var.ids }`, `Invalid removed address`},
+		"removed provider":   {`removed { from = resource.old, provider = provider.nope }`, `no provider "nope" is declared`},
+		"removed duplicate":  {`removed { from = resource.old }` + "\n" + `removed { from = resource.old }`, `Duplicate removed block`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -82,6 +82,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "variable", LabelNames: []string{"name"}},
 	{Type: "output", LabelNames: []string{"name"}},
 	{Type: "locals"},
+	{Type: "import"},
 	{Type: "removed"},
 }}
 
@@ -268,6 +269,7 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 	for _, b := range byType["output"] {
 		diags = append(diags, d.decodeOutput(b)...)
 	}
+	diags = append(diags, d.decodeImports(byType["import"])...)
 	diags = append(diags, d.decodeRemoved(byType["removed"])...)
 	for _, name := range sortedKeys(d.locals) {
 		// Locals nobody reads are checked too.

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// Import blocks (source.Import), as Terraform 1.5+ plans them: the plan
+// asks the provider for the object (the import operation only reads), and
+// diffs the configuration against what it reports, so one plan says the
+// object "will be imported" and, where the configuration differs, also
+// updated or replaced. Apply records the imported object ("import" event)
+// and then makes that change. Nothing is written while planning.
+//
+// A block whose address is recorded already is done: it is ignored, as
+// Terraform ignores it, unless the record's id output names another
+// object, which is an error.
+
+// ImportSpec is an import block's part in a change: the change first
+// records the object its provider reported for ID.
+type ImportSpec struct {
+	ID    string
+	Range source.Range
+}
+
+// importBlocks asks the providers for the objects the import blocks name
+// that are not recorded yet, in parallel within the engine's bound, and
+// plans against them as if recorded.
+func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) error {
+	type job struct {
+		im *source.Import
+		r  *source.Resource
+	}
+	var jobs []job
+	for _, im := range snap.Imports {
+		addr := im.To.String()
+		r := findResource(snap, im.To)
+		if r == nil {
+			return fmt.Errorf("%s: import into %s: the resource is not known before apply (its for_each or count depends on outputs); apply first, then import", im.Range, addr)
+		}
+		if r.State == nil {
+			return fmt.Errorf("%s: import into %s (%s): the resource has no state handler: import records an object in state, so give it state = resource.NAME", im.Range, addr, r.Range)
+		}
+		if rec := pl.recorded[addr]; rec != nil {
+			if id, ok := rec.Entry.OutputProperties["id"].(string); ok && id != im.ID {
+				return fmt.Errorf("%s: import into %s: it is already managed, as the object with id %q in state %s, not %q: remove the import block, or forget the record first (pier state forget %s)", im.Range, addr, id, rec.Handler, im.ID, addr)
+			}
+			continue // imported already
+		}
+		if !pl.e.providers.supports(r.Provider, schema.OperationImport) {
+			ops := []string{}
+			for _, op := range pl.e.providers.operations(r.Provider) {
+				ops = append(ops, string(op))
+			}
+			return fmt.Errorf("%s: import into %s: provider %s does not declare the import operation (it declares: %s), so pier cannot adopt an object into it", im.Range, addr, r.Provider, strings.Join(ops, ", "))
+		}
+		if _, ok := pl.plan.States[r.State.String()]; !ok {
+			return fmt.Errorf("%s: import into %s: state handler %s was not read", im.Range, addr, r.State)
+		}
+		jobs = append(jobs, job{im, r})
+	}
+	entries := make([]Entry, len(jobs))
+	errs := make([]error, len(jobs))
+	sem := make(chan struct{}, pl.e.cfg.parallelism())
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
+			entries[i], errs[i] = pl.e.importObject(ctx, j.r, j.im.ID)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", j.im.Range, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		pl.recorded[j.im.To.String()] = &Recorded{Address: j.im.To, Handler: j.r.State.String(), Entry: entries[i]}
+		pl.imports[j.im.To.String()] = &ImportSpec{ID: j.im.ID, Range: j.im.Range}
+	}
+	return nil
+}
+
+// importObject asks r's provider for the object id and returns the entry
+// that records it, as if pier had created it.
+func (e *Engine) importObject(ctx context.Context, r *source.Resource, id string) (Entry, error) {
+	resp, err := e.providers.call(ctx, r.Provider, r.Address.String(), &schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: r.Type, ID: id}})
+	if err != nil {
+		return Entry{}, fmt.Errorf("import %s (%s %s, id %q): %w", r.Address, r.Provider, r.Type, id, err)
+	}
+	im := resp.ImportResourceResponse
+	deps := make([]string, 0, len(r.DependsOn))
+	for _, d := range r.DependsOn {
+		deps = append(deps, d.String())
+	}
+	entry := Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
+	if entry.InputProperties == nil {
+		entry.InputProperties = map[string]any{}
+	}
+	if entry.OutputProperties == nil {
+		entry.OutputProperties = map[string]any{}
+	}
+	return entry, nil
+}
+
+// markImports puts each import on its resource's change: a change the
+// configuration does not otherwise need is the import alone.
+func (pl *planner) markImports() {
+	for addr, spec := range pl.imports {
+		c := pl.plan.Change(addr)
+		if c == nil {
+			continue
+		}
+		c.Import = spec
+		if c.Action == ActionNoOp {
+			c.Action = ActionImport
+		}
+	}
+}
+
+// executeImport records the object an import block adopts, with an
+// "import" event: the graph's import operation (OpImport). For an import
+// alone that is the whole change; an update or replace of the imported
+// object is an operation that follows it, so that a failed update leaves
+// the object recorded as it is.
+func (a *applier) executeImport(ctx context.Context, c *Change) (map[string]any, error) {
+	entry := c.Prior.Entry
+	if err := a.record(ctx, c.Prior.Handler, "import", func(pb *patchBuilder) error { return pb.put(c.Address, entry) }); err != nil {
+		return nil, fmt.Errorf("import id %q: %w", c.Import.ID, err)
+	}
+	return entry.OutputProperties, nil
+}
