@@ -294,6 +294,8 @@ type Operation struct {
 	Type     string         `json:"type,omitempty"`
 	Inputs   map[string]any `json:"inputs,omitempty"`
 	Operands []int          `json:"operands,omitempty"`
+	// Import is the id an import operation adopts.
+	Import string `json:"import,omitempty"`
 }
 
 // RedactedGraph returns the plan's execution graph's operations with the
@@ -324,6 +326,9 @@ func (p *Plan) RedactedGraph() (*Graph, error) {
 					op.Provider, op.Type = v.Entry.Provider, v.Entry.Type
 				}
 			}
+		}
+		if el.Op == execgraph.OpImport {
+			op.Import, _ = g.Element(el.Operands[3]).Value.(string)
 		}
 		for _, d := range g.Dependencies(i) {
 			op.Operands = append(op.Operands, index[d])
