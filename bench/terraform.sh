@@ -10,7 +10,8 @@
 # Times are wall-clock seconds of the whole pier process, as a user sees
 # them. Peak RSS is GNU time's maximum resident set size of pier and its
 # waited-for descendants (the bridges and providers it starts), whichever
-# single process is largest. Provider starts are counted by a wrapper that
+# single process is largest; provider_MiB is the largest Terraform
+# provider process's own, from the wrapper below. Provider starts are counted by a wrapper that
 # appends a line to a file and then execs the real provider; a command
 # should start it once (pier tf hold, shared by the input check and every
 # bridge) or, when nothing changes, not at all. The same
@@ -46,6 +47,9 @@ measure() { # measure CMD... -> prints "seconds rss_kib cpu_seconds"
 # nothing, and the count then falls short of the starts).
 provider_cpu() { awk '{ s += $1 + $2; n++ } END { printf "%.2f %d\n", s, n }' "$1"; }
 
+# provider_rss FILE: the largest peak RSS (MiB) a provider process recorded.
+provider_rss() { awk '$3 > m { m = $3 } END { printf "%d\n", m / 1024 }' "$1"; }
+
 cpu_rows=()
 cpu_row() { # cpu_row N RUN TREE_CPU PROV_CPU_BEFORE PROV_CPU_NOW RECORDED_BEFORE RECORDED_NOW STARTS
   local p n
@@ -56,15 +60,15 @@ cpu_row() { # cpu_row N RUN TREE_CPU PROV_CPU_BEFORE PROV_CPU_NOW RECORDED_BEFOR
     printf "%-6s %-8s %-10.2f %-12.2f %-10.2f %-8s %s/%s", N, run, tree, prov, own, (prov > 0) ? sprintf("%.0f%%", 100 * own / prov) : "-", rec, starts }')")
 }
 
-printf '%-6s %-9s %-7s %-8s %-7s %-11s %-7s %-13s %-9s\n' \
-  N apply_s starts noop_s starts destroy_s starts peak_rss_MiB state_KiB
+printf '%-6s %-9s %-7s %-8s %-7s %-11s %-7s %-13s %-13s %-9s\n' \
+  N apply_s starts noop_s starts destroy_s starts peak_rss_MiB provider_MiB state_KiB
 for n in "${sizes[@]}"; do
   dir=$(mktemp -d)
   starts=$dir/starts
   : >"$starts"
   cpu=$dir/provider-cpu
   : >"$cpu"
-  printf '#!/bin/sh\necho start >> %q\nexec /usr/bin/time -a -o %q -f "%%U %%S" %q "$@"\n' "$starts" "$cpu" "$REAL" >"$dir/terraform-provider-time"
+  printf '#!/bin/sh\necho start >> %q\nexec /usr/bin/time -a -o %q -f "%%U %%S %%M" %q "$@"\n' "$starts" "$cpu" "$REAL" >"$dir/terraform-provider-time"
   chmod +x "$dir/terraform-provider-time"
   {
     echo 'provider "local" { builtin = "local" }'
@@ -98,8 +102,8 @@ for n in "${sizes[@]}"; do
   read -r p3 n3 < <(provider_cpu "$cpu")
   cpu_row "$n" destroy "$c_destroy" "$p2" "$p3" "$n2" "$n3" "$s_destroy"
   rss=$(( (rss1 > rss2 ? (rss1 > rss3 ? rss1 : rss3) : (rss2 > rss3 ? rss2 : rss3)) / 1024 ))
-  printf '%-6s %-9s %-7s %-8s %-7s %-11s %-7s %-13s %-9s\n' \
-    "$n" "$t_apply" "$s_apply" "$t_noop" "$s_noop" "$t_destroy" "$s_destroy" "$rss" "$size"
+  printf '%-6s %-9s %-7s %-8s %-7s %-11s %-7s %-13s %-13s %-9s\n' \
+    "$n" "$t_apply" "$s_apply" "$t_noop" "$s_noop" "$t_destroy" "$s_destroy" "$rss" "$(provider_rss "$cpu")" "$size"
   rm -rf "$dir"
 done
 echo
