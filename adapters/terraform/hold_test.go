@@ -35,7 +35,7 @@ func TestHoldAndAttach(t *testing.T) {
 	var first struct {
 		MessageType string `json:"message_type"`
 		Schema      struct {
-			MessageType   string     `json:"message_type"`
+			MessageType   string               `json:"message_type"`
 			ResourceTypes []terraform.TypeInfo `json:"resource_types"`
 		} `json:"schema"`
 		Attach *terraform.Attachment `json:"attach"`
