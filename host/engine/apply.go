@@ -244,10 +244,10 @@ func (a *applier) readStates(ctx context.Context) error {
 			continue
 		}
 		r := a.graph.Element(el.Operands[0]).Value.(*source.Resource)
-		hash := a.graph.Element(el.Operands[2]).Value.(string)
 		h := r.Address.String()
 		var ref *handlerRef
 		if a.live != nil {
+			// Read by the engine that planned: the same state.
 			ref = a.live.handlers[h]
 		}
 		if ref == nil {
@@ -255,10 +255,11 @@ func (a *applier) readStates(ctx context.Context) error {
 			if ref, err = a.e.readState(ctx, r); err != nil {
 				return err
 			}
-		}
-		if ref.view.ContentHash() != hash {
-			moved = append(moved, h)
-			continue
+			hash, _ := a.graph.Element(el.Operands[2]).Value.(string)
+			if ref.view.ContentHash() != hash {
+				moved = append(moved, h)
+				continue
+			}
 		}
 		a.states[h] = ref.view
 		a.known[h] = ref.outputs

@@ -39,6 +39,15 @@ const (
 	constImportID  = "import-id"
 )
 
+// stateHash is a read-state's hash constant, computed only when it is
+// needed: when the graph is saved or dumped. Applied by the engine that
+// planned it, the graph reads no state again, and a large state's hash
+// is not worth its cost.
+type stateHash struct{ view *StateView }
+
+// MarshalJSON writes the hash as the string a saved graph holds.
+func (s stateHash) MarshalJSON() ([]byte, error) { return json.Marshal(s.view.ContentHash()) }
+
 // Graph returns the plan's execution graph, built once. No-op resources
 // are not in it.
 func (p *Plan) Graph() (*execgraph.Graph, error) {
@@ -83,7 +92,7 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 		if prov == execgraph.None {
 			return nil, fmt.Errorf("state handler %s: provider %q is not declared", h, c.Resource.Provider)
 		}
-		op, err := b.Operation(execgraph.OpReadState, []execgraph.Ref{b.Desired(h, c.Resource), prov, b.Constant(constHash, p.States[h].ContentHash())}, execgraph.None)
+		op, err := b.Operation(execgraph.OpReadState, []execgraph.Ref{b.Desired(h, c.Resource), prov, b.Constant(constHash, stateHash{p.States[h]})}, execgraph.None)
 		if err != nil {
 			return nil, err
 		}

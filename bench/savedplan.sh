@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Measures what a saved plan costs: N bridged time_static creates (count =
+# N) in one state_file, `pier plan -out FILE` wall time, then `pier apply
+# FILE` wall time, with the number of PlanResourceChange requests
+# terraform-provider-time received in each (from its own trace log).
+# Compare pier binaries (e.g. before and after a change):
+#
+#   bench/savedplan.sh [N] [PIER_BINARY ...]
+#
+# Defaults: N=1000, the binary built from this tree. Wall-clock seconds of
+# the whole pier process, as a user sees them. Nothing here is a test: it
+# prints a table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-1000}
+shift || true
+bins=("$@")
+if [ ${#bins[@]} -eq 0 ]; then
+  go build -o bin/pier ./cmd/pier
+  bins=("$PWD/bin/pier")
+fi
+make -s tfproviders >/dev/null
+REAL=$PWD/bin/tfproviders/terraform-provider-time
+
+wall() {
+  local t
+  t=$(mktemp)
+  if ! /usr/bin/time -o "$t" -f '%e' "$@" >"$t.out" 2>"$t.err"; then
+    echo "bench: $* failed:" >&2
+    tail -n 20 "$t.out" "$t.err" >&2
+    exit 1
+  fi
+  cat "$t"
+  rm -f "$t" "$t.out" "$t.err"
+}
+
+# plans LOG -> the PlanResourceChange requests in LOG, which is then emptied.
+plans() {
+  local c
+  c=$(grep '"Received request"' "$1" | grep -c '"tf_rpc":"PlanResourceChange"' || true)
+  : >"$1"
+  echo "$c"
+}
+
+printf '%-40s %-6s %-10s %-12s %-10s %-12s\n' pier N plan_out_s plan_prc apply_s apply_prc
+for pier in "${bins[@]}"; do
+  dir=$(mktemp -d)
+  log=$dir/tf.log
+  : >"$log"
+  printf '#!/bin/sh\nexport TF_LOG=trace TF_LOG_SDK=trace TF_LOG_SDK_PROTO=trace\nexec %q "$@" 2>>%q\n' "$REAL" "$log" >"$dir/terraform-provider-time"
+  chmod +x "$dir/terraform-provider-time"
+  cat >"$dir/bench.pier.hcl" <<HCL
+provider "local" { builtin = "local" }
+provider "time" { terraform = "./terraform-provider-time" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "t" {
+  count    = $n
+  provider = provider.time
+  type     = "time_static"
+  state    = resource.state
+  inputs   = { triggers = { index = "\${count.index}" } }
+}
+HCL
+  t_plan=$(wall "$pier" plan --dir "$dir" -out "$dir/plan.json")
+  p_plan=$(plans "$log")
+  t_apply=$(wall "$pier" apply "$dir/plan.json")
+  p_apply=$(plans "$log")
+  printf '%-40s %-6s %-10s %-12s %-10s %-12s\n' "$pier" "$n" "$t_plan" "$p_plan" "$t_apply" "$p_apply"
+  rm -rf "$dir"
+done
