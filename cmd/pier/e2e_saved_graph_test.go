@@ -3,11 +3,15 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pierhq/pier/internal/testbin"
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // TestSavedPlanDoesNotPlanAgain: pier apply PLANFILE carries out the
@@ -181,5 +185,46 @@ resource "t" {
 	}
 	if got := rpcs(); got["PlanResourceChange"] != 3 || got["ValidateResourceTypeConfig"] != 3 || got["ApplyResourceChange"] != 3 {
 		t.Errorf("apply plan.json: %v, want 3 of PlanResourceChange, ValidateResourceTypeConfig and ApplyResourceChange (the bridge's own, not a second plan)", got)
+	}
+}
+
+// TestNixSavedPlanResolvesAtRunTime: a saved plan of a flake whose
+// member reads another's outputs (examples/flake: site.motd reads
+// first.value) holds a resolve operation; pier apply FILE evaluates the
+// flake for it once first is applied, and plans nothing again.
+func TestNixSavedPlanResolvesAtRunTime(t *testing.T) {
+	t.Parallel()
+	testneed.Tool(t, "nix")
+	git := testneed.Tool(t, "git")
+	src, err := os.ReadFile("../../examples/flake/flake.nix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
+	d.writeRaw("flake.nix", string(src))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "flake.nix"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = d.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	d.mustRun("plan", "--flake", ".", "-out", "plan.json")
+	data, err := os.ReadFile(filepath.Join(d.dir, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"opcode": "resolve"`) && !strings.Contains(string(data), `"opcode":"resolve"`) {
+		t.Errorf("the saved plan has no resolve operation for site.motd:\n%s", data)
+	}
+	if out := d.mustRun("apply", "plan.json"); !strings.Contains(out, "2 created") {
+		t.Fatalf("apply of the saved plan:\n%s", out)
+	}
+	motd, err := os.ReadFile(filepath.Join(d.dir, "motd.txt"))
+	if err != nil || !strings.Contains(string(motd), "since the first apply") {
+		t.Errorf("motd.txt: %q, %v", motd, err)
+	}
+	if out := d.mustRun("plan", "--flake", "."); !strings.Contains(out, "No changes") {
+		t.Errorf("plan after the saved plan's apply:\n%s", out)
 	}
 }
