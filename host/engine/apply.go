@@ -104,11 +104,10 @@ type applier struct {
 	// ready holds runnable nodes per provider, so that a provider whose
 	// processes are all busy does not hold up the others (or global
 	// slots).
-	ready      map[string][]*node
-	providers  []string // providers with a ready queue, in first-use order
-	queued     int
-	running    int
-	perRunning map[string]int
+	ready     map[string][]*node
+	providers []string // providers with a ready queue, in first-use order
+	queued    int
+	running   int
 	// control are runnable nodes the scheduler carries out itself
 	// (destroy-absent): they call no provider.
 	control []*node
@@ -163,17 +162,15 @@ func (e *Engine) ApplyGraph(ctx context.Context, stop <-chan struct{}, g *execgr
 func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Graph, live *Plan) (*Result, error) {
 	a := &applier{
 		e: e, graph: g, live: live,
-		states:  map[string]*StateView{},
-		planned: map[string]bool{},
-		byAddr:  map[string]*node{},
-		known:   source.Outputs{},
-		result:  &Result{},
-		pending: map[string]*node{},
-		ready:   map[string][]*node{},
-
-		perRunning: map[string]int{},
-		done:       make(chan nodeResult),
-		resolved:   make(chan resolveResult, 1),
+		states:   map[string]*StateView{},
+		planned:  map[string]bool{},
+		byAddr:   map[string]*node{},
+		known:    source.Outputs{},
+		result:   &Result{},
+		pending:  map[string]*node{},
+		ready:    map[string][]*node{},
+		done:     make(chan nodeResult),
+		resolved: make(chan resolveResult, 1),
 
 		recorders: map[string]*recorder{},
 		deps:      newDepIndex(),

@@ -13,12 +13,15 @@ import (
 
 func (a *applier) start(ctx context.Context, n *node) {
 	a.running++
-	a.perRunning[n.change.Provider()]++
 	n.status = StatusApplying
 	n.started = time.Now()
 	c := n.change
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
 	go func() {
+		ctx := ctx
+		if n.slot != nil {
+			ctx = withSlot(ctx, n.slot)
+		}
 		var out map[string]any
 		var err error
 		switch {
@@ -28,6 +31,11 @@ func (a *applier) start(ctx context.Context, n *node) {
 			out, err = a.createReplacement(ctx, c, n.replaced)
 		default:
 			out, err = a.execute(ctx, c)
+		}
+		if n.slot != nil {
+			// Before the scheduler hears of it: it may reserve the slot
+			// again at once.
+			n.slot.release()
 		}
 		a.done <- nodeResult{n: n, outputs: out, err: err}
 	}()

@@ -102,18 +102,6 @@ func (p *providers) supports(name string, op schema.Operation) bool {
 	return slices.Contains(p.operations(name), op)
 }
 
-// parallelism is how many requests may run at once against a provider:
-// its declaration's parallelism, or the engine's default.
-func (p *providers) parallelism(name string) int {
-	p.mu.Lock()
-	d := p.decls[name]
-	p.mu.Unlock()
-	if d != nil && d.Parallelism > 0 {
-		return d.Parallelism
-	}
-	return p.cfg.providerParallelism()
-}
-
 // declaredOperations returns the operations a declaration implies: the
 // built-ins' own, or the ones it lists.
 func (c Config) declaredOperations(d *source.Provider) ([]schema.Operation, error) {
@@ -234,13 +222,54 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 	return pc, nil
 }
 
-// call sends one request to a provider's pool.
+// call sends one request to a provider's pool, in the slot the
+// scheduler reserved for it (see reserve) when ctx carries one.
 func (p *providers) call(ctx context.Context, name, resource string, req *schema.Request) (*schema.Response, error) {
+	if s, ok := ctx.Value(slotKey{}).(*slot); ok && s.name == name && s.rv != nil {
+		return s.rv.Call(ctx, resource, req)
+	}
 	pl, err := p.pool(name)
 	if err != nil {
 		return nil, err
 	}
 	return pl.Call(ctx, resource, req)
+}
+
+// slot is a request slot of one provider's pool, reserved by the
+// scheduler for one operation.
+type slot struct {
+	name string
+	rv   *provider.Reservation
+}
+
+type slotKey struct{}
+
+// reserve takes a free request slot of a provider's pool without waiting:
+// the pool's size is the provider's parallelism, and a provider whose
+// processes are all busy must not hold up the others. A provider without
+// a pool (not declared) gets an empty slot: its call fails on its own.
+func (p *providers) reserve(name string) (*slot, bool) {
+	pl, err := p.pool(name)
+	if err != nil {
+		return &slot{name: name}, true
+	}
+	rv, ok := pl.TryReserve()
+	if !ok {
+		return nil, false
+	}
+	return &slot{name: name, rv: rv}, true
+}
+
+// withSlot makes the provider calls under ctx use s.
+func withSlot(ctx context.Context, s *slot) context.Context {
+	return context.WithValue(ctx, slotKey{}, s)
+}
+
+// release gives back a slot no call used.
+func (s *slot) release() {
+	if s.rv != nil {
+		s.rv.Release()
+	}
 }
 
 // callHandler sends one request to a state handler's own process.

@@ -38,6 +38,8 @@ type node struct {
 	dependents []*node
 	status     Status
 	started    time.Time
+	// slot is the provider request slot reserved for the node's run.
+	slot *slot
 }
 
 type nodeResult struct {
@@ -153,7 +155,9 @@ func (n *node) follows(addr string) bool {
 	return false
 }
 
-// run is the scheduling loop.
+// run is the scheduling loop. Its sem is the one bound on how many
+// operations run at once; a provider's own parallelism is its process
+// pool's size, whose free slots dequeue reserves.
 func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 	sem := a.e.cfg.parallelism()
 	for {
@@ -195,7 +199,6 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 		select {
 		case r := <-a.done:
 			a.running--
-			a.perRunning[r.n.change.Provider()]--
 			a.finish(r)
 			if len(a.pending) > 0 {
 				a.resolveAgain = true
@@ -456,14 +459,19 @@ func (a *applier) enqueue(n *node) {
 }
 
 // dequeue takes the next runnable node whose provider has a free process,
-// or returns nil.
+// reserving it, or returns nil.
 func (a *applier) dequeue() *node {
 	for _, p := range a.providers {
 		q := a.ready[p]
-		if len(q) == 0 || a.perRunning[p] >= a.e.providers.parallelism(p) {
+		if len(q) == 0 {
+			continue
+		}
+		s, ok := a.e.providers.reserve(p)
+		if !ok {
 			continue
 		}
 		n := q[0]
+		n.slot = s
 		q[0] = nil
 		a.ready[p] = q[1:]
 		a.queued--

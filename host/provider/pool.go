@@ -44,7 +44,43 @@ func (pl *Pool) Started() int {
 // running; see [Process.Call]. It waits for a free process while all are
 // busy, or until ctx ends.
 func (pl *Pool) Call(ctx context.Context, resource string, req *schema.Request) (*schema.Response, error) {
-	return pl.call(ctx, resource, req, nil)
+	return pl.call(ctx, resource, req, nil, false)
+}
+
+// Reservation is one of a pool's request slots, taken without waiting by
+// a scheduler that must not block on a provider whose processes are all
+// busy (the engine's). It serves one request; an unused one is released.
+type Reservation struct {
+	pl *Pool
+	// once hands the slot on: to the first Call, or back by Release.
+	once sync.Once
+}
+
+// TryReserve takes a free request slot, or reports that none is free.
+func (pl *Pool) TryReserve() (*Reservation, bool) {
+	select {
+	case pl.sem <- struct{}{}:
+		return &Reservation{pl: pl}, true
+	default:
+		return nil, false
+	}
+}
+
+// Call sends req in the reserved slot, as [Pool.Call] does, and gives the
+// slot back. A second Call waits for a slot as Pool.Call does.
+func (rv *Reservation) Call(ctx context.Context, resource string, req *schema.Request) (*schema.Response, error) {
+	held := false
+	rv.once.Do(func() { held = true })
+	if !held {
+		return rv.pl.Call(ctx, resource, req)
+	}
+	return rv.pl.call(ctx, resource, req, nil, true)
+}
+
+// Release gives back a slot that no request used; after Call it does
+// nothing.
+func (rv *Reservation) Release() {
+	rv.once.Do(func() { <-rv.pl.sem })
 }
 
 // CallSized is [Pool.Call] that also returns the length in bytes of the
@@ -52,11 +88,16 @@ func (pl *Pool) Call(ctx context.Context, resource string, req *schema.Request) 
 // the engine keeps within [schema.MaxStateSize].
 func (pl *Pool) CallSized(ctx context.Context, resource string, req *schema.Request) (*schema.Response, int, error) {
 	var n int
-	resp, err := pl.call(ctx, resource, req, &n)
+	resp, err := pl.call(ctx, resource, req, &n, false)
 	return resp, n, err
 }
 
-func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, size *int) (*schema.Response, error) {
+// call sends one request; held means the caller already holds a slot,
+// which call gives back.
+func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, size *int, held bool) (*schema.Response, error) {
+	if held {
+		defer func() { <-pl.sem }()
+	}
 	r, err := prepare(pl.cfg, resource, req)
 	if err != nil {
 		return nil, err
@@ -72,12 +113,14 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 	pl.mu.Unlock()
 	defer pl.busy.Done()
 
-	select {
-	case pl.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%s: wait for a free provider process: %w", who, context.Cause(ctx))
+	if !held {
+		select {
+		case pl.sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: wait for a free provider process: %w", who, context.Cause(ctx))
+		}
+		defer func() { <-pl.sem }()
 	}
-	defer func() { <-pl.sem }()
 
 	p, err := pl.take(ctx)
 	if err != nil {

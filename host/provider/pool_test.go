@@ -159,3 +159,40 @@ func outputPID(t testing.TB, out schema.Properties) int {
 	}
 	return int(pid)
 }
+
+// TestPoolReserve: TryReserve takes the pool's request slots without
+// waiting, each reservation serves one request, and what a reservation
+// did not use is given back.
+func TestPoolReserve(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	pool := NewPool(Config{Name: "py", Executable: exe}, 2)
+	defer pool.Close()
+	a, ok := pool.TryReserve()
+	if !ok {
+		t.Fatal("first reservation refused")
+	}
+	b, ok := pool.TryReserve()
+	if !ok {
+		t.Fatal("second reservation refused")
+	}
+	if _, ok := pool.TryReserve(); ok {
+		t.Fatal("a third reservation of a pool of 2 was granted")
+	}
+	req := &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}}
+	if _, err := a.Call(t.Context(), "web.greet", req); err != nil {
+		t.Fatal(err)
+	}
+	a.Release() // used: nothing to give back
+	c, ok := pool.TryReserve()
+	if !ok {
+		t.Fatal("the slot of a reservation that served its request was not given back")
+	}
+	b.Release()
+	c.Release()
+	for range 2 {
+		if _, ok := pool.TryReserve(); !ok {
+			t.Fatal("released slots were not given back")
+		}
+	}
+}
