@@ -17,6 +17,21 @@ type Capabilities struct {
 	// StatefulWhen maps a type to a boolean input that, when true, makes
 	// a resource of that type need a state handler (exec: once).
 	StatefulWhen map[string]string `json:"statefulWhen,omitempty"`
+	// SensitiveDefaults maps a type to inputs the host sets, when the
+	// deployment leaves them unset, on a resource whose input When holds a
+	// sensitive value (local file: mode "0600" when contents is
+	// sensitive). The protocol does not carry sensitivity, so the adapter
+	// cannot tell; the host can.
+	SensitiveDefaults map[string]SensitiveDefault `json:"sensitiveDefaults,omitempty"`
+}
+
+// SensitiveDefault is one type's entry in
+// [Capabilities.SensitiveDefaults].
+type SensitiveDefault struct {
+	// When names the input whose sensitivity sets the defaults.
+	When string `json:"when"`
+	// Set are the inputs set, with their values.
+	Set map[string]any `json:"set"`
 }
 
 // IsStateType reports whether typ is one of the adapter's state providers.

@@ -30,6 +30,9 @@ var Capabilities = schema.Capabilities{
 	StateTypes:    []string{"state_file"},
 	StatefulTypes: []string{"memo"},
 	StatefulWhen:  map[string]string{"exec": "once"},
+	// A secret written to a file is for its owner only, unless the
+	// deployment says otherwise.
+	SensitiveDefaults: map[string]schema.SensitiveDefault{"file": {When: "contents", Set: map[string]any{"mode": "0600"}}},
 }
 
 // Options configures a [Provider]. The zero value serves the process's

@@ -124,7 +124,9 @@ func TestLocal(t *testing.T) {
 		},
 		"file input errors": {
 			steps: []step{
-				{req: create("file", `{"name":"a.txt","contents":"hi","mode":"0600"}`, false), wantErr: []string{`create file: input field "mode": unknown field (known: contents, name)`}},
+				{req: create("file", `{"name":"a.txt","contents":"hi","owner":"root"}`, false), wantErr: []string{`create file: input field "owner": unknown field (known: contents, mode, name)`}},
+				{req: create("file", `{"name":"a.txt","contents":"hi","mode":"644x"}`, false), wantErr: []string{`create file: input field "mode": mode "644x" is not three or four octal digits such as "0644"`}},
+				{req: create("file", `{"name":"a.txt","contents":"hi","mode":"4755"}`, false), wantErr: []string{`create file: input field "mode": mode "4755" sets more than permission bits; use 0000 to 0777`}},
 				{req: create("file", `{"name":"a.txt"}`, false), wantErr: []string{`create file: input field "contents": required field is missing`}},
 				{req: create("file", `{"name":"","contents":""}`, false), wantErr: []string{`create file: name must not be empty`}},
 				{req: create("file", `{"name":"no/such/dir","contents":""}`, false), wantErr: []string{`create file: write "no/such/dir": open `, `no such file or directory`}},

@@ -55,8 +55,8 @@ func refused(summary string, err error) *schema.PreviewResourceResponse {
 }
 
 func (fileType) check(in schema.Properties, _ bool) error {
-	var v fileInputs
-	return providersdk.DecodeInputs(in, &v)
+	_, _, err := decodeFileInputs(in)
+	return err
 }
 
 func (memoType) check(in schema.Properties, stateful bool) error {

@@ -23,9 +23,11 @@ func TestPreview(t *testing.T) {
 	tests := map[string]step{
 		"file ok":            {req: preview("file", `{"name":"a","contents":"hi"}`, false), want: previewOK},
 		"file update":        {req: previewUpdate("file", `{"name":"a","contents":"hi"}`, `{"name":"a","contents":"ho"}`), want: previewOK},
-		"unknown key":        {req: preview("file", `{"name":"a","contnets":"hi"}`, true), want: `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Invalid input","detail":"unknown field (known: contents, name)","attribute":["contnets"]}]}}`},
+		"unknown key":        {req: preview("file", `{"name":"a","contnets":"hi"}`, true), want: `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Invalid input","detail":"unknown field (known: contents, mode, name)","attribute":["contnets"]}]}}`},
 		"wrong type":         {req: preview("file", `{"name":"a","contents":7}`, true), want: `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Invalid input","detail":"cannot use a JSON number as string","attribute":["contents"]}]}}`},
 		"missing key":        {req: preview("file", `{"name":"a"}`, true), want: `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Invalid input","detail":"required field is missing","attribute":["contents"]}]}}`},
+		"file mode":          {req: preview("file", `{"name":"a","contents":"hi","mode":"0640"}`, false), want: previewOK},
+		"file bad mode":      {req: preview("file", `{"name":"a","contents":"hi","mode":"rw-r--r--"}`, false), want: `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Invalid input","detail":"mode \"rw-r--r--\" is not three or four octal digits such as \"0644\"","attribute":["mode"]}]}}`},
 		"memo stateful":      {req: preview("memo", `{"initialize_with":1}`, true), want: previewOK},
 		"memo without state": {req: preview("memo", `{"initialize_with":1}`, false), want: `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Missing state","detail":"memo only makes sense with a state handler: it keeps the value it was first created with, and without state (isStateful is false) nothing would remember it; give the resource a state handler"}]}}`},
 		"exec once without state": {req: preview("exec", `{"executable":"true","args":[],"stdin":null,"once":true}`, false), wantErr: nil,

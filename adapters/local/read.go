@@ -63,11 +63,12 @@ var notImportable = map[string]string{
 }
 
 // read sees what is on disk: a file gone (exists: false), or contents
-// other than recorded (its inputs, as they are now). It cannot see a
-// change of mode or owner, which the file type does not manage.
+// other than recorded, or with a mode set, other permissions (its
+// inputs, as they are now). It cannot see a change of owner, nor of mode
+// when none is set: the file type does not manage those.
 func (t fileType) read(_ context.Context, res *schema.ExtantResource) (*schema.ReadResourceResponse, error) {
-	var in fileInputs
-	if err := providersdk.DecodeInputs(res.InputProperties, &in); err != nil {
+	in, mode, err := decodeFileInputs(res.InputProperties)
+	if err != nil {
 		return nil, err
 	}
 	contents, ok, err := t.contents(in.Name)
@@ -76,8 +77,19 @@ func (t fileType) read(_ context.Context, res *schema.ExtantResource) (*schema.R
 	}
 	// A file that is not UTF-8 is not one pier wrote; it reads as changed
 	// (invalid bytes become U+FFFD), and the next apply writes it again.
-	return &schema.ReadResourceResponse{Exists: true, OutputProperties: schema.Properties{},
-		InputProperties: schema.Properties{"name": in.Name, "contents": contents}}, nil
+	now := schema.Properties{"name": in.Name, "contents": contents}
+	if mode != nil {
+		path, _ := t.p.path(in.Name)
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %q: %w", in.Name, err)
+		}
+		now["mode"] = in.Mode // the recorded spelling, when it is the same mode
+		if perm := fi.Mode().Perm(); perm != *mode {
+			now["mode"] = fmt.Sprintf("%04o", perm)
+		}
+	}
+	return &schema.ReadResourceResponse{Exists: true, OutputProperties: schema.Properties{}, InputProperties: now}, nil
 }
 
 // importObject adopts the file named id, relative to the deployment

@@ -641,6 +641,9 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 	inputs, _ := j.(map[string]any)
 	changed := inst.inputs == cty.NilVal || !inst.inputs.RawEquals(val)
 	sensitive := sensitivePaths(val)
+	if sensitive != nil {
+		d.addSensitiveDefaults(r, inputs, sensitive)
+	}
 	if changed {
 		inst.inputs, inst.sensitive, inst.val = val, sensitive, cty.NilVal
 	}

@@ -107,6 +107,28 @@ func markPath(v cty.Value, path []any) cty.Value {
 	return v
 }
 
+// addSensitiveDefaults sets in inputs what the resource's builtin adapter
+// asks for when an input holds a sensitive value and the deployment leaves
+// it unset ([schema.Capabilities.SensitiveDefaults]; local's file is
+// written 0600). inputs is the resource's own fresh map.
+func (d *Deployment) addSensitiveDefaults(r *resourceDecl, inputs map[string]any, sensitive []string) {
+	p := d.providers[r.provider]
+	if p == nil || p.Builtin == "" || inputs == nil {
+		return
+	}
+	sd, ok := d.builtins[p.Builtin].SensitiveDefaults[r.typ]
+	if !ok || !slices.ContainsFunc(sensitive, func(s string) bool {
+		return s == sd.When || s == source.AnyStep || strings.HasPrefix(s, sd.When+".")
+	}) {
+		return
+	}
+	for k, v := range sd.Set {
+		if _, set := inputs[k]; !set {
+			inputs[k] = v
+		}
+	}
+}
+
 // sensitivePaths lists, as dotted paths, the parts of v that carry the
 // sensitive mark, so the engine can hide them wherever it shows inputs.
 func sensitivePaths(v cty.Value) []string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/internal/builtin"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -396,6 +397,49 @@ resource "b" {
 				if strings.Contains(text.String(), secret) || strings.Contains(err.Error(), secret) {
 					t.Errorf("the error shows %s:\n%s", secret, text.String())
 				}
+			}
+		})
+	}
+}
+
+// TestSensitiveDefaults: a builtin adapter's type asks for inputs when
+// another holds a sensitive value (local's file: mode "0600" when its
+// contents are sensitive); the deployment's own value wins.
+func TestSensitiveDefaults(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		inputs string
+		want   map[string]any
+	}{
+		"sensitive contents": {
+			inputs: `{ name = "f", contents = "pw=${var.pw}" }`,
+			want:   map[string]any{"name": "f", "contents": "pw=hunter2-secret", "mode": "0600"},
+		},
+		"a mode of its own": {
+			inputs: `{ name = "f", contents = var.pw, mode = "0640" }`,
+			want:   map[string]any{"name": "f", "contents": "hunter2-secret", "mode": "0640"},
+		},
+		"plain contents": {
+			inputs: `{ name = "f", contents = "x" }`,
+			want:   map[string]any{"name": "f", "contents": "x"},
+		},
+		"only the name is sensitive": {
+			inputs: `{ name = var.pw, contents = "x" }`,
+			want:   map[string]any{"name": "hunter2-secret", "contents": "x"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d := mustLoad(t, writeDir(t, map[string]string{"main.pier.hcl": sensitiveHeader + `resource "f" {
+  provider = provider.local
+  type     = "file"
+  inputs   = ` + tc.inputs + `
+}
+`}), Options{Builtins: builtin.Capabilities})
+			s := mustResolve(t, d, nil)
+			if diff := cmp.Diff(tc.want, view(t, s)["f"].Inputs); diff != "" {
+				t.Errorf("inputs (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -1,0 +1,69 @@
+package local_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+
+// TestFileMode: a file with a mode has exactly that mode whatever the
+// umask and whatever mode an existing file had, set before the contents
+// are written; without one, a new file gets the umask's and an existing
+// one keeps its own.
+func TestFileMode(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		existing os.FileMode // 0: no file before
+		inputs   string
+		want     os.FileMode
+	}{
+		"new, private":              {inputs: `{"name":"f","contents":"s","mode":"0600"}`, want: 0o600},
+		"three digits":              {inputs: `{"name":"f","contents":"s","mode":"640"}`, want: 0o640},
+		"looser existing tightened": {existing: 0o644, inputs: `{"name":"f","contents":"s","mode":"0600"}`, want: 0o600},
+		"wider than the umask":      {inputs: `{"name":"f","contents":"s","mode":"0666"}`, want: 0o666},
+		"unset keeps existing":      {existing: 0o640, inputs: `{"name":"f","contents":"s"}`, want: 0o640},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "f")
+			if tc.existing != 0 {
+				if err := os.WriteFile(path, []byte("old"), tc.existing); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chmod(path, tc.existing); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run(t, dir, []step{{req: create("file", tc.inputs, false), want: created}})
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode().Perm(); got != tc.want {
+				t.Errorf("mode = %#o, want %#o", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFileModeUpdate: changing only the mode updates the file in place.
+func TestFileModeUpdate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := `{"name":"f","contents":"s","mode":"0644"}`
+	run(t, dir, []step{
+		{req: create("file", old, true), want: created},
+		{req: update("file", old, `{}`, `{"name":"f","contents":"s","mode":"0600"}`), want: `{"updateResourceResponse":{"outputProperties":{}}}`},
+	})
+	fi, err := os.Stat(filepath.Join(dir, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != 0o600 {
+		t.Errorf("mode = %s, want 0600", fmt.Sprintf("%#o", got))
+	}
+}
