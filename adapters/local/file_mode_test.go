@@ -7,7 +7,6 @@ import (
 	"testing"
 )
 
-
 // TestFileMode: a file with a mode has exactly that mode whatever the
 // umask and whatever mode an existing file had, set before the contents
 // are written; without one, a new file gets the umask's and an existing
