@@ -77,7 +77,7 @@ func TestPlanRejectsUnknownLocalInput(t *testing.T) {
   inputs   = { name = "typo.txt", contnets = "hi" }
 }
 `)
-	d.mustFailAtPlan(at(17, 35) + `resource typo \(provider local\): input contnets: .*unknown field \(known: contents, name\)`)
+	d.mustFailAtPlan(at(17, 35) + `resource typo \(provider local\): input contnets: .*unknown field \(known: contents, mode, name\)`)
 }
 
 // TestPlanRejectsMissingProviderExecutable: a provider that will be
