@@ -31,7 +31,9 @@ func newApplyCommand() *cli.Command {
 		Usage:     "carry out the changes, or a saved plan",
 		ArgsUsage: "[PLANFILE | MEMBER...]",
 		Description: `Plans and applies at once, or, given a PLANFILE from pier plan -out, carries
-out exactly that plan and refuses if any state has moved since. MEMBER
+out exactly that plan's execution graph, without planning again; it
+refuses (exit 3) if the deployment's files, a provider's declaration or
+executable, or any state has changed since (see docs/plan.md). MEMBER
 arguments (anything that is not an existing file) limit the apply to those
 resources and what they depend on, as --target does and as nixops4 apply
 <paths> does.
