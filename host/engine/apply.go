@@ -243,8 +243,9 @@ func (a *applier) readStates(ctx context.Context) error {
 		r := a.graph.Element(el.Operands[0]).Value.(*source.Resource)
 		h := r.Address.String()
 		var ref *handlerRef
-		if a.live != nil {
-			// Read by the engine that planned: the same state.
+		if a.live != nil && a.live.madeBy == a.e {
+			// Read by this engine when planning: the same state, its
+			// handler still running.
 			ref = a.live.handlers[h]
 		}
 		if ref == nil {
@@ -252,8 +253,7 @@ func (a *applier) readStates(ctx context.Context) error {
 			if ref, err = a.e.readState(ctx, r); err != nil {
 				return err
 			}
-			hash, _ := a.graph.Element(el.Operands[2]).Value.(string)
-			if ref.view.ContentHash() != hash {
+			if ref.view.ContentHash() != hashOf(a.graph.Element(el.Operands[2]).Value) {
 				moved = append(moved, h)
 				continue
 			}
@@ -293,6 +293,18 @@ func (a *applier) readStates(ctx context.Context) error {
 		a.planned[addr] = true
 	}
 	return nil
+}
+
+// hashOf is the content hash a read-state's constant holds: a string in a
+// loaded graph, computed from the view in a fresh one.
+func hashOf(v any) string {
+	switch h := v.(type) {
+	case string:
+		return h
+	case stateHash:
+		return h.view.ContentHash()
+	}
+	return ""
 }
 
 // build makes a node of each operation of the graph.

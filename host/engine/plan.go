@@ -170,6 +170,9 @@ type Plan struct {
 	handlers map[string]*handlerRef
 	// exec is the execution graph, built once the plan is complete.
 	exec *execgraph.Graph
+	// madeBy is the engine that planned: its state handlers are running,
+	// and applying there reads no state again.
+	madeBy *Engine
 }
 
 // Summary counts the changes by action.
@@ -295,7 +298,7 @@ func (e *Engine) PlanDestroy(ctx context.Context) (*Plan, error) {
 }
 
 func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Plan, error) {
-	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*handlerRef{}, madeBy: e}, recorded: map[string]*Recorded{}}
 	for _, a := range o.Replace {
 		pl.plan.replace[a] = true
 	}
