@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cost of --refresh: N bridged time_static (terraform-provider-time from
 # bin/tfproviders, built by make tfproviders) in one state_file, then a
-# no-op apply without and with --refresh, REPEAT times each, and the
+# no-op apply without and with --refresh, and apply --refresh-only (which
+# finds no drift), REPEAT times each, and the
 # provider processes each started.
 #
 #   bench/refresh.sh [N] [REPEAT]      (default: 1000 3)
@@ -52,4 +53,5 @@ run "create $n"
 for _ in $(seq "$repeat"); do
   run "no-op"
   run "no-op --refresh" --refresh
+  run "--refresh-only" --refresh-only
 done
