@@ -8,7 +8,10 @@
 // Plan.Graph), execute.go carries out one change, recording.go and
 // recorder.go record it, outputs.go keeps the outputs. lifecycle.go is
 // what create_before_destroy, prevent_destroy, ignore_changes, --replace
-// and --target do to a plan.
+// and --target do to a plan. What a plan learns from the real objects:
+// refresh.go (--refresh, refresh = true) and refresh_only.go
+// (--refresh-only), import_blocks.go (import blocks; import.go is pier
+// import), removed.go (records whose block is gone, removed blocks).
 //
 // It owns scheduling (ordering, failure and skip propagation, interrupts,
 // resolving blocked resources as outputs arrive), the shape of state

@@ -20,6 +20,12 @@
 //	deployment "web" { resource "app" { … } deployment "inner" { … } }
 //	output "db"      { value = resource.db.outputs.value, sensitive = false }
 //	locals           { url = "db://${resource.db.outputs.value}", name = "app-${var.n}" }
+//	import           { for_each = var.ids, to = resource.site[each.key], id = each.value }  (import.go)
+//	removed          { from = resource.old, provider = provider.local }                     (removed.go)
+//
+// (import and removed blocks put one argument on a line; they are shown on
+// one here for brevity.) A resource's refresh = true makes every plan read
+// it (refresh.go).
 //
 // Provider, variable, output and locals blocks are top level only. A
 // local is a named expression read as local.NAME from any block; its own
