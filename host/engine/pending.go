@@ -152,7 +152,7 @@ func (a *applier) recordIntent(ctx context.Context, c *Change, op PendingKind) e
 	if !ok {
 		return nil
 	}
-	return a.record(ctx, h, eventPending, func(pb *patchBuilder) error { return pb.putPending(c.Address, p) })
+	return a.commitRecord(ctx, h, eventPending, func(pb *patchBuilder) error { return pb.putPending(c.Address, p) })
 }
 
 // intentOf says where c's intent for op is recorded, and what it is.

@@ -46,6 +46,9 @@ type nodeResult struct {
 	n       *node
 	outputs map[string]any
 	err     error
+	// release says the node is not done, only done with its provider:
+	// see withWake.
+	release bool
 }
 
 type resolveResult struct {
@@ -198,6 +201,10 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 		}
 		select {
 		case r := <-a.done:
+			if r.release {
+				// Its provider slot is free: try the ready queues again.
+				continue
+			}
 			a.running--
 			a.finish(r)
 			if len(a.pending) > 0 {

@@ -2,11 +2,13 @@
 """A v0 resource provider whose objects live outside pier's state, for
 pier's tests of interrupted operations.
 
-Type obj {name} -> {id}: create writes a new object file into the
+Type obj {name, delay?} -> {id}: create writes a new object file into the
 directory $OBJECTS (one file per object, named NAME.N, N counting up), so
 a test can count the copies of each name whatever pier recorded. The id is
 the file's name.
 
+- delay (seconds) is slept after the object is made, before the answer:
+  a slow create, for kill -9 trials (bench/killtrials.sh).
 - While a file block-NAME exists in $OBJECTS, a create of NAME writes its
   object, then writes created-NAME and blocks until it is killed: pier is
   killed while the provider is "still working" on an object that exists.
@@ -36,6 +38,8 @@ def create(props):
         json.dump(props, f)
         f.flush()
         os.fsync(f.fileno())
+    if props.get("delay"):
+        time.sleep(float(props["delay"]))
     if os.path.exists(os.path.join(OBJECTS, "block-" + name)):
         with open(os.path.join(OBJECTS, "created-" + name), "w") as f:
             f.write(os.path.basename(path))
