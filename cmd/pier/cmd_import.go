@@ -46,7 +46,11 @@ func runImport(ctx context.Context, o deployOptions, addr, id string, stdout, st
 		return err
 	}
 	if !o.JSON {
-		fmt.Fprintf(stdout, "Imported %s (provider %s, id %q) into state %s. The real object was not changed.\n\n", res.Address, res.Provider, id, res.Handler)
+		fmt.Fprintf(stdout, "Imported %s (provider %s, id %q) into state %s. The real object was not changed.\n", res.Address, res.Provider, id, res.Handler)
+		if res.ResolvedPending {
+			fmt.Fprintf(stdout, "This resolves the pending create an interrupted apply left for %s.\n", res.Address)
+		}
+		fmt.Fprintln(stdout)
 	} else {
 		writeJSONLine(stdout, map[string]any{"message_type": "import", "address": res.Address.String(), "provider": res.Provider, "state": res.Handler})
 	}
