@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/pierhq/pier/schema"
 )
@@ -87,26 +89,21 @@ func (r *recorder) commit(batch []*recordReq) {
 	}
 	pb := &patchBuilder{doc: r.doc}
 	var ok []*recordReq
-	event := ""
+	var events []string
 	for _, req := range batch {
 		if err := req.build(pb); err != nil {
 			req.err <- err
 			continue
 		}
 		ok = append(ok, req)
-		// An intent riding along does not rename the event: a "forget"
-		// batched with a "pending" is still a forget.
-		switch {
-		case req.event == eventPending && event != "":
-		case event == "" || event == eventPending:
-			event = req.event
-		case event != req.event:
-			event = "apply"
+		if !slices.Contains(events, req.event) {
+			events = append(events, req.event)
 		}
 	}
 	if len(ok) == 0 {
 		return
 	}
+	event := batchEvent(events)
 	if len(pb.ops) > 0 {
 		err := r.append(ok[0].ctx, event, pb.ops)
 		if err != nil {
@@ -120,6 +117,18 @@ func (r *recorder) commit(batch []*recordReq) {
 	for _, req := range ok {
 		req.err <- nil
 	}
+}
+
+// batchEvent names the event of a group commit after what it records, in
+// order, so that the log still says a replace's destroy happened when it
+// shares an event with an update ("destroy+update"). An intent riding
+// along does not rename it: a forget batched with a pending operation is
+// still a forget.
+func batchEvent(events []string) string {
+	if len(events) > 1 {
+		events = slices.DeleteFunc(slices.Clone(events), func(e string) bool { return e == eventPending })
+	}
+	return strings.Join(events, "+")
 }
 
 func (r *recorder) append(ctx context.Context, event string, patch schema.Patch) error {

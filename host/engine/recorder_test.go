@@ -1,0 +1,21 @@
+package engine
+
+import "testing"
+
+func TestBatchEvent(t *testing.T) {
+	tests := []struct {
+		events []string
+		want   string
+	}{
+		{[]string{"create"}, "create"},
+		{[]string{eventPending}, eventPending},
+		{[]string{eventPending, "forget"}, "forget"},
+		{[]string{"destroy", eventPending, "update"}, "destroy+update"},
+		{[]string{"create", "destroy"}, "create+destroy"},
+	}
+	for _, tc := range tests {
+		if got := batchEvent(tc.events); got != tc.want {
+			t.Errorf("batchEvent(%q) = %q, want %q", tc.events, got, tc.want)
+		}
+	}
+}
