@@ -87,6 +87,12 @@ func action(a engine.Action) pier1.Action {
 		return pier1.Action_DESTROY
 	case engine.ActionReplace:
 		return pier1.Action_REPLACE
+	case engine.ActionRefresh:
+		return pier1.Action_REFRESH
+	case engine.ActionForget:
+		return pier1.Action_FORGET
+	case engine.ActionImport:
+		return pier1.Action_IMPORT
 	}
 	return pier1.Action_ACTION_INVALID
 }

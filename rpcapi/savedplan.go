@@ -10,12 +10,12 @@ import (
 // (host/planfile), so that `pier apply FILE` carries out a plan made over
 // the RPC. The bytes may hold inputs: the client must keep them as a
 // secret.
-func savedPlanBytes(version string, d *session.Deployment, eng *engine.Engine, p *engine.Plan) ([]byte, error) {
+func savedPlanBytes(version string, d *session.Deployment, eng *engine.Engine, p *engine.Plan, opts engine.PlanOptions) ([]byte, error) {
 	ref, err := d.Ref()
 	if err != nil {
 		return nil, err
 	}
-	sp, err := planfile.New(version, planfile.Ref(ref), engine.PlanOptions{}, eng, p)
+	sp, err := planfile.New(version, planfile.Ref(ref), opts, eng, p)
 	if err != nil {
 		return nil, err
 	}

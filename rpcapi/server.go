@@ -419,6 +419,9 @@ func (l *lockedSender[T]) Send(m T) {
 }
 
 func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.ServerStreamingServer[pier1.PlanDeployment_Event]) error {
+	if req.GetDestroy() && req.GetRefreshOnly() {
+		return status.Error(codes.InvalidArgument, "refresh_only cannot be combined with destroy")
+	}
 	dep, err := s.deployment(req.GetDeploymentHandle())
 	if err != nil {
 		return err
@@ -447,10 +450,11 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 	}
 	ctx := stream.Context()
 	var p *engine.Plan
+	opts := engine.PlanOptions{RefreshOnly: req.GetRefreshOnly()}
 	if req.GetDestroy() {
 		p, err = eng.PlanDestroy(ctx)
 	} else {
-		p, err = eng.Plan(ctx)
+		p, err = eng.PlanWith(ctx, opts)
 	}
 	if err != nil {
 		eng.Close()
@@ -462,30 +466,16 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 	for _, w := range p.Warnings {
 		diag(warning(w))
 	}
-	for _, c := range p.Changes {
-		if c.StateHandler || c.Structural {
-			continue
-		}
-		pc := &pier1.PlannedChange{Address: c.Addr(), Action: action(c.Action), Provider: c.Provider(), Pending: c.Pending, Note: c.Note}
-		if c.Resource != nil {
-			pc.ResourceType = c.Resource.Type
-			var old map[string]any
-			if c.Prior != nil {
-				old = c.Prior.Entry.InputProperties
-			}
-			if c.Action == engine.ActionUpdate || c.Action == engine.ActionReplace || c.Action == engine.ActionCreate {
-				for _, d := range engine.DiffInputs(old, c.Resource.Inputs) {
-					pc.ChangedInputs = append(pc.ChangedInputs, d.Key)
-				}
-			}
-		} else if c.Prior != nil {
-			pc.ResourceType = c.Prior.Entry.Type
+	refreshed := 0
+	for _, pc := range plannedChanges(p) {
+		if pc.Action == pier1.Action_REFRESH {
+			refreshed++
 		}
 		out.Send(&pier1.PlanDeployment_Event{Event: &pier1.PlanDeployment_Event_PlannedChange{PlannedChange: pc}})
 	}
 	var saved []byte
 	if req.GetSavedPlan() {
-		if saved, err = savedPlanBytes(s.cfg.Version, dep.d, eng, p); err != nil {
+		if saved, err = savedPlanBytes(s.cfg.Version, dep.d, eng, p, opts); err != nil {
 			eng.Close()
 			for _, d := range diagnostics(err) {
 				diag(d)
@@ -498,6 +488,7 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 	h := s.handles.add(kindPlan, pl, req.GetDeploymentHandle())
 	return complete(&pier1.PlanDeployment_Complete{PlanHandle: h, SavedPlan: saved, Summary: &pier1.Summary{
 		Create: int32(sum.Create), Update: int32(sum.Update), Destroy: int32(sum.Destroy), Replace: int32(sum.Replace), NoOp: int32(sum.NoOp),
+		Forget: int32(sum.Forget), Imports: int32(sum.Import), Refresh: int32(refreshed),
 	}})
 }
 

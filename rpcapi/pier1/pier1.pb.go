@@ -101,6 +101,16 @@ const (
 	Action_NO_OP          Action = 3
 	Action_DESTROY        Action = 4
 	Action_REPLACE        Action = 5
+	// A refresh-only plan records the object as a read found it (or
+	// removes the record of one found gone); no provider changes it.
+	Action_REFRESH Action = 6
+	// A removed block with destroy = false: the record is dropped, the
+	// object left alone.
+	Action_FORGET Action = 7
+	// An import block adopts the object, which the configuration then
+	// needs unchanged (an import that needs changing is UPDATE or
+	// REPLACE with import_id set).
+	Action_IMPORT Action = 8
 )
 
 // Enum value maps for Action.
@@ -112,6 +122,9 @@ var (
 		3: "NO_OP",
 		4: "DESTROY",
 		5: "REPLACE",
+		6: "REFRESH",
+		7: "FORGET",
+		8: "IMPORT",
 	}
 	Action_value = map[string]int32{
 		"ACTION_INVALID": 0,
@@ -120,6 +133,9 @@ var (
 		"NO_OP":          3,
 		"DESTROY":        4,
 		"REPLACE":        5,
+		"REFRESH":        6,
+		"FORGET":         7,
+		"IMPORT":         8,
 	}
 )
 
@@ -1041,8 +1057,20 @@ type PlannedChange struct {
 	// The top-level inputs that change.
 	ChangedInputs []string `protobuf:"bytes,5,rep,name=changed_inputs,json=changedInputs,proto3" json:"changed_inputs,omitempty"`
 	// Inputs known only after what it waits on is applied.
-	Pending       bool   `protobuf:"varint,6,opt,name=pending,proto3" json:"pending,omitempty"`
-	Note          string `protobuf:"bytes,7,opt,name=note,proto3" json:"note,omitempty"`
+	Pending bool   `protobuf:"varint,6,opt,name=pending,proto3" json:"pending,omitempty"`
+	Note    string `protobuf:"bytes,7,opt,name=note,proto3" json:"note,omitempty"`
+	// The recorded inputs and the planned ones, as JSON objects, as
+	// `pier show --json` prints a change's before and after: values at
+	// sensitive paths are "(sensitive)", and a value known only after
+	// apply is left out of after and its dotted path listed in
+	// after_unknown. Empty where there is no such side (before of a
+	// create, after of a destroy, forget or refresh).
+	BeforeJson   []byte   `protobuf:"bytes,8,opt,name=before_json,json=beforeJson,proto3" json:"before_json,omitempty"`
+	AfterJson    []byte   `protobuf:"bytes,9,opt,name=after_json,json=afterJson,proto3" json:"after_json,omitempty"`
+	AfterUnknown []string `protobuf:"bytes,10,rep,name=after_unknown,json=afterUnknown,proto3" json:"after_unknown,omitempty"`
+	// The id an import block adopts the object by, first (with action
+	// IMPORT, or the UPDATE or REPLACE that follows the import).
+	ImportId      string `protobuf:"bytes,11,opt,name=import_id,json=importId,proto3" json:"import_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1126,13 +1154,48 @@ func (x *PlannedChange) GetNote() string {
 	return ""
 }
 
+func (x *PlannedChange) GetBeforeJson() []byte {
+	if x != nil {
+		return x.BeforeJson
+	}
+	return nil
+}
+
+func (x *PlannedChange) GetAfterJson() []byte {
+	if x != nil {
+		return x.AfterJson
+	}
+	return nil
+}
+
+func (x *PlannedChange) GetAfterUnknown() []string {
+	if x != nil {
+		return x.AfterUnknown
+	}
+	return nil
+}
+
+func (x *PlannedChange) GetImportId() string {
+	if x != nil {
+		return x.ImportId
+	}
+	return ""
+}
+
 type Summary struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Create        int32                  `protobuf:"varint,1,opt,name=create,proto3" json:"create,omitempty"`
-	Update        int32                  `protobuf:"varint,2,opt,name=update,proto3" json:"update,omitempty"`
-	Destroy       int32                  `protobuf:"varint,3,opt,name=destroy,proto3" json:"destroy,omitempty"`
-	Replace       int32                  `protobuf:"varint,4,opt,name=replace,proto3" json:"replace,omitempty"`
-	NoOp          int32                  `protobuf:"varint,5,opt,name=no_op,json=noOp,proto3" json:"no_op,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Create  int32                  `protobuf:"varint,1,opt,name=create,proto3" json:"create,omitempty"`
+	Update  int32                  `protobuf:"varint,2,opt,name=update,proto3" json:"update,omitempty"`
+	Destroy int32                  `protobuf:"varint,3,opt,name=destroy,proto3" json:"destroy,omitempty"`
+	Replace int32                  `protobuf:"varint,4,opt,name=replace,proto3" json:"replace,omitempty"`
+	NoOp    int32                  `protobuf:"varint,5,opt,name=no_op,json=noOp,proto3" json:"no_op,omitempty"`
+	// Records a removed block with destroy = false lets go of.
+	Forget int32 `protobuf:"varint,6,opt,name=forget,proto3" json:"forget,omitempty"`
+	// Objects import blocks adopt, whatever else their change does (not
+	// "import": a keyword in Python).
+	Imports int32 `protobuf:"varint,7,opt,name=imports,proto3" json:"imports,omitempty"`
+	// Objects a refresh-only plan records as read.
+	Refresh       int32 `protobuf:"varint,8,opt,name=refresh,proto3" json:"refresh,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1198,6 +1261,27 @@ func (x *Summary) GetReplace() int32 {
 func (x *Summary) GetNoOp() int32 {
 	if x != nil {
 		return x.NoOp
+	}
+	return 0
+}
+
+func (x *Summary) GetForget() int32 {
+	if x != nil {
+		return x.Forget
+	}
+	return 0
+}
+
+func (x *Summary) GetImports() int32 {
+	if x != nil {
+		return x.Imports
+	}
+	return 0
+}
+
+func (x *Summary) GetRefresh() int32 {
+	if x != nil {
+		return x.Refresh
 	}
 	return 0
 }
@@ -3074,7 +3158,12 @@ type PlanDeployment_Request struct {
 	Destroy bool `protobuf:"varint,2,opt,name=destroy,proto3" json:"destroy,omitempty"`
 	// Return the plan as bytes that `pier apply FILE` accepts. They
 	// may hold inputs: store them as a secret.
-	SavedPlan     bool `protobuf:"varint,3,opt,name=saved_plan,json=savedPlan,proto3" json:"saved_plan,omitempty"`
+	SavedPlan bool `protobuf:"varint,3,opt,name=saved_plan,json=savedPlan,proto3" json:"saved_plan,omitempty"`
+	// Plan only recording what reads of the recorded objects find
+	// changed or gone (pier plan --refresh-only): each such object is
+	// a REFRESH change, and nothing is classified against the
+	// configuration. Not with destroy.
+	RefreshOnly   bool `protobuf:"varint,4,opt,name=refresh_only,json=refreshOnly,proto3" json:"refresh_only,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3126,6 +3215,13 @@ func (x *PlanDeployment_Request) GetDestroy() bool {
 func (x *PlanDeployment_Request) GetSavedPlan() bool {
 	if x != nil {
 		return x.SavedPlan
+	}
+	return false
+}
+
+func (x *PlanDeployment_Request) GetRefreshOnly() bool {
+	if x != nil {
+		return x.RefreshOnly
 	}
 	return false
 }
@@ -4246,13 +4342,14 @@ const file_pier1_proto_rawDesc = "" +
 	"\blocation\x18\x03 \x01(\tR\blocation\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12\x18\n" +
 	"\aversion\x18\x05 \x01(\tR\aversion\x12(\n" +
-	"\x05range\x18\x06 \x01(\v2\x12.pier1.SourceRangeR\x05range\"\xeb\x03\n" +
-	"\x0ePlanDeployment\x1ao\n" +
+	"\x05range\x18\x06 \x01(\v2\x12.pier1.SourceRangeR\x05range\"\x8f\x04\n" +
+	"\x0ePlanDeployment\x1a\x92\x01\n" +
 	"\aRequest\x12+\n" +
 	"\x11deployment_handle\x18\x01 \x01(\x03R\x10deploymentHandle\x12\x18\n" +
 	"\adestroy\x18\x02 \x01(\bR\adestroy\x12\x1d\n" +
 	"\n" +
-	"saved_plan\x18\x03 \x01(\bR\tsavedPlan\x1a\xf1\x01\n" +
+	"saved_plan\x18\x03 \x01(\bR\tsavedPlan\x12!\n" +
+	"\frefresh_only\x18\x04 \x01(\bR\vrefreshOnly\x1a\xf1\x01\n" +
 	"\x05Event\x12-\n" +
 	"\bprogress\x18\x01 \x01(\v2\x0f.pier1.ProgressH\x00R\bprogress\x12=\n" +
 	"\x0eplanned_change\x18\x02 \x01(\v2\x14.pier1.PlannedChangeH\x00R\rplannedChange\x123\n" +
@@ -4266,7 +4363,7 @@ const file_pier1_proto_rawDesc = "" +
 	"planHandle\x12\x1d\n" +
 	"\n" +
 	"saved_plan\x18\x02 \x01(\fR\tsavedPlan\x12(\n" +
-	"\asummary\x18\x03 \x01(\v2\x0e.pier1.SummaryR\asummary\"\xe6\x01\n" +
+	"\asummary\x18\x03 \x01(\v2\x0e.pier1.SummaryR\asummary\"\xe8\x02\n" +
 	"\rPlannedChange\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12%\n" +
 	"\x06action\x18\x02 \x01(\x0e2\r.pier1.ActionR\x06action\x12\x1a\n" +
@@ -4274,13 +4371,23 @@ const file_pier1_proto_rawDesc = "" +
 	"\rresource_type\x18\x04 \x01(\tR\fresourceType\x12%\n" +
 	"\x0echanged_inputs\x18\x05 \x03(\tR\rchangedInputs\x12\x18\n" +
 	"\apending\x18\x06 \x01(\bR\apending\x12\x12\n" +
-	"\x04note\x18\a \x01(\tR\x04note\"\x82\x01\n" +
+	"\x04note\x18\a \x01(\tR\x04note\x12\x1f\n" +
+	"\vbefore_json\x18\b \x01(\fR\n" +
+	"beforeJson\x12\x1d\n" +
+	"\n" +
+	"after_json\x18\t \x01(\fR\tafterJson\x12#\n" +
+	"\rafter_unknown\x18\n" +
+	" \x03(\tR\fafterUnknown\x12\x1b\n" +
+	"\timport_id\x18\v \x01(\tR\bimportId\"\xce\x01\n" +
 	"\aSummary\x12\x16\n" +
 	"\x06create\x18\x01 \x01(\x05R\x06create\x12\x16\n" +
 	"\x06update\x18\x02 \x01(\x05R\x06update\x12\x18\n" +
 	"\adestroy\x18\x03 \x01(\x05R\adestroy\x12\x18\n" +
 	"\areplace\x18\x04 \x01(\x05R\areplace\x12\x13\n" +
-	"\x05no_op\x18\x05 \x01(\x05R\x04noOp\"\xef\x03\n" +
+	"\x05no_op\x18\x05 \x01(\x05R\x04noOp\x12\x16\n" +
+	"\x06forget\x18\x06 \x01(\x05R\x06forget\x12\x18\n" +
+	"\aimports\x18\a \x01(\x05R\aimports\x12\x18\n" +
+	"\arefresh\x18\b \x01(\x05R\arefresh\"\xef\x03\n" +
 	"\tApplyPlan\x1a*\n" +
 	"\aRequest\x12\x1f\n" +
 	"\vplan_handle\x18\x01 \x01(\x03R\n" +
@@ -4391,7 +4498,7 @@ const file_pier1_proto_rawDesc = "" +
 	"\bLockMode\x12\r\n" +
 	"\tLOCK_WARN\x10\x00\x12\x0f\n" +
 	"\vLOCK_STRICT\x10\x01\x12\f\n" +
-	"\bLOCK_OFF\x10\x02*Y\n" +
+	"\bLOCK_OFF\x10\x02*~\n" +
 	"\x06Action\x12\x12\n" +
 	"\x0eACTION_INVALID\x10\x00\x12\n" +
 	"\n" +
@@ -4400,7 +4507,12 @@ const file_pier1_proto_rawDesc = "" +
 	"\x06UPDATE\x10\x02\x12\t\n" +
 	"\x05NO_OP\x10\x03\x12\v\n" +
 	"\aDESTROY\x10\x04\x12\v\n" +
-	"\aREPLACE\x10\x052I\n" +
+	"\aREPLACE\x10\x05\x12\v\n" +
+	"\aREFRESH\x10\x06\x12\n" +
+	"\n" +
+	"\x06FORGET\x10\a\x12\n" +
+	"\n" +
+	"\x06IMPORT\x10\b2I\n" +
 	"\x05Setup\x12@\n" +
 	"\tHandshake\x12\x18.pier1.Handshake.Request\x1a\x19.pier1.Handshake.Response2\xf8\x04\n" +
 	"\fDependencies\x12g\n" +
