@@ -155,6 +155,7 @@ func TestPythonClientScenario(t *testing.T) {
 		{"refused_before_handshake", "code", "FAILED_PRECONDITION"},
 		{"bad_deployment", "handle", float64(0)},
 		{"planned", "create", float64(4)},
+		{"planned", "with_after", float64(4)},
 		{"applied", "created", float64(4)},
 		{"inspected", "value", "kv/greeting"},
 		{"inspected", "type", "string"},

@@ -103,12 +103,21 @@ check(not any(d.severity == pb.Diagnostic.ERROR for d in val.diagnostics), "vali
 step("validated", diagnostics=len(val.diagnostics))
 
 
+with_after = []
+
+
 def plan(destroy=False):
     changes, complete, diags = [], None, []
     for ev in deployments.PlanDeployment(pb.PlanDeployment.Request(deployment_handle=dh, destroy=destroy)):
         kind = ev.WhichOneof("event")
         if kind == "planned_change":
-            changes.append((ev.planned_change.address, pb.Action.Name(ev.planned_change.action)))
+            pc = ev.planned_change
+            changes.append((pc.address, pb.Action.Name(pc.action)))
+            # A create's after is its planned inputs as a JSON object.
+            if pc.action == pb.CREATE:
+                after = json.loads(pc.after_json)
+                check(isinstance(after, dict) and not pc.before_json, "%s: after %r, before %r" % (pc.address, pc.after_json, pc.before_json))
+                with_after.append(pc.address)
         elif kind == "diagnostic":
             diags.append(ev.diagnostic.summary)
         elif kind == "complete":
@@ -125,7 +134,8 @@ if kill_mode:
             step("applying", address=rs.address, server_pid=proc.pid)
             time.sleep(3600)
     check(False, "apply ended before it was killed")
-step("planned", changes=sorted(changes), create=complete.summary.create, plan_handle=complete.plan_handle)
+step("planned", changes=sorted(changes), create=complete.summary.create, plan_handle=complete.plan_handle,
+     with_after=len(with_after))
 
 # The deployment cannot close while its plan is open.
 try:
