@@ -109,6 +109,10 @@ func resourceStatus(s engine.Status) pier1.Progress_ResourceStatus_Status {
 		return pier1.Progress_ResourceStatus_ERRORED
 	case engine.StatusSkipped:
 		return pier1.Progress_ResourceStatus_SKIPPED
+	case engine.StatusRefreshing:
+		return pier1.Progress_ResourceStatus_REFRESHING
+	case engine.StatusRefreshed:
+		return pier1.Progress_ResourceStatus_REFRESHED
 	}
 	return pier1.Progress_ResourceStatus_INVALID
 }

@@ -149,6 +149,20 @@ func TestPlanActionsAndValues(t *testing.T) {
 	if len(ro.Changes) != 1 || ro.Changes[0].Address != "motd" || ro.Changes[0].Action != pier1.Action_REFRESH || ro.Complete.Summary.Refresh != 1 {
 		t.Fatalf("refresh-only plan changes = %v, summary %v", ro.Changes, ro.Complete.Summary)
 	}
+	var reads []string
+	for _, p := range ro.Progress {
+		if rs := p.GetResourceStatus(); rs != nil {
+			if rs.Status == pier1.Progress_ResourceStatus_INVALID {
+				t.Errorf("refresh-only progress with an invalid status: %v", rs)
+			}
+			if rs.Address == "motd" {
+				reads = append(reads, rs.Status.String())
+			}
+		}
+	}
+	if strings.Join(reads, " ") != "REFRESHING REFRESHED" {
+		t.Errorf("progress of motd's read = %v", reads)
+	}
 	if b := decodeSide(t, "refresh before", ro.Changes[0].BeforeJson); b["contents"] != "hello\n" || len(ro.Changes[0].AfterJson) != 0 {
 		t.Errorf("refresh before = %s, after = %s", ro.Changes[0].BeforeJson, ro.Changes[0].AfterJson)
 	}

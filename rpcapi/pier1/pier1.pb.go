@@ -227,6 +227,10 @@ const (
 	Progress_ResourceStatus_APPLIED  Progress_ResourceStatus_Status = 3
 	Progress_ResourceStatus_ERRORED  Progress_ResourceStatus_Status = 4
 	Progress_ResourceStatus_SKIPPED  Progress_ResourceStatus_Status = 5
+	// A plan's read of a recorded object (refresh_only) started
+	// and ended; the action is NO_OP.
+	Progress_ResourceStatus_REFRESHING Progress_ResourceStatus_Status = 6
+	Progress_ResourceStatus_REFRESHED  Progress_ResourceStatus_Status = 7
 )
 
 // Enum value maps for Progress_ResourceStatus_Status.
@@ -238,14 +242,18 @@ var (
 		3: "APPLIED",
 		4: "ERRORED",
 		5: "SKIPPED",
+		6: "REFRESHING",
+		7: "REFRESHED",
 	}
 	Progress_ResourceStatus_Status_value = map[string]int32{
-		"INVALID":  0,
-		"PENDING":  1,
-		"APPLYING": 2,
-		"APPLIED":  3,
-		"ERRORED":  4,
-		"SKIPPED":  5,
+		"INVALID":    0,
+		"PENDING":    1,
+		"APPLYING":   2,
+		"APPLIED":    3,
+		"ERRORED":    4,
+		"SKIPPED":    5,
+		"REFRESHING": 6,
+		"REFRESHED":  7,
 	}
 )
 
@@ -4421,13 +4429,13 @@ const file_pier1_proto_rawDesc = "" +
 	"\vplan_handle\x18\x01 \x01(\x03R\n" +
 	"planHandle\x1a\n" +
 	"\n" +
-	"\bResponse\"\xbb\x05\n" +
+	"\bResponse\"\xda\x05\n" +
 	"\bProgress\x12I\n" +
 	"\x0fresource_status\x18\x01 \x01(\v2\x1e.pier1.Progress.ResourceStatusH\x00R\x0eresourceStatus\x12@\n" +
 	"\fprovider_log\x18\x02 \x01(\v2\x1b.pier1.Progress.ProviderLogH\x00R\vproviderLog\x12<\n" +
 	"\n" +
 	"evaluation\x18\x03 \x01(\v2\x1a.pier1.Progress.EvaluationH\x00R\n" +
-	"evaluation\x1a\xbe\x02\n" +
+	"evaluation\x1a\xdd\x02\n" +
 	"\x0eResourceStatus\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12%\n" +
 	"\x06action\x18\x02 \x01(\x0e2\r.pier1.ActionR\x06action\x12=\n" +
@@ -4435,14 +4443,17 @@ const file_pier1_proto_rawDesc = "" +
 	"\bprovider\x18\x04 \x01(\tR\bprovider\x12\x1d\n" +
 	"\n" +
 	"elapsed_ms\x18\x05 \x01(\x03R\telapsedMs\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage\"W\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\"v\n" +
 	"\x06Status\x12\v\n" +
 	"\aINVALID\x10\x00\x12\v\n" +
 	"\aPENDING\x10\x01\x12\f\n" +
 	"\bAPPLYING\x10\x02\x12\v\n" +
 	"\aAPPLIED\x10\x03\x12\v\n" +
 	"\aERRORED\x10\x04\x12\v\n" +
-	"\aSKIPPED\x10\x05\x1aW\n" +
+	"\aSKIPPED\x10\x05\x12\x0e\n" +
+	"\n" +
+	"REFRESHING\x10\x06\x12\r\n" +
+	"\tREFRESHED\x10\a\x1aW\n" +
 	"\vProviderLog\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12\x1a\n" +
 	"\bprovider\x18\x02 \x01(\tR\bprovider\x12\x12\n" +
