@@ -341,6 +341,9 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if err != nil {
 		return nil, err
 	}
+	if snap, err = pl.markSchemaSensitive(ctx, snap); err != nil {
+		return nil, err
+	}
 	pl.plan.Snapshot = snap
 	if err := pl.classify(snap); err != nil {
 		return nil, err

@@ -86,11 +86,15 @@ type resourceDecl struct {
 	stateRef  *ref
 	dependsOn []*ref // explicit depends_on
 	lifecycle *source.Lifecycle
-	refresh   bool   // refresh = true: read on every plan
-	refs      []*ref // references in inputs, count and for_each
-	tree      *ctxNode
-	defRange  hcl.Range
-	index     int // position in dependency order
+	refresh   bool // refresh = true: read on every plan
+	// schemaSensitive are the input paths the provider's schema calls
+	// sensitive, for instances whose outputs do not list them (see
+	// SetSchemaSensitive).
+	schemaSensitive [][]any
+	refs            []*ref // references in inputs, count and for_each
+	tree            *ctxNode
+	defRange        hcl.Range
+	index           int // position in dependency order
 
 	// valueDependents are evaluated with this resource's value: they must be
 	// re-evaluated when it changes. watched is set when some of them read
@@ -183,6 +187,7 @@ func sortAddresses(as []source.Address) {
 
 // instance is one instance of a resource block.
 type instance struct {
+	decl    *resourceDecl
 	key     any
 	addr    source.Address
 	addrStr string

@@ -71,7 +71,7 @@ func (d *Deployment) order() hcl.Diagnostics {
 	for _, r := range d.resources {
 		for _, x := range r.refs {
 			addValueDependent(x.target, r)
-			if x.kinds&refOutputs != 0 {
+			if d.watches(x) {
 				x.target.watched = true
 			}
 		}
@@ -85,7 +85,7 @@ func (d *Deployment) order() hcl.Diagnostics {
 			if len(x.target.outputDependents) == 0 || x.target.outputDependents[len(x.target.outputDependents)-1] != o {
 				x.target.outputDependents = append(x.target.outputDependents, o)
 			}
-			if x.kinds&refOutputs != 0 {
+			if d.watches(x) {
 				x.target.watched = true
 			}
 		}
@@ -137,4 +137,15 @@ func cycleDiag(stack []*resourceDecl, via []hcl.Range, e edge) *hcl.Diagnostic {
 		Detail:   strings.Join(names, " → ") + ":" + detail.String(),
 		Subject:  &subject,
 	}
+}
+
+// watches reports whether a reference needs its target's known outputs:
+// to read them, or, for a Terraform resource's inputs, to learn from them
+// which inputs are sensitive (their __tf.sensitive_paths).
+func (d *Deployment) watches(x *ref) bool {
+	if x.kinds&refOutputs != 0 {
+		return true
+	}
+	p := d.providers[x.target.provider]
+	return p != nil && p.Terraform != ""
 }

@@ -388,7 +388,7 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 			if inst == nil {
 				addr := append(source.Address{}, r.addr...)
 				addr[len(addr)-1].Key = key
-				inst = &instance{key: key, addr: addr, addrStr: addr.String()}
+				inst = &instance{decl: r, key: key, addr: addr, addrStr: addr.String()}
 			}
 			outChanged, ds := inst.refreshOutputs(known, r)
 			diags = append(diags, ds...)

@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 
@@ -30,18 +31,50 @@ import (
 // with the parts that are sensitive marked.
 func (inst *instance) markedValue() cty.Value {
 	in, out := inst.inputs, inst.outVal
+	var recorded [][]any
 	if inst.outKnown {
-		for _, p := range source.SensitiveOutputPaths(inst.outSeen) {
-			// Terraform inputs and outputs share the schema's attribute
-			// names.
-			in = markPath(in, p)
-			out = markPath(out, p)
-		}
+		recorded = source.SensitiveOutputPaths(inst.outSeen)
+	}
+	if recorded == nil && inst.decl != nil {
+		// Being created or updated: the schema says what its outputs
+		// will list.
+		recorded = inst.decl.schemaSensitive
+	}
+	for _, p := range recorded {
+		// Terraform inputs and outputs share the schema's attribute
+		// names.
+		in = markPath(in, p)
+		out = markPath(out, p)
+	}
+	if inst.outKnown {
 		for _, p := range inst.sensitive {
 			out = markPath(out, source.DottedPath(p))
 		}
 	}
 	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": out})
+}
+
+// SetSchemaSensitive implements [source.SchemaSensitive]: the instances
+// of provider's type typ whose outputs list no sensitive paths (not
+// created yet, or being updated) show paths as sensitive to their
+// readers, who are evaluated again on the next Resolve.
+func (d *Deployment) SetSchemaSensitive(provider, typ string, paths []string) bool {
+	steps := make([][]any, len(paths))
+	for i, p := range paths {
+		steps[i] = source.DottedPath(p)
+	}
+	changed := false
+	for _, r := range d.resources {
+		if r.provider != provider || r.typ != typ || reflect.DeepEqual(r.schemaSensitive, steps) {
+			continue
+		}
+		r.schemaSensitive, changed = steps, true
+		for _, inst := range r.eval.instances {
+			inst.val = cty.NilVal
+			d.instanceChanged(r, inst)
+		}
+	}
+	return changed
 }
 
 // MarkSensitive marks the parts of v at path (string keys,

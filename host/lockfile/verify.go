@@ -130,6 +130,15 @@ type Source struct {
 
 var _ source.Source = (*Source)(nil)
 
+// SetSchemaSensitive passes [source.SchemaSensitive] on to the checked
+// source, when it has it.
+func (s *Source) SetSchemaSensitive(provider, typ string, paths []string) bool {
+	if inner, ok := s.Source.(source.SchemaSensitive); ok {
+		return inner.SetSchemaSensitive(provider, typ, paths)
+	}
+	return false
+}
+
 // Resolve implements [source.Source].
 func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
 	snap, err := s.Source.Resolve(ctx, known)

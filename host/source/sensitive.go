@@ -50,3 +50,17 @@ func DottedPath(p string) []any {
 	}
 	return steps
 }
+
+// SchemaSensitive is implemented by sources that can mark, in what
+// references to a resource see, the input paths its provider's schema
+// calls sensitive, for resources whose outputs do not list them yet
+// ([SensitiveOutputPaths]): those a plan creates or updates. Without it a
+// reader of a new Terraform resource's sensitive input would show the
+// value in the plan. The engine calls it once it knows which resources
+// change (their providers start anyway), then resolves again.
+type SchemaSensitive interface {
+	// SetSchemaSensitive sets the sensitive input paths (dotted, [AnyStep]
+	// for any element) of provider's resource type typ, and reports
+	// whether that changed anything the next Resolve must evaluate again.
+	SetSchemaSensitive(provider, typ string, paths []string) bool
+}
