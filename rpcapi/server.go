@@ -523,6 +523,7 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 		}
 		c.Created, c.Updated, c.Destroyed = int32(res.Created), int32(res.Updated), int32(res.Destroyed)
 		c.Skipped, c.Interrupted = res.Skipped, res.Interrupted
+		c.Recorded, c.Forgotten, c.Imported = int32(res.Recorded), int32(res.Forgotten), int32(res.Imported)
 		for _, o := range res.Outputs {
 			ov := &pier1.OutputValue{Name: o.Name, Sensitive: o.Sensitive}
 			if !o.Sensitive {

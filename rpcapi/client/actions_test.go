@@ -166,8 +166,8 @@ func TestPlanActionsAndValues(t *testing.T) {
 	if b := decodeSide(t, "refresh before", ro.Changes[0].BeforeJson); b["contents"] != "hello\n" || len(ro.Changes[0].AfterJson) != 0 {
 		t.Errorf("refresh before = %s, after = %s", ro.Changes[0].BeforeJson, ro.Changes[0].AfterJson)
 	}
-	if _, err := c.Deployments.DiscardPlan(ctx, &pier1.DiscardPlan_Request{PlanHandle: ro.Complete.PlanHandle}); err != nil {
-		t.Fatal(err)
+	if res, err := c.Apply(ctx, ro.Complete.PlanHandle); err != nil || res.Complete.Recorded != 1 || res.Complete.Updated != 0 {
+		t.Fatalf("refresh-only apply = %+v, %v", res.Complete, err)
 	}
 	if _, err := c.Deployments.CloseDeployment(ctx, &pier1.CloseDeployment_Request{DeploymentHandle: dh}); err != nil {
 		t.Fatal(err)
@@ -290,6 +290,12 @@ func TestPlanActionsAndValues(t *testing.T) {
 	res, err := c.Apply(ctx, same.Complete.PlanHandle)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Complete.Imported != 1 || res.Complete.Forgotten != 1 {
+		t.Errorf("apply = %+v", res.Complete)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "kept.txt")); err != nil || string(data) != "keep me\n" {
+		t.Errorf("the forgotten object was touched: %q, %v", data, err)
 	}
 	for _, p := range res.Progress {
 		if rs := p.GetResourceStatus(); rs != nil && rs.Action == pier1.Action_ACTION_INVALID {

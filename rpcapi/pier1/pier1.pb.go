@@ -3568,13 +3568,19 @@ func (*ApplyPlan_Event_Diagnostic) isApplyPlan_Event_Event() {}
 func (*ApplyPlan_Event_Complete) isApplyPlan_Event_Event() {}
 
 type ApplyPlan_Complete struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Created       int32                  `protobuf:"varint,1,opt,name=created,proto3" json:"created,omitempty"`
-	Updated       int32                  `protobuf:"varint,2,opt,name=updated,proto3" json:"updated,omitempty"`
-	Destroyed     int32                  `protobuf:"varint,3,opt,name=destroyed,proto3" json:"destroyed,omitempty"`
-	Skipped       []string               `protobuf:"bytes,4,rep,name=skipped,proto3" json:"skipped,omitempty"`
-	Interrupted   bool                   `protobuf:"varint,5,opt,name=interrupted,proto3" json:"interrupted,omitempty"`
-	Outputs       []*OutputValue         `protobuf:"bytes,6,rep,name=outputs,proto3" json:"outputs,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Created     int32                  `protobuf:"varint,1,opt,name=created,proto3" json:"created,omitempty"`
+	Updated     int32                  `protobuf:"varint,2,opt,name=updated,proto3" json:"updated,omitempty"`
+	Destroyed   int32                  `protobuf:"varint,3,opt,name=destroyed,proto3" json:"destroyed,omitempty"`
+	Skipped     []string               `protobuf:"bytes,4,rep,name=skipped,proto3" json:"skipped,omitempty"`
+	Interrupted bool                   `protobuf:"varint,5,opt,name=interrupted,proto3" json:"interrupted,omitempty"`
+	Outputs     []*OutputValue         `protobuf:"bytes,6,rep,name=outputs,proto3" json:"outputs,omitempty"`
+	// Objects a refresh-only plan recorded as read.
+	Recorded int32 `protobuf:"varint,7,opt,name=recorded,proto3" json:"recorded,omitempty"`
+	// Records a removed block with destroy = false dropped.
+	Forgotten int32 `protobuf:"varint,8,opt,name=forgotten,proto3" json:"forgotten,omitempty"`
+	// Objects import blocks adopted.
+	Imported      int32 `protobuf:"varint,9,opt,name=imported,proto3" json:"imported,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3649,6 +3655,27 @@ func (x *ApplyPlan_Complete) GetOutputs() []*OutputValue {
 		return x.Outputs
 	}
 	return nil
+}
+
+func (x *ApplyPlan_Complete) GetRecorded() int32 {
+	if x != nil {
+		return x.Recorded
+	}
+	return 0
+}
+
+func (x *ApplyPlan_Complete) GetForgotten() int32 {
+	if x != nil {
+		return x.Forgotten
+	}
+	return 0
+}
+
+func (x *ApplyPlan_Complete) GetImported() int32 {
+	if x != nil {
+		return x.Imported
+	}
+	return 0
 }
 
 type DiscardPlan_Request struct {
@@ -4395,7 +4422,7 @@ const file_pier1_proto_rawDesc = "" +
 	"\x05no_op\x18\x05 \x01(\x05R\x04noOp\x12\x16\n" +
 	"\x06forget\x18\x06 \x01(\x05R\x06forget\x12\x18\n" +
 	"\aimports\x18\a \x01(\x05R\aimports\x12\x18\n" +
-	"\arefresh\x18\b \x01(\x05R\arefresh\"\xef\x03\n" +
+	"\arefresh\x18\b \x01(\x05R\arefresh\"\xc5\x04\n" +
 	"\tApplyPlan\x1a*\n" +
 	"\aRequest\x12\x1f\n" +
 	"\vplan_handle\x18\x01 \x01(\x03R\n" +
@@ -4407,14 +4434,17 @@ const file_pier1_proto_rawDesc = "" +
 	"diagnostic\x18\x03 \x01(\v2\x11.pier1.DiagnosticH\x00R\n" +
 	"diagnostic\x127\n" +
 	"\bcomplete\x18\x04 \x01(\v2\x19.pier1.ApplyPlan.CompleteH\x00R\bcompleteB\a\n" +
-	"\x05event\x1a\xc6\x01\n" +
+	"\x05event\x1a\x9c\x02\n" +
 	"\bComplete\x12\x18\n" +
 	"\acreated\x18\x01 \x01(\x05R\acreated\x12\x18\n" +
 	"\aupdated\x18\x02 \x01(\x05R\aupdated\x12\x1c\n" +
 	"\tdestroyed\x18\x03 \x01(\x05R\tdestroyed\x12\x18\n" +
 	"\askipped\x18\x04 \x03(\tR\askipped\x12 \n" +
 	"\vinterrupted\x18\x05 \x01(\bR\vinterrupted\x12,\n" +
-	"\aoutputs\x18\x06 \x03(\v2\x12.pier1.OutputValueR\aoutputs\"l\n" +
+	"\aoutputs\x18\x06 \x03(\v2\x12.pier1.OutputValueR\aoutputs\x12\x1a\n" +
+	"\brecorded\x18\a \x01(\x05R\brecorded\x12\x1c\n" +
+	"\tforgotten\x18\b \x01(\x05R\tforgotten\x12\x1a\n" +
+	"\bimported\x18\t \x01(\x05R\bimported\"l\n" +
 	"\rAppliedChange\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12%\n" +
 	"\x06action\x18\x02 \x01(\x0e2\r.pier1.ActionR\x06action\x12\x1a\n" +
