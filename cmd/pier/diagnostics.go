@@ -159,6 +159,10 @@ func resourceDiagnostic(re *engine.ResourceError, verbose bool) diagnostic {
 	default:
 		d.Detail = re.Err.Error()
 	}
+	var kept *engine.IntentKeptError
+	if !verbose && errors.As(re.Err, &kept) && !strings.Contains(d.Detail, kept.Note()) {
+		d.Detail += "\n" + kept.Note()
+	}
 	return d
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -323,5 +324,54 @@ func (d *deployment) appendEvent(ops string) {
 	defer f.Close()
 	if _, err := f.WriteString("\n" + `{"index":1000,"meta":{"time":"2026-12-01T12:00:00Z","event":"test"},"patch":[` + ops + `]}` + "\n"); err != nil {
 		d.t.Fatal(err)
+	}
+}
+
+// TestProviderKilledMidCreateKeepsIntent: the provider dies while pier
+// waits for its create. pier survives and reports the failure, and says
+// the pending create stays, since the object may exist (it does).
+func TestProviderKilledMidCreateKeepsIntent(t *testing.T) {
+	t.Parallel()
+	d := newObjectsDeployment(t, objectsDeployment)
+	block := filepath.Join(d.objectsDir(), "block-a")
+	if err := os.WriteFile(block, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := d.command("apply", "--yes")
+	var out, errb syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	created := filepath.Join(d.objectsDir(), "created-a")
+	waitFor(t, "the provider to make a", func() bool { _, err := os.Stat(created); return err == nil })
+	data, err := os.ReadFile(created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file string
+	var pid int
+	if _, err := fmt.Sscan(string(data), &file, &pid); err != nil {
+		t.Fatalf("created-a %q: %v", data, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Fatalf("apply exited %d, want 1\n%s\n%s", code, out.String(), errb.String())
+	}
+	if want := "pier keeps a pending create of a in state state"; !strings.Contains(errb.String(), want) {
+		t.Errorf("apply's error does not say the intent stays (%q):\n%s", want, errb.String())
+	}
+	if p := d.pendingOps()["a"]; p["operation"] != "create" {
+		t.Errorf("pending after the provider died: %v", d.pendingOps())
+	}
+	if err := os.Remove(block); err != nil {
+		t.Fatal(err)
+	}
+	d.refusesPending("--yes")
+	if got := d.objects()["a"]; len(got) != 1 || got[0] != file {
+		t.Errorf("objects of a: %v, want only %s", got, file)
 	}
 }

@@ -185,12 +185,31 @@ func (a *applier) intentFailed(ctx context.Context, c *Change, op PendingKind, e
 	}
 	var pe *provider.Error
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%w\n(the provider may have %s it: pier keeps a pending %s for %s in state %s, and the next plan says how to resolve it)", err, pastTense(op), op, c.Address, h)
+		return &IntentKeptError{Address: c.Address.String(), Handler: h, Operation: op, Err: err}
 	}
 	if cerr := a.record(ctx, h, eventPending, func(pb *patchBuilder) error { pb.clearPending(c.Address); return nil }); cerr != nil {
 		return errors.Join(err, cerr)
 	}
 	return err
+}
+
+// IntentKeptError is a provider request that failed part way (the
+// provider crashed, timed out or was stopped) after its intent was
+// recorded: the operation may have happened, so the intent stays.
+type IntentKeptError struct {
+	Address   string
+	Handler   string
+	Operation PendingKind
+	Err       error
+}
+
+func (e *IntentKeptError) Error() string { return e.Err.Error() + "\n" + e.Note() }
+
+func (e *IntentKeptError) Unwrap() error { return e.Err }
+
+// Note says what the kept intent means.
+func (e *IntentKeptError) Note() string {
+	return fmt.Sprintf("(the provider may have %s it: pier keeps a pending %s of %s in state %s, and the next plan says how to resolve it)", pastTense(e.Operation), e.Operation, e.Address, e.Handler)
 }
 
 func pastTense(op PendingKind) string {
@@ -233,6 +252,9 @@ type PendingError struct {
 	Recorded bool
 	// CanImport says the resource's provider declares import.
 	CanImport bool
+	// Gone says the deployment no longer has the resource: nothing will
+	// create it again.
+	Gone bool
 }
 
 func (e *PendingError) Error() string {
@@ -251,6 +273,8 @@ func (e *PendingError) Advice() string {
 	}
 	s := ". The provider may have made an object that pier never recorded, so pier will not create it again until you say what became of it"
 	switch {
+	case e.Gone:
+		s += fmt.Sprintf(". The deployment no longer has %s, so nothing creates it again: if the object exists, remove it yourself; then run pier state resolve %s --absent", a, a)
 	case e.Recorded:
 		s += fmt.Sprintf(" (the state still records the object it was replacing). Check by hand: if the new object exists, remove it yourself; then run pier state resolve %s --absent, and the next apply replaces it again", a)
 	case e.CanImport:
@@ -291,6 +315,7 @@ func (pl *planner) notePending() {
 				c.Note = joinNote(c.Note, "refused: a destroy of it was interrupted; see the warning above")
 				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to update it.")
 			default:
+				pe.Gone = c == nil && op.Operation == PendingCreate
 				p.Warnings = append(p.Warnings, pe.Error())
 			}
 		}

@@ -10,7 +10,8 @@ the file's name.
 - delay (seconds) is slept after the object is made, before the answer:
   a slow create, for kill -9 trials (bench/killtrials.sh).
 - While a file block-NAME exists in $OBJECTS, a create of NAME writes its
-  object, then writes created-NAME and blocks until it is killed: pier is
+  object, then writes created-NAME (the object's file name and the
+  provider's pid) and blocks until it is killed: pier is
   killed while the provider is "still working" on an object that exists.
 - import {type, id} reads an existing object back; destroy removes it
   (one already gone is fine).
@@ -42,7 +43,7 @@ def create(props):
         time.sleep(float(props["delay"]))
     if os.path.exists(os.path.join(OBJECTS, "block-" + name)):
         with open(os.path.join(OBJECTS, "created-" + name), "w") as f:
-            f.write(os.path.basename(path))
+            f.write("%s %d" % (os.path.basename(path), os.getpid()))
         while True:
             time.sleep(3600)
     return {"id": os.path.basename(path)}
