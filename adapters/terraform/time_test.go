@@ -3,7 +3,6 @@ package terraform_test
 import (
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -361,9 +361,7 @@ func TestProviderPanicAtStart(t *testing.T) {
 	t.Parallel()
 	script := filepath.Join(t.TempDir(), "terraform-provider-panics")
 	body := "#!/bin/sh\nprintf 'panic: boom in provider\\n\\ngoroutine 1 [running]:\\nmain.main()\\n\\t/src/main.go:12 +0x1d\\n' >&2\nexit 2\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, script, []byte(body), 0o755)
 	b := startBridge(t, script, bridgeOpts{})
 	if code := b.exitCode(); code != 1 {
 		t.Errorf("exit code %d, want 1", code)

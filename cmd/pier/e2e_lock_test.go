@@ -8,6 +8,7 @@ import (
 
 	"github.com/pierhq/pier/host/lockfile"
 	"github.com/pierhq/pier/host/tfcache"
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 // lockedDeployment is a deployment whose provider is a copy of the
@@ -23,9 +24,7 @@ func lockedDeployment(t *testing.T) (*deployment, string) {
 	if err := os.MkdirAll(filepath.Dir(prov), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(prov, src, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, prov, src, 0o755)
 	d.write(map[string]string{"main.pier.hcl": `
 provider "local" {
   builtin = "local"
@@ -74,14 +73,7 @@ func TestLockRefusesAChangedProvider(t *testing.T) {
 		t.Errorf("pier providers:\n%s", out)
 	}
 
-	f, err := os.OpenFile(prov, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("# changed after review\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	testbin.AppendExecutable(t, prov, []byte("# changed after review\n"))
 	actual, _ := lockfile.FileHash(prov)
 	for _, cmd := range [][]string{{"plan"}, {"apply"}, {"destroy", "--yes"}} {
 		_, stderr, code := d.run(cmd...)
@@ -118,9 +110,7 @@ func TestSourceVersionFromPluginCache(t *testing.T) {
 	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(pkgDir, "terraform-provider-time_v0.14.2_x5"), bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, filepath.Join(pkgDir, "terraform-provider-time_v0.14.2_x5"), bin, 0o755)
 	d := newDeployment(t, map[string]string{"main.pier.hcl": `
 provider "local" {
   builtin = "local"

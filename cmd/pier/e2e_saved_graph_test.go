@@ -102,13 +102,9 @@ resource "a" {
 }
 `})
 	script := filepath.Join(d.dir, "journal.py")
-	if err := os.WriteFile(script, src, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, script, src, 0o755)
 	d.mustRun("plan", "-out", "plan.json")
-	if err := os.WriteFile(script, append(src, []byte("\n# edited after the plan\n")...), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, script, append(src, []byte("\n# edited after the plan\n")...), 0o755)
 	out, errs, code := d.run("apply", "plan.json")
 	if code != exitStalePlan || !regexp.MustCompile(`provider journal: its executable \S*journal.py has changed since the plan was made`).MatchString(errs) {
 		t.Fatalf("apply with an edited provider: exit %d, want %d\n%s\n%s", code, exitStalePlan, out, errs)
@@ -140,9 +136,7 @@ func TestSavedPlanTerraformPlansOnce(t *testing.T) {
 	log := filepath.Join(d.dir, "tf.log")
 	wrapper := filepath.Join(d.dir, "terraform-provider-time")
 	script := fmt.Sprintf("#!/bin/sh\nexport TF_LOG=trace TF_LOG_SDK=trace TF_LOG_SDK_PROTO=trace\nexec '%s' \"$@\" 2>>'%s'\n", real, log)
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, wrapper, []byte(script), 0o755)
 	d.write(map[string]string{"main.pier.hcl": `
 provider "local" { builtin = "local" }
 provider "time" { terraform = "./terraform-provider-time" }

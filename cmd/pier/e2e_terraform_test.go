@@ -38,9 +38,7 @@ func countingPlugin(t *testing.T, name string) (string, func() int) {
 	count := filepath.Join(dir, "starts")
 	wrapper := filepath.Join(dir, name)
 	script := fmt.Sprintf("#!/bin/sh\necho start >> '%s'\nexec '%s' \"$@\"\n", count, real)
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, wrapper, []byte(script), 0o755)
 	return wrapper, func() int {
 		data, err := os.ReadFile(count)
 		if errors.Is(err, os.ErrNotExist) {

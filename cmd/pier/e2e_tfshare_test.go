@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 // tfShareDeployment declares n bridged time_static resources on one
@@ -80,9 +82,7 @@ func TestTerraformProviderDiesWithPier(t *testing.T) {
 	pids := filepath.Join(dir, "pids")
 	wrapper := filepath.Join(dir, "terraform-provider-time")
 	script := fmt.Sprintf("#!/bin/sh\necho $$ >> '%s'\nexec '%s' \"$@\"\n", pids, real)
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, wrapper, []byte(script), 0o755)
 	d := newDeployment(t, map[string]string{"main.pier.hcl": fmt.Sprintf(`
 provider "local" {
   builtin = "local"

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -21,9 +22,7 @@ func writeExe(t testing.TB, path, content string) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, path, []byte(content), 0o755)
 }
 
 func TestRoundTrip(t *testing.T) {

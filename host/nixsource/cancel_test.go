@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 // TestCancelKillsNixAndItsChildren cancels a round while nix (here a
@@ -23,9 +25,7 @@ func TestCancelKillsNixAndItsChildren(t *testing.T) {
 		"sh -c 'echo $$ > " + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "; exec sleep 300' &\n" +
 		"wait\n"
 	nix := filepath.Join(dir, "nix")
-	if err := os.WriteFile(nix, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, nix, []byte(script), 0o755)
 	s, err := New("path:"+dir, Options{NixBin: nix, Dir: dir})
 	if err != nil {
 		t.Fatal(err)

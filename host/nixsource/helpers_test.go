@@ -56,9 +56,7 @@ func copyFlake(tb testing.TB, name string, subst map[string]string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dst, "provider.py"), prov, 0o755); err != nil {
-		tb.Fatal(err)
-	}
+	testbin.WriteExecutable(tb, filepath.Join(dst, "provider.py"), prov, 0o755)
 	return dst
 }
 
@@ -73,9 +71,7 @@ func pierDir(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pier"), data, 0o755); err != nil {
-		tb.Fatal(err)
-	}
+	testbin.WriteExecutable(tb, filepath.Join(dir, "pier"), data, 0o755)
 	return dir
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/internal/testneed"
 
 	"github.com/pierhq/pier/schema"
@@ -31,9 +32,7 @@ func TestExitLeavingDaemon(t *testing.T) {
 		"echo 'faulty: crashing, leaving a daemon behind' >&2\n" +
 		"exit 4\n"
 	exe := filepath.Join(dir, "daemonising.sh")
-	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, exe, []byte(script), 0o755)
 	t.Cleanup(func() {
 		if data, err := os.ReadFile(pidFile); err == nil {
 			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {

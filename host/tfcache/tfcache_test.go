@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 func TestParseSource(t *testing.T) {
@@ -48,9 +50,7 @@ func mkPackage(t testing.TB, root, src, version string) string {
 		t.Fatal(err)
 	}
 	exe := filepath.Join(dir, "terraform-provider-"+s.Type+"_v"+version+"_x5")
-	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, exe, []byte("#!/bin/sh\n"), 0o755)
 	return exe
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/internal/testneed"
 )
 
@@ -45,9 +46,7 @@ func TestFetcherEscapedDescendant(t *testing.T) {
 				"while [ ! -s " + pidFile + " ]; do sleep 0.01; done\n" +
 				tc.after
 			pier := filepath.Join(dir, "fake-pier")
-			if err := os.WriteFile(pier, []byte(script), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			testbin.WriteExecutable(t, pier, []byte(script), 0o755)
 			t.Cleanup(func() { killDaemon(t, pidFile) })
 			f := &Fetcher{Pier: pier, Dir: dir, Timeout: tc.timeout}
 			_, err := f.Schema(t.Context(), "plugin", nil)

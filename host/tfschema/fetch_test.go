@@ -1,7 +1,6 @@
 package tfschema
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -64,9 +63,7 @@ func TestFetcherErrors(t *testing.T) {
 	pier := testbin.Pier(t)
 	dir := t.TempDir()
 	notPlugin := filepath.Join(dir, "not-a-plugin")
-	if err := os.WriteFile(notPlugin, []byte("#!/bin/sh\necho 'this is not a terraform provider' >&2\nexit 3\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, notPlugin, []byte("#!/bin/sh\necho 'this is not a terraform provider' >&2\nexit 3\n"), 0o755)
 	tests := map[string]struct {
 		pier, plugin string
 		want         []string

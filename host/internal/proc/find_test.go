@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 func TestFind(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "run"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testbin.WriteExecutable(t, filepath.Join(dir, "run"), []byte("#!/bin/sh\n"), 0o755)
 	if err := os.WriteFile(filepath.Join(dir, "data"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
