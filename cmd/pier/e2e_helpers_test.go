@@ -145,6 +145,20 @@ func (d *deployment) state(name string) map[string]any {
 	return r.State
 }
 
+// peekState reads a state file of the deployment while a pier may be
+// writing it, as a second process would: without a lock, through pier's own
+// reader, which reads a torn last event (one being appended) as not there
+// yet. Use it to poll; use state once the writer has exited, where a torn
+// or missing event is an error.
+func (d *deployment) peekState(name string) map[string]any {
+	d.t.Helper()
+	s, err := statefile.Read(filepath.Join(d.dir, name))
+	if err != nil {
+		d.t.Fatalf("read %s: %v", name, err)
+	}
+	return s.State
+}
+
 // resources returns the resource names at one level of a state document,
 // following the path of keys given (e.g. "deployments", "web").
 func resources(state map[string]any, path ...string) []string {

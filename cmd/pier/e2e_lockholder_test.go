@@ -144,8 +144,10 @@ resource "slow" {
 	}
 }
 
-// recorded reports whether the deployment's state.json records addr.
+// recorded reports whether the deployment's state.json records addr. It
+// is polled while an apply appends: a torn event being written counts as
+// not recorded yet.
 func recorded(d *deployment, addr string) bool {
-	rs, _ := d.state("state.json")["resources"].(map[string]any)
+	rs, _ := d.peekState("state.json")["resources"].(map[string]any)
 	return rs[addr] != nil
 }

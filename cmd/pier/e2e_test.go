@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/internal/testneed"
+	"github.com/pierhq/pier/statefile"
 )
 
 // header declares the providers and the state handler the scenarios share.
@@ -90,32 +92,59 @@ func TestInterruptThenReapply(t *testing.T) {
 	}
 }
 
+// TestKilledApplyConverges kills pier with one resource recorded and one
+// create in flight, held there by a gate the test opens only after the
+// kill, so the kill always lands mid-apply however loaded the machine is.
 func TestKilledApplyConverges(t *testing.T) {
 	t.Parallel()
-	d := newDeployment(t, map[string]string{"main.pier.hcl": slowDeployment})
+	gate := filepath.Join(t.TempDir(), "gate")
+	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
+resource "slow" {
+  count = 5
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "slow${count.index}", gate = count.index == 0 ? "" : "` + gate + `" }
+}
+resource "last" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = join(",", [for s in resource.slow : s.outputs.value]) }
+}
+`})
 	cmd := d.command("apply", "--parallelism", "2")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Kill pier once at least one resource is recorded.
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, _ := os.ReadFile(filepath.Join(d.dir, "state.json")); strings.Contains(string(data), `"event":"create"`) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// slow[0] passes; the others wait at the gate. Kill pier once slow[0]
+	// is recorded and a gated create is recorded as in flight: it cannot
+	// finish before the kill.
+	waitFor(t, "slow[0] to be recorded and a create to be pending", func() bool {
+		st := d.peekState("state.json")
+		pending, _ := st["pierPendingOperations"].(map[string]any)
+		return slices.Contains(resources(st), "slow[0]") && len(pending) > 0
+	})
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	before := resources(d.state("state.json"))
-	if len(before) == 0 || len(before) == 6 {
-		t.Fatalf("kill landed at %v: want a partial apply", before)
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	// The providers die with pier; give the state provider a moment to
-	// release its lock.
-	time.Sleep(200 * time.Millisecond)
+	before := resources(d.state("state.json"))
+	if !slices.Equal(before, []string{"slow[0]"}) {
+		t.Fatalf("kill landed at %v: want slow[0] alone recorded", before)
+	}
+	// The providers die with pier; the state provider's flock goes with
+	// it. Wait for that rather than be refused as locked.
+	lock, err := statefile.AcquireLock(filepath.Join(d.dir, "state.json"), statefile.Options{Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lock.Release(); err != nil {
+		t.Fatal(err)
+	}
 	// The creates in flight were recorded as pending: the next apply
 	// refuses them rather than risk second copies. The journal shows the
 	// provider never finished them, so they are resolved as absent.

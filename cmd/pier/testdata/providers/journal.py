@@ -6,8 +6,13 @@ one JSON object per line), so tests can count how often each resource was
 created, updated or destroyed, even across a killed pier.
 
 Types:
-  echo   {value, sleep?}  -> {value, serial}   outputs echo the input; sleep
-                                               seconds first if given
+  echo   {value, sleep?, gate?}
+                           -> {value, serial}   outputs echo the input; sleep
+                                               seconds first if given; wait
+                                               first until the file gate
+                                               exists, if given (for tests
+                                               that must kill pier while a
+                                               create is in flight)
   fail   {message}         -> errorResponse    always fails
 It implements the optional destroy operation. While a file named
 fail-destroy exists in its working directory, every destroy fails.
@@ -29,7 +34,7 @@ def journal(op, rtype, props):
 
 
 def check(rtype, props):
-    allowed = {"echo": {"value", "sleep"}, "fail": {"message"}}
+    allowed = {"echo": {"value", "sleep", "gate"}, "fail": {"message"}}
     if rtype not in allowed:
         raise ValueError("unknown resource type %r (known: echo, fail)" % rtype)
     extra = set(props) - allowed[rtype]
@@ -42,6 +47,12 @@ def check(rtype, props):
 def apply(rtype, props):
     global serial
     check(rtype, props)
+    if props.get("gate"):
+        # Bounded, so that a provider whose pier was killed without it
+        # does not wait for ever.
+        deadline = time.monotonic() + 300
+        while not os.path.exists(props["gate"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
     if props.get("sleep"):
         time.sleep(float(props["sleep"]))
     serial += 1
