@@ -13,6 +13,7 @@ import (
 
 	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/internal/testneed"
+	"github.com/pierhq/pier/statefile"
 )
 
 // These tests drive replacements, deposed objects and the lifecycle
@@ -188,19 +189,18 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // stateHas reports what the state file now says about a, reading it
-// without locking, as a second process would.
+// without locking, as a second process would: through pier's reader, so
+// that an event still being appended (a torn tail) is not there yet. It
+// is false until the file holds a complete event.
 func (d *deployment) stateHas(pred func(entry map[string]any) bool) func() bool {
 	return func() bool {
-		f, err := os.Open(filepath.Join(d.dir, "state.json"))
-		if err != nil {
+		s, err := statefile.Read(filepath.Join(d.dir, "state.json"))
+		if err != nil || !s.Exists {
 			return false
 		}
-		defer f.Close()
-		data, _ := os.ReadFile(f.Name())
-		if len(data) == 0 {
-			return false
-		}
-		return pred(d.entry("a"))
+		res, _ := s.State["resources"].(map[string]any)
+		e, _ := res["a"].(map[string]any)
+		return pred(e)
 	}
 }
 
@@ -243,7 +243,7 @@ resource "a" {
   inputs   = { value = "a", sleep = 60 }
 }
 `})
-	d.killDuring(d.stateHas(func(e map[string]any) bool { return e == nil && d.pendingOps()["a"]["operation"] == "create" }),
+	d.killDuring(d.stateHas(func(e map[string]any) bool { return e == nil && d.peekPendingOps()["a"]["operation"] == "create" }),
 		"the destroy of a and the intent of its create to be recorded", "apply", "--replace", "a", "--yes")
 	if d.count("destroy", "a") != 1 {
 		t.Fatalf("journal %v: the old a was not destroyed", d.valueOps())

@@ -24,7 +24,17 @@ import (
 // address.
 func (d *deployment) pendingOps() map[string]map[string]any {
 	d.t.Helper()
-	raw, _ := d.state("state.json")["pierPendingOperations"].(map[string]any)
+	return pendingOf(d.state("state.json"))
+}
+
+// peekPendingOps is pendingOps for polling while pier writes (peekState).
+func (d *deployment) peekPendingOps() map[string]map[string]any {
+	d.t.Helper()
+	return pendingOf(d.peekState("state.json"))
+}
+
+func pendingOf(state map[string]any) map[string]map[string]any {
+	raw, _ := state["pierPendingOperations"].(map[string]any)
 	out := map[string]map[string]any{}
 	for addr, p := range raw {
 		out[addr], _ = p.(map[string]any)
@@ -205,7 +215,7 @@ func TestKilledCreateIsNeverSilent(t *testing.T) {
 	t.Parallel()
 	d := newObjectsDeployment(t, objectsDeployment)
 	// b is independent of a: once it is recorded, only a is in flight.
-	d.killWhileCreating("a", func() bool { return slices.Contains(resources(d.state("state.json")), "b") }, "apply", "--yes")
+	d.killWhileCreating("a", func() bool { return slices.Contains(resources(d.peekState("state.json")), "b") }, "apply", "--yes")
 	if got := d.objects()["a"]; len(got) != 1 {
 		t.Fatalf("objects of a after the kill: %v, want one", got)
 	}
@@ -268,7 +278,7 @@ func TestKilledCreateIsNeverSilent(t *testing.T) {
 func TestPendingCreateResolvedAbsent(t *testing.T) {
 	t.Parallel()
 	d := newObjectsDeployment(t, objectsDeployment)
-	d.killWhileCreating("a", func() bool { return slices.Contains(resources(d.state("state.json")), "b") }, "apply", "--yes")
+	d.killWhileCreating("a", func() bool { return slices.Contains(resources(d.peekState("state.json")), "b") }, "apply", "--yes")
 	for _, f := range d.objects()["a"] {
 		if err := os.Remove(filepath.Join(d.objectsDir(), f)); err != nil {
 			t.Fatal(err)

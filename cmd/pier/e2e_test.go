@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,19 +50,75 @@ resource "last" {
 }
 `
 
+// gatedDeployment is slowDeployment where slow[1] to slow[4] wait until
+// the file gate exists: a test can interrupt or kill pier with slow[0]
+// recorded and a create in flight (see waitForInFlight), and let the
+// rest run only after, however loaded the machine.
+func gatedDeployment(gate string) string {
+	return header + `
+resource "slow" {
+  count = 5
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = "slow${count.index}", gate = count.index == 0 ? "" : "` + gate + `" }
+}
+resource "last" {
+  provider = provider.journal
+  type = "echo"
+  state = resource.state
+  inputs = { value = join(",", [for s in resource.slow : s.outputs.value]) }
+}
+`
+}
+
+// waitForInFlight waits until state.json records each of addrs and a
+// pending operation: an operation the provider has been asked to do.
+func waitForInFlight(t *testing.T, d *deployment, addrs ...string) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%v to be recorded and an operation to be in flight", addrs), func() bool {
+		st := d.peekState("state.json")
+		pending, _ := st["pierPendingOperations"].(map[string]any)
+		rs := resources(st)
+		for _, a := range addrs {
+			if !slices.Contains(rs, a) {
+				return false
+			}
+		}
+		return len(pending) > 0
+	})
+}
+
+// openGate lets the gated creates of gatedDeployment run.
+func openGate(t *testing.T, gate string) {
+	t.Helper()
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestInterruptThenReapply(t *testing.T) {
 	t.Parallel()
-	d := newDeployment(t, map[string]string{"main.pier.hcl": slowDeployment})
+	gate := filepath.Join(t.TempDir(), "gate")
+	d := newDeployment(t, map[string]string{"main.pier.hcl": gatedDeployment(gate)})
 	cmd := d.command("apply", "--parallelism", "2")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	var out strings.Builder
+	errb := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = &out, errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitForJournalOrStart(t, d, 300*time.Millisecond)
+	// Interrupt with slow[0] done and a create held at the gate; open the
+	// gate once pier has taken the interrupt, so that what runs finishes
+	// and nothing else starts.
+	waitForInFlight(t, d, "slow[0]")
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, "pier to acknowledge the interrupt", func() bool {
+		return strings.Contains(errb.String(), "interrupt again to stop them now")
+	})
+	openGate(t, gate)
 	err := cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Fatalf("interrupted apply exited %d (%v)\n%s\n%s", code, err, out.String(), errb.String())
@@ -98,40 +155,18 @@ func TestInterruptThenReapply(t *testing.T) {
 func TestKilledApplyConverges(t *testing.T) {
 	t.Parallel()
 	gate := filepath.Join(t.TempDir(), "gate")
-	d := newDeployment(t, map[string]string{"main.pier.hcl": header + `
-resource "slow" {
-  count = 5
-  provider = provider.journal
-  type = "echo"
-  state = resource.state
-  inputs = { value = "slow${count.index}", gate = count.index == 0 ? "" : "` + gate + `" }
-}
-resource "last" {
-  provider = provider.journal
-  type = "echo"
-  state = resource.state
-  inputs = { value = join(",", [for s in resource.slow : s.outputs.value]) }
-}
-`})
+	d := newDeployment(t, map[string]string{"main.pier.hcl": gatedDeployment(gate)})
 	cmd := d.command("apply", "--parallelism", "2")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// slow[0] passes; the others wait at the gate. Kill pier once slow[0]
-	// is recorded and a gated create is recorded as in flight: it cannot
-	// finish before the kill.
-	waitFor(t, "slow[0] to be recorded and a create to be pending", func() bool {
-		st := d.peekState("state.json")
-		pending, _ := st["pierPendingOperations"].(map[string]any)
-		return slices.Contains(resources(st), "slow[0]") && len(pending) > 0
-	})
+	// Kill pier with slow[0] recorded and a gated create in flight: it
+	// cannot finish before the kill.
+	waitForInFlight(t, d, "slow[0]")
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	before := resources(d.state("state.json"))
 	if !slices.Equal(before, []string{"slow[0]"}) {
 		t.Fatalf("kill landed at %v: want slow[0] alone recorded", before)
@@ -145,6 +180,9 @@ resource "last" {
 	if err := lock.Release(); err != nil {
 		t.Fatal(err)
 	}
+	// The killed pier's providers got SIGKILL (Pdeathsig) as it died, so
+	// none of them can finish a gated create now.
+	openGate(t, gate)
 	// The creates in flight were recorded as pending: the next apply
 	// refuses them rather than risk second copies. The journal shows the
 	// provider never finished them, so they are resolved as absent.
@@ -163,39 +201,6 @@ resource "last" {
 	if got := resources(d.state("state.json")); len(got) != 6 {
 		t.Errorf("after re-apply recorded %v, want 6 resources", got)
 	}
-}
-
-func waitForJournalOrStart(t *testing.T, d *deployment, min time.Duration) {
-	t.Helper()
-	time.Sleep(min)
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		// A journal provider of this deployment runs: resources are being
-		// applied. (The state file is no sign: it is written only once the
-		// first change is recorded.)
-		if journalProviderRunning(d) {
-			time.Sleep(500 * time.Millisecond)
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("apply never started")
-}
-
-// journalProviderRunning reports whether a journal provider runs in
-// the deployment's directory.
-func journalProviderRunning(d *deployment) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		cmdline, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(cmdline), "journal.py") {
-			continue
-		}
-		if cwd, err := os.Readlink(filepath.Join(filepath.Dir(p), "cwd")); err == nil && cwd == d.dir {
-			return true
-		}
-	}
-	return false
 }
 
 // TestGroupCommit checks that changes completing while an append is in
@@ -249,7 +254,8 @@ func TestSecondInterruptStopsProviders(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitForJournalOrStart(t, d, 300*time.Millisecond)
+	// Interrupt once a 30 s create is in flight.
+	waitForInFlight(t, d)
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
