@@ -23,12 +23,19 @@ import (
 // the shell and its cat have exited, closing theirs, before this returns.
 func WriteExecutable(tb testing.TB, path string, data []byte, perm fs.FileMode) {
 	tb.Helper()
+	if err := writeExecutable(path, data, perm); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func writeExecutable(path string, data []byte, perm fs.FileMode) error {
 	cmd := exec.Command("/bin/sh", "-c", `umask 077 && cat > "$1" && chmod "$2" "$1"`,
 		"sh", path, fmt.Sprintf("%o", perm.Perm()))
 	cmd.Stdin = bytes.NewReader(data)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("write executable %s: %v\n%s", path, err, out)
+		return fmt.Errorf("write executable %s: %v\n%s", path, err, out)
 	}
+	return nil
 }
 
 // AppendExecutable appends data to the executable at path, for the same
