@@ -246,7 +246,8 @@ resource "m" {
 // valid and converges on re-apply.
 func TestSecondInterruptStopsProviders(t *testing.T) {
 	t.Parallel()
-	d := newDeployment(t, map[string]string{"main.pier.hcl": strings.ReplaceAll(slowDeployment, "sleep = 1", "sleep = 30")})
+	started := filepath.Join(t.TempDir(), "started")
+	d := newDeployment(t, map[string]string{"main.pier.hcl": strings.ReplaceAll(slowDeployment, "sleep = 1", `sleep = 30, started = "`+started+`"`)})
 	cmd := d.command("apply", "--parallelism", "2")
 	var out strings.Builder
 	errb := &syncBuffer{}
@@ -254,8 +255,13 @@ func TestSecondInterruptStopsProviders(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Interrupt once a 30 s create is in flight.
-	waitForInFlight(t, d)
+	// Interrupt once the provider has a 30 s create in hand (a create pier
+	// has recorded as pending but not yet sent is rightly dropped, and
+	// there would be nothing to stop).
+	waitFor(t, "a create to reach the provider", func() bool {
+		_, err := os.Stat(started)
+		return err == nil
+	})
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

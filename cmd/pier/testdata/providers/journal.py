@@ -6,13 +6,16 @@ one JSON object per line), so tests can count how often each resource was
 created, updated or destroyed, even across a killed pier.
 
 Types:
-  echo   {value, sleep?, gate?}
+  echo   {value, sleep?, gate?, started?}
                            -> {value, serial}   outputs echo the input; sleep
                                                seconds first if given; wait
                                                first until the file gate
-                                               exists, if given (for tests
-                                               that must kill pier while a
-                                               create is in flight)
+                                               exists, if given; append the
+                                               value to the file started as
+                                               the request arrives, if given
+                                               (for tests that must stop
+                                               pier while a create is in
+                                               the provider's hands)
   fail   {message}         -> errorResponse    always fails
 It implements the optional destroy operation. While a file named
 fail-destroy exists in its working directory, every destroy fails.
@@ -34,7 +37,7 @@ def journal(op, rtype, props):
 
 
 def check(rtype, props):
-    allowed = {"echo": {"value", "sleep", "gate"}, "fail": {"message"}}
+    allowed = {"echo": {"value", "sleep", "gate", "started"}, "fail": {"message"}}
     if rtype not in allowed:
         raise ValueError("unknown resource type %r (known: echo, fail)" % rtype)
     extra = set(props) - allowed[rtype]
@@ -47,6 +50,9 @@ def check(rtype, props):
 def apply(rtype, props):
     global serial
     check(rtype, props)
+    if props.get("started"):
+        with open(props["started"], "a") as f:
+            f.write("%s\n" % props.get("value"))
     if props.get("gate"):
         # Bounded, so that a provider whose pier was killed without it
         # does not wait for ever.
