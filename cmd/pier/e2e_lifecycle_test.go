@@ -219,6 +219,21 @@ func (d *deployment) killDuring(cond func() bool, what string, args ...string) {
 		d.t.Fatal(err)
 	}
 	_ = cmd.Wait()
+	d.waitStateUnlocked()
+}
+
+// waitStateUnlocked waits until no process holds state.json's lock: a
+// killed pier's state provider may still be dying when pier is reaped,
+// and the next command would be refused as locked.
+func (d *deployment) waitStateUnlocked() {
+	d.t.Helper()
+	lock, err := statefile.AcquireLock(filepath.Join(d.dir, "state.json"), statefile.Options{Wait: true})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if err := lock.Release(); err != nil {
+		d.t.Fatal(err)
+	}
 }
 
 // Killed between the destroy and the create of a replace, pier leaves a

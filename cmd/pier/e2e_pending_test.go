@@ -200,6 +200,7 @@ func (d *deployment) killWhileCreating(name string, ready func() bool, args ...s
 		d.t.Fatal(err)
 	}
 	_ = cmd.Wait()
+	d.waitStateUnlocked()
 	if err := os.Remove(block); err != nil {
 		d.t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/internal/testneed"
-	"github.com/pierhq/pier/statefile"
 )
 
 // header declares the providers and the state handler the scenarios share.
@@ -173,13 +172,7 @@ func TestKilledApplyConverges(t *testing.T) {
 	}
 	// The providers die with pier; the state provider's flock goes with
 	// it. Wait for that rather than be refused as locked.
-	lock, err := statefile.AcquireLock(filepath.Join(d.dir, "state.json"), statefile.Options{Wait: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lock.Release(); err != nil {
-		t.Fatal(err)
-	}
+	d.waitStateUnlocked()
 	// The killed pier's providers got SIGKILL (Pdeathsig) as it died, so
 	// none of them can finish a gated create now.
 	openGate(t, gate)
