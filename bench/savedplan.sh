@@ -14,25 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000}
 shift || true
-bins=("$@")
-if [ ${#bins[@]} -eq 0 ]; then
-  go build -o bin/pier ./cmd/pier
-  bins=("$PWD/bin/pier")
-fi
-make -s tfproviders >/dev/null
-REAL=$PWD/bin/tfproviders/terraform-provider-time
-
-wall() {
-  local t
-  t=$(mktemp)
-  if ! /usr/bin/time -o "$t" -f '%e' "$@" >"$t.out" 2>"$t.err"; then
-    echo "bench: $* failed:" >&2
-    tail -n 20 "$t.out" "$t.err" >&2
-    exit 1
-  fi
-  cat "$t"
-  rm -f "$t" "$t.out" "$t.err"
-}
+. bench/lib.sh
+pier_bins "$@"
 
 # plans LOG -> the PlanResourceChange requests in LOG, which is then emptied.
 plans() {
@@ -49,22 +32,7 @@ for pier in "${bins[@]}"; do
   : >"$log"
   printf '#!/bin/sh\nexport TF_LOG=trace TF_LOG_SDK=trace TF_LOG_SDK_PROTO=trace\nexec %q "$@" 2>>%q\n' "$REAL" "$log" >"$dir/terraform-provider-time"
   chmod +x "$dir/terraform-provider-time"
-  cat >"$dir/bench.pier.hcl" <<HCL
-provider "local" { builtin = "local" }
-provider "time" { terraform = "./terraform-provider-time" }
-resource "state" {
-  provider = provider.local
-  type     = "state_file"
-  inputs   = { name = "state.json" }
-}
-resource "t" {
-  count    = $n
-  provider = provider.time
-  type     = "time_static"
-  state    = resource.state
-  inputs   = { triggers = { index = "\${count.index}" } }
-}
-HCL
+  time_static_deployment "$dir" "$n"
   t_plan=$(wall "$pier" plan --dir "$dir" -out "$dir/plan.json")
   p_plan=$(plans "$log")
   t_apply=$(wall "$pier" apply "$dir/plan.json")

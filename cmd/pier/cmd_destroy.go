@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -69,22 +67,8 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 		return nil
 	}
 	if !o.Yes {
-		fmt.Fprintf(stdout, "\nDestroy all %d resources? Only 'yes' will be accepted: ", plan.Summary().Destroy)
-		// Ctrl-C at the prompt only closes stop (the first interrupt lets
-		// running work finish), so wait for it as well as for the answer.
-		answers := make(chan string, 1)
-		go func() {
-			answer, _ := bufio.NewReader(stdin).ReadString('\n')
-			answers <- answer
-		}()
-		var answer string
-		select {
-		case answer = <-answers:
-		case <-stop:
-		case <-ctx.Done():
-		}
-		if strings.TrimSpace(answer) != "yes" {
-			fmt.Fprintln(stdout)
+		question := fmt.Sprintf("\nDestroy all %d resources?", plan.Summary().Destroy)
+		if !askYes(ctx, question, stdin, stop, stdout) {
 			return declinedError{"destroy"}
 		}
 	}

@@ -86,13 +86,22 @@ func confirmApply(ctx context.Context, p *engine.Plan, yes, interactive bool, st
 		}
 		return nil
 	}
+	question := "Do you want to perform these actions?"
 	if p.RefreshOnly {
-		fmt.Fprintf(stdout, "Do you want to record these objects in state as they are now? Only 'yes' will be accepted: ")
-	} else {
-		fmt.Fprintf(stdout, "Do you want to perform these actions? Only 'yes' will be accepted: ")
+		question = "Do you want to record these objects in state as they are now?"
 	}
-	// Ctrl-C at the prompt only closes stop (the first interrupt lets
-	// running work finish), so wait for it as well as for the answer.
+	if !askYes(ctx, question, stdin, stop, stdout) {
+		return declinedError{"apply"}
+	}
+	return nil
+}
+
+// askYes asks question on stdout and reports whether the answer read
+// from stdin is "yes". Ctrl-C at the prompt only closes stop (the first
+// interrupt lets running work finish), so it waits for that, and for
+// ctx, as well as for the answer; either counts as no.
+func askYes(ctx context.Context, question string, stdin io.Reader, stop <-chan struct{}, stdout io.Writer) bool {
+	fmt.Fprintf(stdout, "%s Only 'yes' will be accepted: ", question)
 	answers := make(chan string, 1)
 	go func() {
 		answer, _ := bufio.NewReader(stdin).ReadString('\n')
@@ -104,12 +113,8 @@ func confirmApply(ctx context.Context, p *engine.Plan, yes, interactive bool, st
 	case <-stop:
 	case <-ctx.Done():
 	}
-	if strings.TrimSpace(answer) != "yes" {
-		fmt.Fprintln(stdout)
-		return declinedError{"apply"}
-	}
 	fmt.Fprintln(stdout)
-	return nil
+	return strings.TrimSpace(answer) == "yes"
 }
 
 // isPlanFile reports whether apply's single argument is a saved plan
