@@ -66,6 +66,9 @@ type Bridge struct {
 	// validated holds configurations the provider found valid, without
 	// diagnostics, keyed by mode, type and msgpack (see resourceConfig).
 	validated map[string]bool
+	// plans holds the plans previews made, keyed by what the plan was
+	// asked (see planKey), for the create or update that follows.
+	plans planCache
 }
 
 var (

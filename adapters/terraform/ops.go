@@ -246,8 +246,12 @@ func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Pro
 	if err != nil {
 		return nil, err
 	}
-	plan, planned, err := b.plan(ctx, rt, cfg, planArgs{prior: nullData, proposed: cfgData, config: cfgData})
-	if err != nil {
+	args := planArgs{prior: nullData, proposed: cfgData, config: cfgData}
+	var plan *tfclient.PlanResponse
+	var planned cty.Value
+	if p := b.plans.take(createKey(rt, args)); p != nil {
+		plan, planned = p.plan, p.planned
+	} else if plan, planned, err = b.plan(ctx, rt, cfg, args); err != nil {
 		return nil, err
 	}
 	state, private, err := b.apply(ctx, rt, planned, &tfclient.ApplyRequest{
@@ -404,9 +408,15 @@ func (e *ReplaceRequiredError) Error() string {
 }
 
 func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (schema.Properties, error) {
-	u, err := b.planUpdate(ctx, rt, recorded, inputs)
-	if err != nil {
-		return nil, err
+	var u *updatePlan
+	if key, ok := updateKey(rt, recorded, inputs); ok {
+		u = b.plans.take(key)
+	}
+	if u == nil {
+		var err error
+		if u, err = b.planUpdate(ctx, rt, recorded, inputs); err != nil {
+			return nil, err
+		}
 	}
 	prior, priorPrivate, planned, plan := u.prior, u.priorPrivate, u.planned, u.plan
 	if prior.IsNull() {

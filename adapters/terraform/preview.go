@@ -61,15 +61,20 @@ func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.Prev
 		if err := b.configure(ctx); err != nil {
 			return nil, err
 		}
-		_, planned, err := b.plan(ctx, rt, cfg, planArgs{prior: nullData, proposed: cfgData, config: cfgData})
+		args := planArgs{prior: nullData, proposed: cfgData, config: cfgData}
+		plan, planned, err := b.plan(ctx, rt, cfg, args)
 		if err != nil {
 			return nil, err
 		}
+		b.plans.put(createKey(rt, args), &updatePlan{plan: plan, planned: planned})
 		return plannedResponse(planned)
 	}
 	u, err := b.planUpdate(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
 	if err != nil {
 		return nil, err
+	}
+	if key, ok := updateKey(rt, req.Resource.OutputProperties, req.InputProperties); ok {
+		b.plans.put(key, u)
 	}
 	if u.prior.IsNull() {
 		// The object is gone: the update creates it again.

@@ -131,44 +131,9 @@ resource "a" {
 // twice each.
 func TestSavedPlanTerraformPlansOnce(t *testing.T) {
 	t.Parallel()
-	real := tfProviderForTest(t, "terraform-provider-time")
 	d := newDeployment(t, nil)
-	log := filepath.Join(d.dir, "tf.log")
-	wrapper := filepath.Join(d.dir, "terraform-provider-time")
-	script := fmt.Sprintf("#!/bin/sh\nexport TF_LOG=trace TF_LOG_SDK=trace TF_LOG_SDK_PROTO=trace\nexec '%s' \"$@\" 2>>'%s'\n", real, log)
-	testbin.WriteExecutable(t, wrapper, []byte(script), 0o755)
-	d.write(map[string]string{"main.pier.hcl": `
-provider "local" { builtin = "local" }
-provider "time" { terraform = "./terraform-provider-time" }
-resource "state" {
-  provider = provider.local
-  type     = "state_file"
-  inputs   = { name = "state.json" }
-}
-resource "t" {
-  count    = 3
-  provider = provider.time
-  type     = "time_static"
-  state    = resource.state
-  inputs   = { triggers = { index = "${count.index}" } }
-}
-`})
-	rpcs := func() map[string]int {
-		data, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Remove(log); err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]int{}
-		for _, line := range strings.Split(string(data), "\n") {
-			if m := regexp.MustCompile(`"tf_rpc":"(\w+)"`).FindStringSubmatch(line); m != nil && strings.Contains(line, `"Received request"`) {
-				out[m[1]]++
-			}
-		}
-		return out
-	}
+	rpcs := tracedTimeProvider(t, d)
+	d.write(map[string]string{"main.pier.hcl": timeStatics(3, "")})
 	d.mustRun("plan", "-out", "plan.json")
 	if got := rpcs(); got["PlanResourceChange"] != 3 || got["ValidateResourceTypeConfig"] != 3 || got["ApplyResourceChange"] != 0 {
 		t.Errorf("plan -out: %v, want 3 PlanResourceChange and 3 ValidateResourceTypeConfig", got)
@@ -180,6 +145,80 @@ resource "t" {
 	if got := rpcs(); got["PlanResourceChange"] != 3 || got["ValidateResourceTypeConfig"] != 3 || got["ApplyResourceChange"] != 3 {
 		t.Errorf("apply plan.json: %v, want 3 of PlanResourceChange, ValidateResourceTypeConfig and ApplyResourceChange (the bridge's own, not a second plan)", got)
 	}
+}
+
+// TestApplyTerraformPlansOnce: a live pier apply plans each create once.
+// The preview's plan waits in the bridge that made it, the host sends the
+// create to that bridge, and the bridge applies the plan it has: one
+// ValidateResourceTypeConfig, PlanResourceChange and ApplyResourceChange
+// per create, where terraform apply plans each create a second time
+// during apply. One bridge (parallelism = 1) makes the count
+// exact; with several, a create whose bridge is busy may go to another,
+// which plans again.
+func TestApplyTerraformPlansOnce(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, nil)
+	rpcs := tracedTimeProvider(t, d)
+	d.write(map[string]string{"main.pier.hcl": timeStatics(3, "parallelism = 1")})
+	if out := d.mustRun("apply"); !strings.Contains(out, "3 created") {
+		t.Fatalf("apply:\n%s", out)
+	}
+	if got := rpcs(); got["PlanResourceChange"] != 3 || got["ValidateResourceTypeConfig"] != 3 || got["ApplyResourceChange"] != 3 {
+		t.Errorf("apply: %v, want 3 each of ValidateResourceTypeConfig, PlanResourceChange and ApplyResourceChange", got)
+	}
+}
+
+// tracedTimeProvider puts terraform-provider-time in d behind a wrapper
+// that turns on its protocol trace, and returns a function that counts
+// the requests it received since the last call, by RPC name.
+func tracedTimeProvider(t *testing.T, d *deployment) func() map[string]int {
+	t.Helper()
+	real := tfProviderForTest(t, "terraform-provider-time")
+	log := filepath.Join(d.dir, "tf.log")
+	wrapper := filepath.Join(d.dir, "terraform-provider-time")
+	script := fmt.Sprintf("#!/bin/sh\nexport TF_LOG=trace TF_LOG_SDK=trace TF_LOG_SDK_PROTO=trace\nexec '%s' \"$@\" 2>>'%s'\n", real, log)
+	testbin.WriteExecutable(t, wrapper, []byte(script), 0o755)
+	rpc := regexp.MustCompile(`"tf_rpc":"(\w+)"`)
+	return func() map[string]int {
+		data, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(log); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, line := range strings.Split(string(data), "\n") {
+			if m := rpc.FindStringSubmatch(line); m != nil && strings.Contains(line, `"Received request"`) {
+				out[m[1]]++
+			}
+		}
+		return out
+	}
+}
+
+// timeStatics is a deployment of n time_static through the wrapper
+// tracedTimeProvider writes; attrs go in the provider block.
+func timeStatics(n int, attrs string) string {
+	return fmt.Sprintf(`
+provider "local" { builtin = "local" }
+provider "time" {
+  terraform = "./terraform-provider-time"
+  %s
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "t" {
+  count    = %d
+  provider = provider.time
+  type     = "time_static"
+  state    = resource.state
+  inputs   = { triggers = { index = "${count.index}" } }
+}
+`, attrs, n)
 }
 
 // TestNixSavedPlanResolvesAtRunTime: a saved plan of a flake whose

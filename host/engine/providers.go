@@ -248,16 +248,35 @@ type slotKey struct{}
 // the pool's size is the provider's parallelism, and a provider whose
 // processes are all busy must not hold up the others. A provider without
 // a pool (not declared) gets an empty slot: its call fails on its own.
-func (p *providers) reserve(name string) (*slot, bool) {
+func (p *providers) reserve(name, resource string) (*slot, bool) {
 	pl, err := p.pool(name)
 	if err != nil {
 		return &slot{name: name}, true
 	}
-	rv, ok := pl.TryReserve()
+	rv, ok := pl.TryReserve(resource)
 	if !ok {
 		return nil, false
 	}
 	return &slot{name: name, rv: rv}, true
+}
+
+// warmIndex is the index of the first of nodes whose resource the
+// provider's pool would serve on the process that last served it (see
+// [provider.Pool.Warm]), or 0.
+func (p *providers) warmIndex(name string, nodes []*node) int {
+	if len(nodes) < 2 {
+		return 0
+	}
+	pl, err := p.pool(name)
+	if err != nil {
+		return 0
+	}
+	for i, n := range nodes {
+		if pl.Warm(n.change.Addr()) {
+			return i
+		}
+	}
+	return 0
 }
 
 // withSlot makes the provider calls under ctx use s.

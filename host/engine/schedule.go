@@ -473,11 +473,15 @@ func (a *applier) dequeue() *node {
 		if len(q) == 0 {
 			continue
 		}
-		s, ok := a.e.providers.reserve(p)
+		// Take the first node whose provider process is warm for it
+		// (it previewed the change), keeping the others in order.
+		i := a.e.providers.warmIndex(p, q[:min(len(q), warmScan)])
+		n := q[i]
+		s, ok := a.e.providers.reserve(p, n.change.Addr())
 		if !ok {
 			continue
 		}
-		n := q[0]
+		copy(q[1:i+1], q[:i])
 		n.slot = s
 		q[0] = nil
 		a.ready[p] = q[1:]
@@ -486,6 +490,11 @@ func (a *applier) dequeue() *node {
 	}
 	return nil
 }
+
+// warmScan bounds how far into a provider's ready queue dequeue looks for
+// a node whose process is warm: far enough that, with a few processes,
+// nearly every freed process finds one, and cheap per dequeue.
+const warmScan = 64
 
 // finish handles a worker's result.
 func (a *applier) finish(r nodeResult) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/pierhq/pier/schema"
@@ -14,11 +15,21 @@ import (
 // request at a time. A process that fails with an [*Error] is dropped and
 // the next request starts a fresh one. Its methods are safe for concurrent
 // use.
+//
+// The pool remembers which process last served each resource and gives a
+// resource's next request to that process when it is idle: a bridge that
+// previewed a change keeps what the preview learned (the Terraform bridge
+// keeps the provider's plan), so the create or update that follows costs
+// the provider less there. See [Pool.Warm].
 type Pool struct {
 	cfg  Config
 	sem  chan struct{} // one token per request in flight, at most size
 	mu   sync.Mutex    // guards the fields below
 	idle []*Process
+	// served maps a resource to the process that last served it; it is
+	// emptied when it reaches maxServed, since a preview and its apply come
+	// close together.
+	served map[string]*Process
 	// started counts processes started over the pool's life.
 	started int
 	closed  bool
@@ -44,7 +55,7 @@ func (pl *Pool) Started() int {
 // running; see [Process.Call]. It waits for a free process while all are
 // busy, or until ctx ends.
 func (pl *Pool) Call(ctx context.Context, resource string, req *schema.Request) (*schema.Response, error) {
-	return pl.call(ctx, resource, req, nil, false)
+	return pl.call(ctx, resource, req, nil, nil)
 }
 
 // Reservation is one of a pool's request slots, taken without waiting by
@@ -52,18 +63,33 @@ func (pl *Pool) Call(ctx context.Context, resource string, req *schema.Request) 
 // busy (the engine's). It serves one request; an unused one is released.
 type Reservation struct {
 	pl *Pool
+	// proc is the idle process that last served the reserved resource,
+	// set aside for it so that no other request takes it meanwhile; nil
+	// when it was busy, gone, or there was none.
+	proc *Process
 	// once hands the slot on: to the first Call, or back by Release.
 	once sync.Once
 }
 
-// TryReserve takes a free request slot, or reports that none is free.
-func (pl *Pool) TryReserve() (*Reservation, bool) {
+// TryReserve takes a free request slot for a request about resource, or
+// reports that none is free. When the process that last served resource
+// is idle, the slot comes with it (see [Pool.Warm]).
+func (pl *Pool) TryReserve(resource string) (*Reservation, bool) {
 	select {
 	case pl.sem <- struct{}{}:
-		return &Reservation{pl: pl}, true
 	default:
 		return nil, false
 	}
+	rv := &Reservation{pl: pl}
+	pl.mu.Lock()
+	if p := pl.served[resource]; p != nil {
+		if i := slices.Index(pl.idle, p); i >= 0 {
+			pl.idle = slices.Delete(pl.idle, i, i+1)
+			rv.proc = p
+		}
+	}
+	pl.mu.Unlock()
+	return rv, true
 }
 
 // Call sends req in the reserved slot, as [Pool.Call] does, and gives the
@@ -74,13 +100,20 @@ func (rv *Reservation) Call(ctx context.Context, resource string, req *schema.Re
 	if !held {
 		return rv.pl.Call(ctx, resource, req)
 	}
-	return rv.pl.call(ctx, resource, req, nil, true)
+	return rv.pl.call(ctx, resource, req, nil, rv)
 }
 
-// Release gives back a slot that no request used; after Call it does
-// nothing.
+// Release gives back a slot that no request used, and the process set
+// aside with it; after Call it does nothing.
 func (rv *Reservation) Release() {
-	rv.once.Do(func() { <-rv.pl.sem })
+	rv.once.Do(func() {
+		if rv.proc != nil {
+			rv.pl.mu.Lock()
+			rv.pl.idle = append(rv.pl.idle, rv.proc)
+			rv.pl.mu.Unlock()
+		}
+		<-rv.pl.sem
+	})
 }
 
 // CallSized is [Pool.Call] that also returns the length in bytes of the
@@ -88,18 +121,21 @@ func (rv *Reservation) Release() {
 // the engine keeps within [schema.MaxStateSize].
 func (pl *Pool) CallSized(ctx context.Context, resource string, req *schema.Request) (*schema.Response, int, error) {
 	var n int
-	resp, err := pl.call(ctx, resource, req, &n, false)
+	resp, err := pl.call(ctx, resource, req, &n, nil)
 	return resp, n, err
 }
 
-// call sends one request; held means the caller already holds a slot,
-// which call gives back.
-func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, size *int, held bool) (*schema.Response, error) {
-	if held {
+// call sends one request; rv, when set, is the caller's reservation,
+// whose slot (and process, if it set one aside) call uses and gives back.
+func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, size *int, rv *Reservation) (*schema.Response, error) {
+	if rv != nil {
 		defer func() { <-pl.sem }()
 	}
 	r, err := prepare(pl.cfg, resource, req)
 	if err != nil {
+		if rv != nil && rv.proc != nil {
+			pl.give(rv.proc, "")
+		}
 		return nil, err
 	}
 	r.size = size
@@ -107,13 +143,16 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 	pl.mu.Lock()
 	if pl.closed {
 		pl.mu.Unlock()
+		if rv != nil && rv.proc != nil {
+			rv.proc.Close() // Close did not see it: it was set aside
+		}
 		return nil, fmt.Errorf("%s: %w", who, ErrClosed)
 	}
 	pl.busy.Add(1)
 	pl.mu.Unlock()
 	defer pl.busy.Done()
 
-	if !held {
+	if rv == nil {
 		select {
 		case pl.sem <- struct{}{}:
 		case <-ctx.Done():
@@ -122,19 +161,48 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 		defer func() { <-pl.sem }()
 	}
 
-	p, err := pl.take(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", who, err)
+	var p *Process
+	if rv != nil && rv.proc != nil && !rv.proc.exited() {
+		p = rv.proc
+	} else {
+		if rv != nil && rv.proc != nil {
+			pl.give(rv.proc, "") // it died meanwhile: take reaps it
+		}
+		if p, err = pl.take(ctx, resource); err != nil {
+			return nil, fmt.Errorf("%s: %w", who, err)
+		}
 	}
 	resp, err := p.call(ctx, r)
-	pl.give(p)
+	pl.give(p, resource)
 	return resp, err
 }
 
-// take returns an idle process or starts one. The caller holds a token,
-// so the number of processes never exceeds the pool size.
-func (pl *Pool) take(ctx context.Context) (*Process, error) {
+// maxServed bounds the resources a pool remembers the process of.
+const maxServed = 1 << 16
+
+// Warm reports whether the process that last served resource is idle, so
+// that a request for it now would go to that process. A scheduler with
+// several runnable requests for one provider prefers those whose process
+// is warm.
+func (pl *Pool) Warm(resource string) bool {
 	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	p := pl.served[resource]
+	return p != nil && slices.Contains(pl.idle, p)
+}
+
+// take returns an idle process, the one that last served resource if it
+// is idle, or starts one. The caller holds a token, so the number of
+// processes never exceeds the pool size.
+func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
+	pl.mu.Lock()
+	if p := pl.served[resource]; p != nil {
+		if i := slices.Index(pl.idle, p); i >= 0 && !p.exited() {
+			pl.idle = slices.Delete(pl.idle, i, i+1)
+			pl.mu.Unlock()
+			return p, nil
+		}
+	}
 	for n := len(pl.idle); n > 0; n = len(pl.idle) {
 		p := pl.idle[n-1]
 		pl.idle = pl.idle[:n-1]
@@ -159,14 +227,21 @@ func (pl *Pool) take(ctx context.Context) (*Process, error) {
 	return p, err
 }
 
-// give returns a process after a request: a failed one is dropped (it was
-// killed and reaped when it failed).
-func (pl *Pool) give(p *Process) {
+// give returns a process after a request for resource (none: "") and
+// remembers that it served it: a failed one is dropped (it was killed and
+// reaped when it failed).
+func (pl *Pool) give(p *Process, resource string) {
 	if !p.usable() {
 		return
 	}
 	pl.mu.Lock()
 	pl.idle = append(pl.idle, p)
+	if resource != "" {
+		if pl.served == nil || len(pl.served) >= maxServed {
+			pl.served = map[string]*Process{}
+		}
+		pl.served[resource] = p
+	}
 	pl.mu.Unlock()
 }
 

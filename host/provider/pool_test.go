@@ -168,15 +168,15 @@ func TestPoolReserve(t *testing.T) {
 	exe := testProvider(t, "python/provider.py", "python3")
 	pool := NewPool(Config{Name: "py", Executable: exe}, 2)
 	defer pool.Close()
-	a, ok := pool.TryReserve()
+	a, ok := pool.TryReserve("web.greet")
 	if !ok {
 		t.Fatal("first reservation refused")
 	}
-	b, ok := pool.TryReserve()
+	b, ok := pool.TryReserve("web.greet")
 	if !ok {
 		t.Fatal("second reservation refused")
 	}
-	if _, ok := pool.TryReserve(); ok {
+	if _, ok := pool.TryReserve("web.greet"); ok {
 		t.Fatal("a third reservation of a pool of 2 was granted")
 	}
 	req := &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}}
@@ -184,15 +184,82 @@ func TestPoolReserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Release() // used: nothing to give back
-	c, ok := pool.TryReserve()
+	c, ok := pool.TryReserve("web.greet")
 	if !ok {
 		t.Fatal("the slot of a reservation that served its request was not given back")
 	}
 	b.Release()
 	c.Release()
 	for range 2 {
-		if _, ok := pool.TryReserve(); !ok {
+		if _, ok := pool.TryReserve("web.greet"); !ok {
 			t.Fatal("released slots were not given back")
 		}
+	}
+}
+
+// TestPoolWarm: a resource's next request goes to the process that last
+// served it whenever that one is idle, whether it comes through Call or a
+// reservation, so that what a process learned about it (a bridge's plan)
+// is there to use.
+func TestPoolWarm(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	pool := NewPool(Config{Name: "py", Executable: exe}, 2)
+	defer pool.Close()
+	greet := func(rv *Reservation, addr string) int {
+		t.Helper()
+		req := &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+			Type: "greeting", InputProperties: schema.Properties{"name": addr},
+		}}
+		call := pool.Call
+		if rv != nil {
+			call = rv.Call
+		}
+		resp, err := call(t.Context(), addr, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outputPID(t, resp.CreateResourceResponse.OutputProperties)
+	}
+	// Start both processes, one having served a and the other b.
+	pids := map[string]int{}
+	var procs []*Process
+	for _, addr := range []string{"a", "b"} {
+		p, err := pool.take(t.Context(), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids[addr] = p.Pid()
+		procs = append(procs, p)
+	}
+	pool.give(procs[0], "a")
+	pool.give(procs[1], "b")
+	for _, addr := range []string{"b", "a", "a", "b"} {
+		if !pool.Warm(addr) {
+			t.Errorf("Warm(%q) = false with every process idle", addr)
+		}
+		rv, ok := pool.TryReserve(addr)
+		if !ok {
+			t.Fatal("reservation refused on an idle pool")
+		}
+		if got := greet(rv, addr); got != pids[addr] {
+			t.Errorf("%s went to process %d, want %d, which served it last", addr, got, pids[addr])
+		}
+		if got := greet(nil, addr); got != pids[addr] {
+			t.Errorf("%s (Call) went to process %d, want %d", addr, got, pids[addr])
+		}
+	}
+	// A reservation sets its process aside: the other resource's process
+	// is no longer warm for it, and a release gives it back.
+	rv, _ := pool.TryReserve("a")
+	if pool.Warm("a") {
+		t.Error("Warm(a) = true while its process is reserved for a")
+	}
+	rv.Release()
+	if !pool.Warm("a") {
+		t.Error("Warm(a) = false after the reservation was released")
+	}
+	if pool.Warm("never-served") {
+		t.Error("Warm of a resource no process served = true")
 	}
 }

@@ -1,0 +1,69 @@
+package terraform
+
+import (
+	"encoding/json"
+
+	"github.com/pierhq/pier/schema"
+)
+
+// planCache keeps the plans a bridge's previews made until the create or
+// update that follows takes them, so that the provider plans each change
+// once per command instead of twice (Terraform plans again during apply).
+//
+// Taking a preview's plan is sound because the key is everything the
+// provider was asked: the type, the encoded configuration, and for an
+// update the recorded object and the new inputs. The same provider
+// process answered it moments ago, in the same command. Terraform asks
+// for a second plan because the first may hold unknown values that are
+// known by apply time, and it accepts any second plan that agrees with
+// the first wherever the first was known. A configuration with unknowns
+// at plan time encodes differently from the known one at apply, so it
+// misses the cache and is planned again, as under Terraform.
+//
+// The host sends a resource's requests to the bridge process that last
+// served it when that one is idle (host/provider's Pool), which is where
+// a preview's plan waits. A miss costs only the plan the cache saves.
+type planCache map[string]*updatePlan
+
+// maxPlans bounds a bridge's cached plans; when full it starts over.
+// Previews and their applies come close together, so a small window
+// keeps nearly every one.
+const maxPlans = 4096
+
+func (c *planCache) put(key string, p *updatePlan) {
+	if *c == nil || len(*c) >= maxPlans {
+		*c = planCache{}
+	}
+	(*c)[key] = p
+}
+
+// take returns the plan under key and forgets it: a plan is applied once.
+func (c *planCache) take(key string) *updatePlan {
+	p := (*c)[key]
+	if p != nil {
+		delete(*c, key)
+	}
+	return p
+}
+
+// createKey identifies a create's plan: from a null prior, the proposed
+// state is the configuration itself.
+func createKey(rt *resourceType, a planArgs) string {
+	return "create\x00" + rt.modeName() + "\x00" + rt.name + "\x00" + string(a.config)
+}
+
+// updateKey identifies an update's plan by the request it answers: the
+// recorded outputs (the prior before its upgrade, and its private data)
+// and the new inputs. encoding/json sorts map keys, so equal values give
+// equal keys.
+func updateKey(rt *resourceType, recorded, inputs schema.Properties) (string, bool) {
+	r, err := json.Marshal(recorded)
+	if err != nil {
+		return "", false
+	}
+	in, err := json.Marshal(inputs)
+	if err != nil {
+		return "", false
+	}
+	return "update\x00" + rt.name + "\x00" + string(r) + "\x00" + string(in), true
+}
