@@ -1,14 +1,11 @@
 package engine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/filehash"
 	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/source"
 )
@@ -85,15 +82,10 @@ func (e *Engine) providerCheck(d *source.Provider) (ProviderCheck, error) {
 		return ProviderCheck{Fingerprint: c.Fingerprint, Executable: exe, Hash: "missing: " + err.Error()}, nil
 	}
 	c.Executable = path
-	f, err := os.Open(path)
-	if err != nil {
-		return c, fmt.Errorf("provider %s: %w", d.Name, err)
+	// The same hash the lock check took: an executable unchanged since
+	// it was hashed is not read again, and a changed one always is.
+	if c.Hash, err = filehash.SHA256(path); err != nil {
+		return c, fmt.Errorf("provider %s: hash executable: %w", d.Name, err)
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return c, fmt.Errorf("provider %s: hash %s: %w", d.Name, path, err)
-	}
-	c.Hash = hex.EncodeToString(h.Sum(nil))
 	return c, nil
 }

@@ -101,3 +101,35 @@ func TestPackageHashTerraformProviderTime(t *testing.T) {
 		t.Errorf("h1 of the unpacked package %s != h1 of its zip %s", got, fromZip)
 	}
 }
+
+// PackageHash computes Hash1 itself, to take each file's hash from
+// filehash; it must agree with dirhash's own.
+func TestPackageHashIsDirhashHash1(t *testing.T) {
+	t.Parallel()
+	nested := t.TempDir()
+	for name, size := range map[string]int{"terraform-provider-x_v1.0.0": 200 << 10, "LICENSE": 10, "docs/README.md": 5, "docs/a/b": 0} {
+		p := filepath.Join(nested, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeExe(t, p, strings.Repeat(name, size/len(name)+1))
+	}
+	tests := map[string]string{
+		"recorded fixture": "testdata/h1/registry.terraform.io/hashicorp/time/0.14.2/linux_amd64",
+		"nested files":     nested,
+	}
+	for name, dir := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, err := dirhash.HashDir(dir, "", dirhash.Hash1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // the second time from the cache, when it may
+				if got, err := PackageHash(dir); err != nil || got != want {
+					t.Errorf("PackageHash = %s, %v; dirhash.HashDir = %s", got, err, want)
+				}
+			}
+		})
+	}
+}

@@ -2,16 +2,17 @@ package lockfile
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/sumdb/dirhash"
 
+	"github.com/pierhq/pier/host/filehash"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -110,27 +111,42 @@ func Identify(p *source.Provider, dir string) (*Entry, error) {
 // directory: the Go modules directory hash, version 1 (a SHA-256 over the
 // sorted lines "SHA256HEX  NAME\n" of every file, base64, prefixed
 // "h1:"), with symlinks to the directory resolved first, as Terraform
-// does.
+// does. It is dirhash.HashDir(dir, "", dirhash.Hash1), computed here so
+// that each file's SHA-256 comes from [filehash], which does not read
+// the provider binary again while it is unchanged (a test checks the
+// two agree).
 func PackageHash(dir string) (string, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return "", err
 	}
-	return dirhash.HashDir(real, "", dirhash.Hash1)
+	files, err := dirhash.DirFiles(real, "")
+	if err != nil {
+		return "", err
+	}
+	slices.Sort(files)
+	h := sha256.New()
+	for _, name := range files {
+		if strings.Contains(name, "\n") {
+			return "", fmt.Errorf("hash package %s: file name %q has a newline", real, name)
+		}
+		sum, err := filehash.SHA256(filepath.Join(real, filepath.FromSlash(name)))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s  %s\n", sum, name)
+	}
+	return "h1:" + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
 
-// FileHash is "sha256:HEX" of a file's content.
+// FileHash is "sha256:HEX" of a file's content. An executable hashed
+// before and unchanged since is not read again ([filehash]).
 func FileHash(path string) (string, error) {
-	f, err := os.Open(path)
+	sum, err := filehash.SHA256(path)
 	if err != nil {
 		return "", fmt.Errorf("hash executable: %w", err)
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("hash executable %s: %w", path, err)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return "sha256:" + sum, nil
 }
 
 // lookPath finds an executable as the engine will run it: a path with a
