@@ -205,6 +205,7 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 		pc.Executable = p.cfg.PierExecutable
 		pc.Args = []string{"adapter", d.Builtin}
 		pc.Env = BuiltinEnv(d.Builtin, d.Env, p.cfg.ReadOnlyState)
+		pc.ReceiverValidates = true // pier's own adapter (providersdk)
 	case d.Terraform != "":
 		// The configuration may hold credentials: it goes to the bridge on
 		// a file descriptor, never on its command line or into state.
@@ -215,6 +216,7 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 		pc.Executable = p.cfg.PierExecutable
 		pc.Args = []string{"adapter", "terraform", "--plugin", d.Terraform}
 		pc.ConfigData = data
+		pc.ReceiverValidates = true // the bridge serves with providersdk
 	default:
 		pc.Executable = d.Executable
 		pc.Args = d.Args

@@ -64,6 +64,16 @@ type Config struct {
 	// Logger receives the provider's stderr, one record per line, with
 	// provider= and resource= attributes. Nil discards.
 	Logger *slog.Logger
+	// ReceiverValidates says the provider is one of pier's own adapters,
+	// which validates every request against the v0 schema as it receives
+	// it (providersdk does), and answers an invalid one with an
+	// errorResponse saying so. The host then skips its own check of the
+	// requests it sends, so that each frame is validated once, by its
+	// receiver: a bridged create carries the resource's whole inputs, and
+	// a state event its patch. Responses are validated by the host
+	// whatever this says. Leave it false for every other provider: a
+	// third-party provider may not validate what it receives.
+	ReceiverValidates bool
 }
 
 func (c Config) withDefaults() Config {

@@ -99,7 +99,9 @@ func operationOf(kind string) schema.Operation {
 }
 
 // prepare checks a request before any process is involved: exactly one
-// message, an operation the provider declared, and a schema-valid frame.
+// message, an operation the provider declared, and a schema-valid frame
+// (unless the provider validates it on receipt: see
+// [Config.ReceiverValidates]).
 func prepare(cfg Config, resource string, req *schema.Request) (request, error) {
 	r := request{kind: req.Kind(), resourceType: req.ResourceType(), resource: resource}
 	who := subject(cfg.Name, cfg.Executable, r.kind, r.resourceType, resource)
@@ -113,8 +115,10 @@ func prepare(cfg Config, resource string, req *schema.Request) (request, error) 
 	if err != nil {
 		return r, fmt.Errorf("%s: encode request: %w", who, err)
 	}
-	if err := schema.ValidateRequest(data, cfg.Operations); err != nil {
-		return r, fmt.Errorf("%s: pier built an invalid request: %w", who, err)
+	if !cfg.ReceiverValidates {
+		if err := schema.ValidateRequest(data, cfg.Operations); err != nil {
+			return r, fmt.Errorf("%s: pier built an invalid request: %w", who, err)
+		}
 	}
 	r.data = data
 	return r, nil
