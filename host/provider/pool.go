@@ -139,14 +139,15 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 		return nil, err
 	}
 	r.size = size
-	who := subject(pl.cfg.Name, pl.cfg.Executable, r.kind, r.resourceType, resource)
+	// who names the request in errors; only a failure pays for it.
+	who := func() string { return subject(pl.cfg.Name, pl.cfg.Executable, r.kind, r.resourceType, resource) }
 	pl.mu.Lock()
 	if pl.closed {
 		pl.mu.Unlock()
 		if rv != nil && rv.proc != nil {
 			rv.proc.Close() // Close did not see it: it was set aside
 		}
-		return nil, fmt.Errorf("%s: %w", who, ErrClosed)
+		return nil, fmt.Errorf("%s: %w", who(), ErrClosed)
 	}
 	pl.busy.Add(1)
 	pl.mu.Unlock()
@@ -156,7 +157,7 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 		select {
 		case pl.sem <- struct{}{}:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: wait for a free provider process: %w", who, context.Cause(ctx))
+			return nil, fmt.Errorf("%s: wait for a free provider process: %w", who(), context.Cause(ctx))
 		}
 		defer func() { <-pl.sem }()
 	}
@@ -169,7 +170,7 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 			pl.give(rv.proc, "") // it died meanwhile: take reaps it
 		}
 		if p, err = pl.take(ctx, resource); err != nil {
-			return nil, fmt.Errorf("%s: %w", who, err)
+			return nil, fmt.Errorf("%s: %w", who(), err)
 		}
 	}
 	resp, err := p.call(ctx, r)
