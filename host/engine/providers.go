@@ -264,21 +264,18 @@ func (p *providers) reserve(name, resource string) (*slot, bool) {
 
 // warmIndex is the index of the first of nodes whose resource the
 // provider's pool would serve on the process that last served it (see
-// [provider.Pool.Warm]), or 0.
+// [provider.Pool.FirstWarm]), or 0. Only a provider that previews keeps
+// anything from one request of a resource to the next (the Terraform
+// bridge keeps its plan), so only its queue is searched.
 func (p *providers) warmIndex(name string, nodes []*node) int {
-	if len(nodes) < 2 {
+	if len(nodes) < 2 || !p.supports(name, schema.OperationPreview) {
 		return 0
 	}
 	pl, err := p.pool(name)
 	if err != nil {
 		return 0
 	}
-	for i, n := range nodes {
-		if pl.Warm(n.change.Addr()) {
-			return i
-		}
-	}
-	return 0
+	return max(pl.FirstWarm(len(nodes), func(i int) string { return nodes[i].addr() }), 0)
 }
 
 // withSlot makes the provider calls under ctx use s.

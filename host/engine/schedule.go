@@ -40,6 +40,16 @@ type node struct {
 	started    time.Time
 	// slot is the provider request slot reserved for the node's run.
 	slot *slot
+	// address caches change.Addr() for the scheduler's searches.
+	address string
+}
+
+// addr is the node's change's address.
+func (n *node) addr() string {
+	if n.address == "" {
+		n.address = n.change.Addr()
+	}
+	return n.address
 }
 
 type nodeResult struct {
@@ -477,7 +487,7 @@ func (a *applier) dequeue() *node {
 		// (it previewed the change), keeping the others in order.
 		i := a.e.providers.warmIndex(p, q[:min(len(q), warmScan)])
 		n := q[i]
-		s, ok := a.e.providers.reserve(p, n.change.Addr())
+		s, ok := a.e.providers.reserve(p, n.addr())
 		if !ok {
 			continue
 		}

@@ -20,7 +20,7 @@ import (
 // resource's next request to that process when it is idle: a bridge that
 // previewed a change keeps what the preview learned (the Terraform bridge
 // keeps the provider's plan), so the create or update that follows costs
-// the provider less there. See [Pool.Warm].
+// the provider less there. See [Pool.FirstWarm].
 type Pool struct {
 	cfg  Config
 	sem  chan struct{} // one token per request in flight, at most size
@@ -73,7 +73,7 @@ type Reservation struct {
 
 // TryReserve takes a free request slot for a request about resource, or
 // reports that none is free. When the process that last served resource
-// is idle, the slot comes with it (see [Pool.Warm]).
+// is idle, the slot comes with it (see [Pool.FirstWarm]).
 func (pl *Pool) TryReserve(resource string) (*Reservation, bool) {
 	select {
 	case pl.sem <- struct{}{}:
@@ -181,15 +181,22 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 // maxServed bounds the resources a pool remembers the process of.
 const maxServed = 1 << 16
 
-// Warm reports whether the process that last served resource is idle, so
-// that a request for it now would go to that process. A scheduler with
-// several runnable requests for one provider prefers those whose process
-// is warm.
-func (pl *Pool) Warm(resource string) bool {
+// FirstWarm returns the first i < n for which the process that last
+// served resource(i) is idle, so that a request for it now would go to
+// that process, or -1. A scheduler with several runnable requests for one
+// provider prefers those whose process is warm.
+func (pl *Pool) FirstWarm(n int, resource func(i int) string) int {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	p := pl.served[resource]
-	return p != nil && slices.Contains(pl.idle, p)
+	if len(pl.idle) == 0 || len(pl.served) == 0 {
+		return -1
+	}
+	for i := range n {
+		if p := pl.served[resource(i)]; p != nil && slices.Contains(pl.idle, p) {
+			return i
+		}
+	}
+	return -1
 }
 
 // take returns an idle process, the one that last served resource if it

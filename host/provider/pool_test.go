@@ -234,9 +234,10 @@ func TestPoolWarm(t *testing.T) {
 	}
 	pool.give(procs[0], "a")
 	pool.give(procs[1], "b")
+	warm := func(addr string) bool { return pool.FirstWarm(1, func(int) string { return addr }) == 0 }
 	for _, addr := range []string{"b", "a", "a", "b"} {
-		if !pool.Warm(addr) {
-			t.Errorf("Warm(%q) = false with every process idle", addr)
+		if !warm(addr) {
+			t.Errorf("%s is not warm with every process idle", addr)
 		}
 		rv, ok := pool.TryReserve(addr)
 		if !ok {
@@ -252,14 +253,17 @@ func TestPoolWarm(t *testing.T) {
 	// A reservation sets its process aside: the other resource's process
 	// is no longer warm for it, and a release gives it back.
 	rv, _ := pool.TryReserve("a")
-	if pool.Warm("a") {
-		t.Error("Warm(a) = true while its process is reserved for a")
+	if warm("a") {
+		t.Error("a is warm while its process is reserved for it")
+	}
+	if got := pool.FirstWarm(3, func(i int) string { return []string{"x", "a", "b"}[i] }); got != 2 {
+		t.Errorf("FirstWarm(x, a, b) = %d with a's process reserved, want 2 (b)", got)
 	}
 	rv.Release()
-	if !pool.Warm("a") {
-		t.Error("Warm(a) = false after the reservation was released")
+	if !warm("a") {
+		t.Error("a is not warm after the reservation was released")
 	}
-	if pool.Warm("never-served") {
-		t.Error("Warm of a resource no process served = true")
+	if warm("never-served") {
+		t.Error("a resource no process served is warm")
 	}
 }
