@@ -21,5 +21,8 @@
 // corrupt or unwritable cache means the file is hashed, never an error.
 // It lives with the user rather than the project because the same
 // provider binary serves many deployments, and holds nothing a user
-// could not compute again. Start at [Cache.SHA256] or [SHA256].
+// could not compute again. It is trusted as the user's own files are:
+// whoever can write it can already run code as that user (edit
+// .pier.lock.hcl, PATH or ~/.terraform.d). Start at [Cache.SHA256] or
+// [SHA256].
 package filehash
