@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
+
 	"runtime/debug"
 
 	"github.com/pierhq/pier/schema"
@@ -35,14 +35,20 @@ type Options struct {
 // Serve runs the provider on the process's stdin and stdout; see [ServeIO].
 // Call it from main. Stdout must carry only frames, so Serve first takes it
 // with [TakeStdout]: while serving, anything else written to stdout goes to
-// stderr. Use [Logger] for diagnostics.
+// stderr. It takes stdin with [TakeStdin], so programs the provider starts
+// read /dev/null. Use [Logger] for diagnostics.
 func Serve(ctx context.Context, h Handler, opts Options) (err error) {
+	requests, err := TakeStdin()
+	if err != nil {
+		return err
+	}
+	defer requests.Close()
 	frames, release, err := TakeStdout()
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, release()) }()
-	return ServeIO(ctx, h, os.Stdin, frames, opts)
+	return ServeIO(ctx, h, requests, frames, opts)
 }
 
 // ServeIO reads requests from in, one JSON value per line, and writes

@@ -20,6 +20,13 @@ import (
 const helperEnv = "PROVIDERSDK_TEST_HELPER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "reader" {
+		if err := providersdk.Serve(context.Background(), stdinReader{}, providersdk.Options{}); err != nil {
+			fmt.Fprintln(os.Stderr, "serve:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(helperEnv) == "noisy" {
 		if err := providersdk.Serve(context.Background(), noisy{}, providersdk.Options{}); err != nil {
 			fmt.Fprintln(os.Stderr, "serve:", err)
@@ -46,6 +53,43 @@ func (noisy) Create(ctx context.Context, _ *schema.CreateResourceRequest) (*sche
 
 func (noisy) Update(context.Context, *schema.UpdateResourceRequest) (*schema.UpdateResourceResponse, error) {
 	return nil, fmt.Errorf("not supported")
+}
+
+// stdinReader runs a program that reads its inherited stdin to the end,
+// as a tool prompting for a password would.
+type stdinReader struct{}
+
+func (stdinReader) Create(ctx context.Context, _ *schema.CreateResourceRequest) (*schema.CreateResourceResponse, error) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", "cat; echo end")
+	cmd.Stdin = os.Stdin
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	return &schema.CreateResourceResponse{OutputProperties: schema.Properties{"read": string(out)}}, nil
+}
+
+func (stdinReader) Update(context.Context, *schema.UpdateResourceRequest) (*schema.UpdateResourceResponse, error) {
+	return nil, fmt.Errorf("not supported")
+}
+
+// TestServeKeepsStdinForRequests: a program a handler starts with the
+// process's stdin reads /dev/null, not the requests that follow.
+func TestServeKeepsStdinForRequests(t *testing.T) {
+	t.Parallel()
+	cmd := exec.CommandContext(t.Context(), os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=reader")
+	req := `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":false}}` + "\n"
+	cmd.Stdin = strings.NewReader(req + req)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("provider: %v; stderr:\n%s", err, &stderr)
+	}
+	frame := `{"createResourceResponse":{"outputProperties":{"read":"end\n"}}}` + "\n"
+	if diff := cmp.Diff(frame+frame, stdout.String()); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
 }
 
 func TestServeKeepsStdoutForFrames(t *testing.T) {

@@ -36,7 +36,7 @@
 // ([ReadConfig]), and is validated and sent to the provider lazily, on the
 // first request that needs a configured provider. It never enters inputs,
 // outputs or logs. The request stream is served from a copy of stdin
-// ([DetachStdin]), so the provider and what it runs get /dev/null instead.
+// ([providersdk.TakeStdin]), so the provider and what it runs get /dev/null instead.
 //
 // The package imports [schema], [providersdk] and its own internal packages,
 // never the engine. Start at [Bridge]; the protocol client is in

@@ -56,11 +56,16 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 			// kill the provider under an operation it is recording.
 			signal.Ignore(os.Interrupt)
 			// Frames only on stdout: a stray print goes to stderr.
+			stdin, err := providersdk.TakeStdin()
+			if err != nil {
+				return err
+			}
+			defer stdin.Close()
 			frames, release, err := providersdk.TakeStdout()
 			if err != nil {
 				return err
 			}
-			err = runAdapterLocal(c.Context, opts, os.Stdin, frames, os.Stderr)
+			err = runAdapterLocal(c.Context, opts, stdin, frames, os.Stderr)
 			return errors.Join(err, release())
 		},
 	}

@@ -42,11 +42,16 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 				return usagef("adapter postgres takes no arguments, got %q", c.Args().Slice())
 			}
 			signal.Ignore(os.Interrupt)
+			stdin, err := providersdk.TakeStdin()
+			if err != nil {
+				return err
+			}
+			defer stdin.Close()
 			frames, release, err := providersdk.TakeStdout()
 			if err != nil {
 				return err
 			}
-			err = runAdapterPostgres(c.Context, os.Getenv(postgres.ReadOnlyEnv) != "", os.Stdin, frames, os.Stderr)
+			err = runAdapterPostgres(c.Context, os.Getenv(postgres.ReadOnlyEnv) != "", stdin, frames, os.Stderr)
 			return errors.Join(err, release())
 		},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,12 +95,17 @@ protocol failed, 2 usage error, 130 interrupted.`,
 			}
 			// The provider the bridge starts must not inherit the request
 			// stream: serve it from a descriptor of its own.
-			stdin, err := terraform.DetachStdin()
+			stdin, err := providersdk.TakeStdin()
 			if err != nil {
 				return err
 			}
 			defer stdin.Close()
-			return runAdapterTerraform(c.Context, opts, stdin, os.Stdout, os.Stderr)
+			frames, release, err := providersdk.TakeStdout()
+			if err != nil {
+				return err
+			}
+			err = runAdapterTerraform(c.Context, opts, stdin, frames, os.Stderr)
+			return errors.Join(err, release())
 		},
 	}
 }

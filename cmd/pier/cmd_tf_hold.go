@@ -42,7 +42,7 @@ error.`,
 			if plugin == "" {
 				return usagef("tf hold needs --plugin, the Terraform provider binary")
 			}
-			stdin, err := terraform.DetachStdin()
+			stdin, err := providersdk.TakeStdin()
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package providersdk
+
+import "os"
+
+// TakeStdin returns os.Stdin unchanged where descriptors cannot be
+// rearranged; see the Unix version for what it does elsewhere.
+func TakeStdin() (requests *os.File, err error) { return os.Stdin, nil }
