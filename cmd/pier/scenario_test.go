@@ -60,7 +60,17 @@ func TestMain(m *testing.M) {
 	if os.Getenv(scenarioToolEnv) == "1" {
 		os.Exit(runScenarioTool(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	// Commands the tests run keep their per-user cache (provider
+	// executables' hashes, host/filehash) here, not in the developer's.
+	cache, err := os.MkdirTemp("", "pier-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 func TestScenarios(t *testing.T) {
