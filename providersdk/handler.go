@@ -68,6 +68,16 @@ type StateProvider interface {
 	StateEvent(ctx context.Context, req *schema.StateResourceEvent) (*schema.StateResourceEventResponse, error)
 }
 
+// EncodedStateReader is a [StateProvider] that can answer a state read
+// with the document already encoded as JSON, as a store that keeps its
+// state encoded can: [ServeIO] then sends those bytes instead of encoding
+// a decoded copy, which for a large state is most of the read. It returns
+// ok=false when it has no encoding at hand for this request, and StateRead
+// answers instead. The bytes must be one JSON object, the state document.
+type EncodedStateReader interface {
+	StateReadEncoded(ctx context.Context, req *schema.StateResourceReadRequest) (state []byte, ok bool, err error)
+}
+
 // Operations returns the optional operations h implements, in the order
 // destroy, read, import, preview. [Serve] accepts requests and responses of exactly
 // these; the provider's declaration in a deployment should list the same.

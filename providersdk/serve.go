@@ -159,7 +159,14 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 	kind, typ := req.Kind(), req.ResourceType()
 	s.log.Debug("request", KeySeq, seq, KeyOp, kind, KeyType, typ)
 
-	resp, err := s.dispatch(ctx, &req)
+	frame, ok, err := s.encodedState(ctx, seq, &req)
+	if ok {
+		return frame
+	}
+	var resp *schema.Response
+	if err == nil {
+		resp, err = s.dispatch(ctx, &req)
+	}
 	if err != nil {
 		s.log.Debug("operation failed", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
 		msg := fmt.Sprintf("%s %s: %v", opName(kind), typ, err)
@@ -182,6 +189,48 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 		return s.errorFrame(fmt.Sprintf("%s %s: the provider produced an %v (this is a bug in the provider)", opName(kind), typ, err))
 	}
 	return append(data, '\n')
+}
+
+// encodedState answers a state read from an [EncodedStateReader]'s bytes,
+// when the handler is one and has them: the frame is built around them
+// instead of encoding the document again. With ok and err both unset the
+// request is left to dispatch; a handler's error (or panic) is returned
+// for handle to answer, as dispatch's are.
+func (s *server) encodedState(ctx context.Context, seq int, req *schema.Request) (frame []byte, ok bool, err error) {
+	er, is := s.h.(EncodedStateReader)
+	if !is || req.StateResourceReadRequest == nil {
+		return nil, false, nil
+	}
+	state, ok, err := func() (state []byte, ok bool, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("handler panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				state, ok, err = nil, false, fmt.Errorf("panic: %v (this is a bug in the provider)", r)
+			}
+		}()
+		return er.StateReadEncoded(ctx, req.StateResourceReadRequest)
+	}()
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	// A frame is one line: the encoding must not break it.
+	if bytes.ContainsAny(state, "\r\n") {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, state); err != nil {
+			return nil, false, fmt.Errorf("encoded state: %w", err)
+		}
+		state = buf.Bytes()
+	}
+	const head, tail = `{"stateResourceReadResponse":{"state":`, "}}\n"
+	frame = make([]byte, 0, len(head)+len(state)+len(tail))
+	frame = append(append(append(frame, head...), state...), tail...)
+	if s.checkResponses {
+		if err := schema.ValidateResponse(frame[:len(frame)-1], s.ops); err != nil {
+			s.log.Error("handler returned an invalid response", KeySeq, seq, KeyOp, req.Kind(), KeyErr, err)
+			return nil, false, fmt.Errorf("the provider produced an %v (this is a bug in the provider)", err)
+		}
+	}
+	return frame, true, nil
 }
 
 // errorFrame encodes an errorResponse line.

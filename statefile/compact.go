@@ -138,6 +138,8 @@ func (l *Log) compact() (string, error) {
 	l.needNL = false
 	l.last = snap.Index
 	l.events = 2
+	l.warnings = nil
+	l.cached = false
 	return backup, nil
 }
 

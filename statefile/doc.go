@@ -37,6 +37,11 @@
 //     NixOps4's writer takes while it appends.
 //   - FILE.torn-TIME keeps the bytes of a torn last event that Open cut off.
 //   - FILE.TIME.bak is the log as it was before [Compact].
+//   - FILE.cache is the resolved-state cache ([CacheSuffix]): the state the
+//     log resolves to, keyed by the SHA-256 of the log's bytes, written by
+//     a writer's Close. [Read] and [Open] use it instead of replaying a
+//     log that matches it byte for byte, and ignore it otherwise. Deleting
+//     it loses nothing.
 //
 // Compaction writes the initialising event plus one snapshot event (meta
 // event "compact") whose patch adds each top-level member of the state,

@@ -51,6 +51,11 @@ type Log struct {
 	events int
 	broken error // a failed append could not be undone on disk
 	log    *slog.Logger
+	// warnings are the replay's, kept for the resolved-state cache.
+	warnings []Warning
+	// cached says the resolved-state cache matches the file as it is:
+	// Close rewrites it otherwise.
+	cached bool
 }
 
 // Open opens the state file at path for writing. It creates the file (mode
@@ -111,7 +116,7 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if snap != nil && snap.doc != nil && snap.Torn == nil && snap.id != (fileID{}) && idOf(fi) == snap.id && fi.Mode().Perm()&0o077 == 0 {
+	if snap != nil && snap.Torn == nil && snap.id != (fileID{}) && idOf(fi) == snap.id && fi.Mode().Perm()&0o077 == 0 && snap.decoded() {
 		// Replaying again would rebuild the same document: a plan reads
 		// the state just before the apply's first event opens it.
 		l.doc = *snap.doc
@@ -119,6 +124,8 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 		l.size = snap.end
 		l.needNL = snap.needNL
 		l.events = snap.Events
+		l.warnings = snap.warnings
+		l.cached = snap.encoded != nil
 		l.warn(snap.warnings)
 		return nil
 	}
@@ -135,6 +142,19 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := readCache(l.path, data); ok {
+		if state, err := c.decode(); err == nil {
+			l.doc = doc{root: state}
+			l.last = c.hdr.LastIndex
+			l.size = c.hdr.End
+			l.needNL = c.hdr.End > 0 && skipSpace(data[c.hdr.End-1:c.hdr.End], 0) == 0
+			l.events = c.hdr.Events
+			l.warnings = c.hdr.Warnings
+			l.cached = true
+			l.warn(c.hdr.Warnings)
+			return nil
+		}
+	}
 	rep, d, err := replay(data)
 	switch {
 	case errors.Is(err, ErrNoEvents):
@@ -149,6 +169,7 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 		return err
 	}
 	l.warn(rep.Warnings)
+	l.warnings = rep.Warnings
 	if rep.Torn != nil {
 		if err := l.cutTorn(data, rep.Torn); err != nil {
 			return err
@@ -323,6 +344,7 @@ func (l *Log) append(ev Event) error {
 	l.last = ev.Index
 	l.needNL = false
 	l.events++
+	l.cached = false
 	return nil
 }
 
@@ -332,6 +354,7 @@ func (l *Log) Close() error {
 	defer l.mu.Unlock()
 	var errs []error
 	if l.f != nil {
+		l.saveCache()
 		errs = append(errs, l.f.Close())
 		l.f = nil
 	}
@@ -343,6 +366,31 @@ func (l *Log) Close() error {
 		return fmt.Errorf("close state file %s: %w", l.path, err)
 	}
 	return nil
+}
+
+// saveCache writes the resolved-state cache when the file changed since
+// it was made, or had none. The lock is still held, so no other writer
+// can append in between. A cache that cannot be written is only a cost
+// for the next command, never an error of this one. The caller holds mu.
+func (l *Log) saveCache() {
+	if l.cached || l.broken != nil {
+		return
+	}
+	data := make([]byte, l.size)
+	if _, err := l.f.ReadAt(data, 0); err != nil {
+		l.log.Debug("state cache not written", "path", l.path, "error", err)
+		return
+	}
+	root, ok := l.doc.root.(map[string]any)
+	if !ok {
+		return
+	}
+	hdr := cacheHeader{Events: l.events, LastIndex: l.last, End: l.size, Warnings: l.warnings}
+	if _, err := writeCache(l.path, data, root, hdr); err != nil {
+		l.log.Debug("state cache not written", "path", l.path, "error", err)
+		return
+	}
+	l.cached = true
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }

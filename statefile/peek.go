@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -15,9 +16,6 @@ import (
 // which a writer opened later can tell whether anything was appended in
 // between.
 type Snapshot struct {
-	// State is the resolved document; an absent or empty file reads as
-	// the initial document.
-	State map[string]any
 	// Exists is false when there is no file, or no complete event in it.
 	Exists bool
 	// Events counts the complete events, the initialising one included.
@@ -41,7 +39,48 @@ type Snapshot struct {
 	needNL   bool
 	id       fileID
 	warnings []Warning
+	// encoded is the document as JSON, when it came from the cache; it
+	// is decoded into state and doc on first use.
+	encoded []byte
+	once    sync.Once
+	state   map[string]any
+	err     error
 }
+
+// State returns the resolved document; an absent or empty file reads as
+// the initial document. A document read from the resolved-state cache is
+// decoded on the first call, so that a command that only sends it on
+// ([Snapshot.Encoded]) never decodes it.
+func (s *Snapshot) State() (map[string]any, error) {
+	s.once.Do(func() {
+		if s.state != nil {
+			return
+		}
+		v, err := decodeValue(s.encoded)
+		if err == nil {
+			s.state, err = checkType(v)
+		}
+		if err != nil {
+			s.err = fmt.Errorf("decode the resolved-state cache (remove it to replay the log instead): %w", err)
+			return
+		}
+		s.doc = &doc{root: s.state}
+	})
+	return s.state, s.err
+}
+
+// decoded reports whether the snapshot holds its document decoded, as a
+// writer taking it over needs, decoding it if need be.
+func (s *Snapshot) decoded() bool {
+	_, err := s.State()
+	return err == nil && s.doc != nil
+}
+
+// Encoded returns the document encoded as JSON when Read took it from the
+// resolved-state cache (see [CacheSuffix]), so that a state read can send
+// it without encoding it again; nil otherwise. Once a [Log] has taken the
+// snapshot over, Encoded no longer follows the document.
+func (s *Snapshot) Encoded() []byte { return s.encoded }
 
 // fileID tells a file apart from itself at another time: an append
 // changes its size and modification time, a rewrite (compact) its inode.
@@ -77,11 +116,13 @@ func (s *Snapshot) Unchanged(path string) bool {
 // Read resolves the state file at path without writing anything: no file
 // is created, no lock taken and no torn tail repaired; only a mode that
 // lets group or others read it is tightened (see [Snapshot.Tightened]). Planning reads
-// state this way, so that only an apply writes.
+// state this way, so that only an apply writes. A resolved-state cache
+// made from exactly the file's bytes (see [CacheSuffix]) stands in for
+// the replay.
 func Read(path string) (*Snapshot, error) {
 	data, fi, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Snapshot{State: initialState(), id: fileID{size: -1}}, nil
+		return &Snapshot{state: initialState(), id: fileID{size: -1}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read state file %s: %w", path, err)
@@ -92,14 +133,23 @@ func Read(path string) (*Snapshot, error) {
 			tightened = perm
 		}
 	}
+	if c, ok := readCache(path, data); ok {
+		s := &Snapshot{Exists: true, Events: c.hdr.Events, LastIndex: c.hdr.LastIndex, Tightened: tightened,
+			end: c.hdr.End, warnings: c.hdr.Warnings, encoded: c.encoded,
+			needNL: c.hdr.End > 0 && skipSpace(data[c.hdr.End-1:c.hdr.End], 0) == 0}
+		if int64(len(data)) == fi.Size() {
+			s.id = idOf(fi)
+		}
+		return s, nil
+	}
 	rep, d, err := replay(data)
 	switch {
 	case errors.Is(err, ErrNoEvents):
-		return &Snapshot{State: initialState(), Torn: rep.Torn, Tightened: tightened}, nil
+		return &Snapshot{state: initialState(), Torn: rep.Torn, Tightened: tightened}, nil
 	case err != nil:
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	s := &Snapshot{State: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn, Tightened: tightened,
+	s := &Snapshot{state: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn, Tightened: tightened,
 		doc: d, end: rep.End, warnings: rep.Warnings, needNL: rep.End > 0 && skipSpace(data[rep.End-1:rep.End], 0) == 0}
 	if int64(len(data)) == fi.Size() {
 		s.id = idOf(fi)

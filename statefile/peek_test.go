@@ -51,7 +51,7 @@ func TestOpenTakesSnapshotOver(t *testing.T) {
 			}
 			got := l.State()
 			// A log that took the read over changed the read's document.
-			_, shared := snap.State["resources"].(map[string]any)["b"]
+			_, shared := mustState(t, snap)["resources"].(map[string]any)["b"]
 			if want := tc.between == nil; shared != want {
 				t.Errorf("the log took the read's document over: %v, want %v", shared, want)
 			}
@@ -59,17 +59,17 @@ func TestOpenTakesSnapshotOver(t *testing.T) {
 				t.Fatal(err)
 			}
 			again := mustRead(t, path)
-			if diff := cmp.Diff(again.State, got); diff != "" {
+			if diff := cmp.Diff(mustState(t, again), got); diff != "" {
 				t.Errorf("log's state differs from a replay of the file (-replay +log):\n%s", diff)
 			}
 			var names []string
 			for _, n := range tc.wantRes {
-				if _, ok := again.State["resources"].(map[string]any)[n]; !ok {
+				if _, ok := mustState(t, again)["resources"].(map[string]any)[n]; !ok {
 					t.Errorf("resource %s missing after the append", n)
 				}
 				names = append(names, n)
 			}
-			if n := len(again.State["resources"].(map[string]any)); n != len(names) {
+			if n := len(mustState(t, again)["resources"].(map[string]any)); n != len(names) {
 				t.Errorf("state records %d resources, want %d", n, len(names))
 			}
 		})
@@ -87,6 +87,16 @@ func TestUnchangedAbsentFile(t *testing.T) {
 	if snap.Unchanged(path) {
 		t.Error("Unchanged() = true after the file was created")
 	}
+}
+
+// mustState is the snapshot's document.
+func mustState(t *testing.T, s *Snapshot) map[string]any {
+	t.Helper()
+	state, err := s.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
 }
 
 func mustRead(t *testing.T, path string) *Snapshot {

@@ -89,6 +89,8 @@ var (
 	_ providersdk.Handler       = (*Provider)(nil)
 	_ providersdk.Destroyer     = (*Provider)(nil)
 	_ providersdk.StateProvider = (*Provider)(nil)
+
+	_ providersdk.EncodedStateReader = (*Provider)(nil)
 )
 
 // resourceType is one resource type's implementation. Each method validates
@@ -175,6 +177,26 @@ func (p *Provider) StateRead(ctx context.Context, req *schema.StateResourceReadR
 	return sf.read(ctx, &req.Resource)
 }
 
+// StateReadEncoded implements [providersdk.EncodedStateReader] for
+// state_file: a state file's resolved-state cache holds the document
+// encoded, and sending those bytes saves encoding it again.
+func (p *Provider) StateReadEncoded(_ context.Context, req *schema.StateResourceReadRequest) ([]byte, bool, error) {
+	sf, err := p.stateFile(req.Resource.Type)
+	if err != nil {
+		return nil, false, err
+	}
+	name, err := sf.name(req.Resource.InputProperties)
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := p.read(name)
+	if err != nil {
+		return nil, false, err
+	}
+	encoded := r.encoded()
+	return encoded, encoded != nil, nil
+}
+
 // StateEvent implements [providersdk.StateProvider] for state_file.
 func (p *Provider) StateEvent(ctx context.Context, req *schema.StateResourceEvent) (*schema.StateResourceEventResponse, error) {
 	sf, err := p.stateFile(req.Resource.Type)
@@ -244,30 +266,67 @@ func (p *Provider) statePath(name string) (string, error) {
 // the file is opened for writing it only reads: planning creates no file
 // and repairs no torn tail; the first event does that.
 func (p *Provider) readState(name string) (map[string]any, error) {
-	abs, err := p.statePath(name)
+	r, err := p.read(name)
 	if err != nil {
 		return nil, err
+	}
+	return r.state(name)
+}
+
+// stateRead is a state file as read: its log, once open for writing, or
+// what was read before.
+type stateRead struct {
+	log  *statefile.Log
+	snap *statefile.Snapshot
+}
+
+func (r stateRead) state(name string) (map[string]any, error) {
+	if r.log != nil {
+		return r.log.State(), nil
+	}
+	s, err := r.snap.State()
+	if err != nil {
+		return nil, fmt.Errorf("read state file %q: %w", name, err)
+	}
+	return s, nil
+}
+
+// encoded is the document's JSON encoding when the read had it at hand
+// (from the state file's resolved-state cache), and nil otherwise.
+func (r stateRead) encoded() []byte {
+	if r.log != nil {
+		return nil
+	}
+	return r.snap.Encoded()
+}
+
+// read reads the state file at name, as readState does, without decoding
+// what it need not.
+func (p *Provider) read(name string) (stateRead, error) {
+	abs, err := p.statePath(name)
+	if err != nil {
+		return stateRead{}, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if l, ok := p.logs[abs]; ok {
-		return l.State(), nil
+		return stateRead{log: l}, nil
 	}
 	if snap := p.reads[abs]; snap != nil && snap.Unchanged(abs) {
 		// Planning creates a state handler, then reads it: one replay
 		// serves both, since the file is as it was.
-		return snap.State, nil
+		return stateRead{snap: snap}, nil
 	}
 	if _, locked := p.locks[abs]; !locked && !p.opts.ReadOnly {
 		k, err := statefile.AcquireLock(abs, p.lockOptions())
 		if err != nil {
-			return nil, fmt.Errorf("lock state file %q: %w", name, err)
+			return stateRead{}, fmt.Errorf("lock state file %q: %w", name, err)
 		}
 		p.locks[abs] = k
 	}
 	snap, err := statefile.Read(abs)
 	if err != nil {
-		return nil, fmt.Errorf("read state file %q: %w", name, err)
+		return stateRead{}, fmt.Errorf("read state file %q: %w", name, err)
 	}
 	if snap.Tightened != 0 {
 		p.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", "path", abs, "mode", snap.Tightened.String(), "now", (snap.Tightened &^ 0o077).String())
@@ -275,10 +334,19 @@ func (p *Provider) readState(name string) (map[string]any, error) {
 	if snap.Torn != nil {
 		p.log.Warn("state file ends in a torn event left by an interrupted write; the next apply keeps a copy and cuts it off", "path", abs, "line", snap.Torn.Line, "bytes", snap.Torn.Size)
 	}
+	if !p.opts.ReadOnly && snap.Encoded() == nil {
+		// The read replayed the log, and this process holds its lock:
+		// cache the result, so that the next command need not replay,
+		// even when this one writes no event. The state read then sends
+		// the cached encoding.
+		if err := snap.SaveCache(abs); err != nil && !errors.Is(err, statefile.ErrCacheNotNeeded) {
+			p.log.Debug("state cache not written", "path", abs, "error", err)
+		}
+	}
 	if _, seen := p.reads[abs]; !seen {
 		p.reads[abs] = snap
 	}
-	return snap.State, nil
+	return stateRead{snap: snap}, nil
 }
 
 // openState returns the log of the state file at name for writing,

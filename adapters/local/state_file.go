@@ -51,17 +51,29 @@ func (t stateFileType) state(props schema.Properties) (map[string]any, error) {
 // reported when the resource is created. It creates no file: the first
 // event does, since planning creates and reads every state handler.
 func (t stateFileType) create(_ context.Context, req *schema.CreateResourceRequest) (schema.Properties, error) {
-	if _, err := t.state(req.InputProperties); err != nil {
+	if err := t.check(req.InputProperties); err != nil {
 		return nil, err
 	}
 	return schema.Properties{}, nil
+}
+
+// check reads the file the inputs name, without decoding a document that
+// the read took from the file's resolved-state cache: that was made from
+// a replay of exactly the same bytes.
+func (t stateFileType) check(props schema.Properties) error {
+	name, err := t.name(props)
+	if err != nil {
+		return err
+	}
+	_, err = t.p.read(name)
+	return err
 }
 
 // update reads the file the new inputs name. A renamed state_file starts
 // from whatever the new path holds (a new log if none): moving the history
 // is the user's act, not the provider's.
 func (t stateFileType) update(_ context.Context, req *schema.UpdateResourceRequest) (schema.Properties, error) {
-	if _, err := t.state(req.InputProperties); err != nil {
+	if err := t.check(req.InputProperties); err != nil {
 		return nil, err
 	}
 	return schema.Properties{}, nil

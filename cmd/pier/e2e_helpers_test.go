@@ -156,7 +156,11 @@ func (d *deployment) peekState(name string) map[string]any {
 	if err != nil {
 		d.t.Fatalf("read %s: %v", name, err)
 	}
-	return s.State
+	state, err := s.State()
+	if err != nil {
+		d.t.Fatalf("read %s: %v", name, err)
+	}
+	return state
 }
 
 // resources returns the resource names at one level of a state document,

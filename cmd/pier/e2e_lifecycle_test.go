@@ -198,7 +198,11 @@ func (d *deployment) stateHas(pred func(entry map[string]any) bool) func() bool 
 		if err != nil || !s.Exists {
 			return false
 		}
-		res, _ := s.State["resources"].(map[string]any)
+		state, err := s.State()
+		if err != nil {
+			return false
+		}
+		res, _ := state["resources"].(map[string]any)
 		e, _ := res["a"].(map[string]any)
 		return pred(e)
 	}
