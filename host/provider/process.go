@@ -104,20 +104,21 @@ func operationOf(kind string) schema.Operation {
 // [Config.ReceiverValidates]).
 func prepare(cfg Config, resource string, req *schema.Request) (request, error) {
 	r := request{kind: req.Kind(), resourceType: req.ResourceType(), resource: resource}
-	who := subject(cfg.Name, cfg.Executable, r.kind, r.resourceType, resource)
+	// who names the request in errors; only a failure pays for it.
+	who := func() string { return subject(cfg.Name, cfg.Executable, r.kind, r.resourceType, resource) }
 	if r.kind == "" {
 		return r, fmt.Errorf("provider %q (%s): request for %s must set exactly one message", cfg.Name, cfg.Executable, resource)
 	}
 	if op := operationOf(r.kind); op != "" && !slices.Contains(cfg.Operations, op) {
-		return r, fmt.Errorf("%s: %w: %q is not among the declared operations %v", who, ErrNotDeclared, op, cfg.Operations)
+		return r, fmt.Errorf("%s: %w: %q is not among the declared operations %v", who(), ErrNotDeclared, op, cfg.Operations)
 	}
 	data, err := json.Marshal(req)
 	if err != nil {
-		return r, fmt.Errorf("%s: encode request: %w", who, err)
+		return r, fmt.Errorf("%s: encode request: %w", who(), err)
 	}
 	if !cfg.ReceiverValidates {
 		if err := schema.ValidateRequest(data, cfg.Operations); err != nil {
-			return r, fmt.Errorf("%s: pier built an invalid request: %w", who, err)
+			return r, fmt.Errorf("%s: pier built an invalid request: %w", who(), err)
 		}
 	}
 	r.data = data
@@ -150,15 +151,15 @@ func (p *Process) usable() bool {
 func (p *Process) call(ctx context.Context, r request) (*schema.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	who := subject(p.cfg.Name, p.cfg.Executable, r.kind, r.resourceType, r.resource)
+	who := func() string { return subject(p.cfg.Name, p.cfg.Executable, r.kind, r.resourceType, r.resource) }
 	switch {
 	case p.closed:
-		return nil, fmt.Errorf("%s: %w", who, ErrClosed)
+		return nil, fmt.Errorf("%s: %w", who(), ErrClosed)
 	case p.failed != nil:
-		return nil, fmt.Errorf("%s: process unusable after an earlier failure: %w", who, p.failed)
+		return nil, fmt.Errorf("%s: process unusable after an earlier failure: %w", who(), p.failed)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", who, err)
+		return nil, fmt.Errorf("%s: %w", who(), err)
 	}
 	p.stderr.setResource(r.resource)
 	defer p.stderr.setResource("")
