@@ -18,7 +18,6 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -158,9 +157,7 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 		TLSConfig:        &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, MinVersion: tls.VersionTLS12, ServerName: "localhost"},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           newHCLogger(c.sink),
-		GRPCDialOptions: []grpc.DialOption{
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxRecvMsgSize)),
-		},
+		GRPCDialOptions: dialOptions(),
 	})
 	rpc, err := c.plugin.Client()
 	if err != nil {

@@ -190,9 +190,7 @@ func Start(opts Options) (*Client, error) {
 		Logger:           newHCLogger(c.sink),
 		StartTimeout:     timeout,
 		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: c.sockDir},
-		GRPCDialOptions: []grpc.DialOption{
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxRecvMsgSize)),
-		},
+		GRPCDialOptions: dialOptions(),
 	})
 	rpc, err := c.plugin.Client()
 	if err != nil {
@@ -581,3 +579,20 @@ func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *g
 // terraformVersion is what Configure reports as the Terraform version.
 // Providers use it only in messages and user agents; pier names itself.
 const terraformVersion = "1.9.0 (pier)"
+
+// dialOptions are the gRPC options of a connection to a provider.
+//
+// The receive windows are fixed, which turns off gRPC's bandwidth-delay
+// estimation: on a connection to a process on the same machine it only
+// adds a PING, and the provider's answer, to nearly every response.
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxRecvMsgSize)),
+		grpc.WithInitialWindowSize(windowSize),
+		grpc.WithInitialConnWindowSize(windowSize),
+	}
+}
+
+// windowSize is a connection's and each call's receive window: responses
+// up to it flow without waiting for a window update.
+const windowSize = 4 << 20
