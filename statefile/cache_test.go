@@ -61,6 +61,11 @@ func TestCache(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		"compacted, which leaves a cache of its own": {wantHit: true, spoil: func(t *testing.T, path string) {
+			if err := Compact(path, Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		"log edited, same size": {spoil: rewrite("", func(b []byte) []byte { return bytes.Replace(b, []byte(`"id":"x"`), []byte(`"id":"y"`), 1) })},
 		"cache cut short":       {spoil: rewrite(CacheSuffix, func(b []byte) []byte { return b[:len(b)-10] })},
 		"cache damaged":         {spoil: rewrite(CacheSuffix, func(b []byte) []byte { return bytes.Replace(b, []byte(`"id":"x"`), []byte(`"id":"z"`), 1) })},
