@@ -117,3 +117,34 @@ func benchmarkApplyArray(b *testing.B, n int) {
 
 func BenchmarkApplyArray10(b *testing.B)    { benchmarkApplyArray(b, 10) }
 func BenchmarkApplyArray10000(b *testing.B) { benchmarkApplyArray(b, 10_000) }
+
+// benchmarkRead reads a state file of n resources as a planning command
+// does: from its resolved-state cache when cached, by replaying otherwise.
+func benchmarkRead(b *testing.B, n int, cached bool) {
+	path := filepath.Join(b.TempDir(), "state.json")
+	if err := writeFileSync(path, logWithResources(b, n)); err != nil {
+		b.Fatal(err)
+	}
+	if cached {
+		l, err := Open(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := Read(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if (s.Encoded() != nil) != cached {
+			b.Fatalf("read from the cache: %v, want %v", s.Encoded() != nil, cached)
+		}
+	}
+}
+
+func BenchmarkRead10000(b *testing.B)       { benchmarkRead(b, 10_000, false) }
+func BenchmarkReadCached10000(b *testing.B) { benchmarkRead(b, 10_000, true) }

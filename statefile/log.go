@@ -3,7 +3,6 @@ package statefile
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -138,7 +137,7 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 			l.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", "path", l.path, "mode", perm.String(), "now", (perm &^ 0o077).String())
 		}
 	}
-	data, err := io.ReadAll(f)
+	data, err := readAll(f, fi.Size())
 	if err != nil {
 		return err
 	}

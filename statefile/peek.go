@@ -1,9 +1,9 @@
 package statefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"sync"
@@ -165,7 +165,11 @@ func readFile(path string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	data, err := readAll(f, size)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,6 +178,16 @@ func readFile(path string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	return data, fi, nil
+}
+
+// readAll reads f to its end into a buffer sized for size bytes (the
+// file's size when last seen), so that a log of megabytes is read in one
+// go rather than into a buffer that grows, and is copied, step by step.
+func readAll(f *os.File, size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	_, err := buf.ReadFrom(f)
+	return buf.Bytes(), err
 }
 
 // Moved reports whether a log opened for writing holds other events than
