@@ -13,7 +13,8 @@
 // Start with [Handler]: it has the two operations every provider must
 // implement. A handler opts into more by also implementing [Destroyer],
 // [Reader], [Importer], [Previewer] (the optional operations, see [Operations]) or
-// [StateProvider] (state storage). [DecodeInputs] and [EncodeOutputs] convert
+// [StateProvider] (state storage; with [EncodedStateReader], a store that
+// keeps its state encoded sends it without re-encoding). [DecodeInputs] and [EncodeOutputs] convert
 // between protocol properties and Go structs, with the unknown-field check
 // the protocol requires. [Logger] writes logs to stderr, the only place a
 // provider may write anything that is not a frame. The sdktest subpackage
