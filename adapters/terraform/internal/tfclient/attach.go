@@ -157,7 +157,7 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 		TLSConfig:        &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, MinVersion: tls.VersionTLS12, ServerName: "localhost"},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           newHCLogger(c.sink),
-		GRPCDialOptions: dialOptions(),
+		GRPCDialOptions:  dialOptions(),
 	})
 	rpc, err := c.plugin.Client()
 	if err != nil {

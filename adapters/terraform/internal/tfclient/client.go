@@ -190,7 +190,7 @@ func Start(opts Options) (*Client, error) {
 		Logger:           newHCLogger(c.sink),
 		StartTimeout:     timeout,
 		UnixSocketConfig: &plugin.UnixSocketConfig{TempDir: c.sockDir},
-		GRPCDialOptions: dialOptions(),
+		GRPCDialOptions:  dialOptions(),
 	})
 	rpc, err := c.plugin.Client()
 	if err != nil {
