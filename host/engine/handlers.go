@@ -59,3 +59,29 @@ func DecodeState(handler string, doc map[string]any) (*StateView, error) {
 	}
 	return v, nil
 }
+
+// prestartHandlers starts the processes of the state handlers the source
+// lists before it resolves (see [source.StateHandlerLister]), so that
+// starting them overlaps resolving the deployment: the first thing a plan
+// does after resolving is read every state. Only built-in providers are
+// started early: they are pier itself, which the lock file does not check,
+// while another provider's executable is checked when the deployment
+// resolves, before anything runs it.
+func (e *Engine) prestartHandlers(ctx context.Context) {
+	l, ok := e.cfg.Source.(source.StateHandlerLister)
+	if !ok {
+		return
+	}
+	for _, h := range l.StateHandlers() {
+		if h.Provider == nil || h.Provider.Builtin == "" {
+			continue
+		}
+		if _, known := e.cfg.Builtins[h.Provider.Builtin]; !known {
+			continue
+		}
+		e.providers.declare(map[string]*source.Provider{h.Provider.Name: h.Provider})
+		if pl, err := e.providers.handlerPool(h.Provider.Name, h.Address); err == nil {
+			pl.Prestart(ctx)
+		}
+	}
+}

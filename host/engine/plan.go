@@ -303,6 +303,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 		pl.plan.replace[a] = true
 	}
 	pl.replace = pl.plan.replace
+	e.prestartHandlers(ctx)
 	snap, err := e.resolve(ctx, pl.plan.Known)
 	if err != nil {
 		return nil, err

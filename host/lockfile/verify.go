@@ -128,6 +128,15 @@ type Source struct {
 	checked map[string]bool
 }
 
+// StateHandlers forwards the wrapped source's list (see
+// [source.StateHandlerLister]); it is a hint, and starts nothing itself.
+func (s *Source) StateHandlers() []source.StateHandler {
+	if l, ok := s.Source.(source.StateHandlerLister); ok {
+		return l.StateHandlers()
+	}
+	return nil
+}
+
 var _ source.Source = (*Source)(nil)
 
 // SetSchemaSensitive passes [source.SchemaSensitive] on to the checked

@@ -178,6 +178,38 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 	return resp, err
 }
 
+// Prestart starts a process in the background when the pool has started
+// none and no request holds a slot, so that the first request finds it
+// running. A failed start is not reported: the first request starts the
+// process again and reports why it cannot.
+func (pl *Pool) Prestart(ctx context.Context) {
+	pl.mu.Lock()
+	idle := pl.closed || pl.started > 0
+	pl.mu.Unlock()
+	if idle {
+		return
+	}
+	select {
+	case pl.sem <- struct{}{}:
+	default:
+		return // a request is starting one
+	}
+	go func() {
+		defer func() { <-pl.sem }()
+		pl.mu.Lock()
+		if pl.closed || pl.started > 0 {
+			pl.mu.Unlock()
+			return
+		}
+		pl.busy.Add(1) // Close waits for the start
+		pl.mu.Unlock()
+		defer pl.busy.Done()
+		if p, err := pl.take(ctx, ""); err == nil {
+			pl.give(p, "")
+		}
+	}()
+}
+
 // maxServed bounds the resources a pool remembers the process of.
 const maxServed = 1 << 16
 

@@ -267,3 +267,53 @@ func TestPoolWarm(t *testing.T) {
 		t.Error("a resource no process served is warm")
 	}
 }
+
+// TestPoolPrestart: Prestart starts one process ahead of the first
+// request, which then uses it; it does nothing on a pool that started
+// one, whose slot a request holds, or that is closed.
+func TestPoolPrestart(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+
+	pool := NewPool(Config{Name: "py", Executable: exe}, 1)
+	defer pool.Close()
+	pool.Prestart(t.Context())
+	pool.Prestart(t.Context()) // a second one finds the first under way
+	out, err := pool.Create(t.Context(), "a", greet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pool.Started(); got != 1 {
+		t.Errorf("Started() = %d after Prestart and a request, want 1", got)
+	}
+	pool.Prestart(t.Context())
+	again, err := pool.Create(t.Context(), "b", greet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pool.Started(); got != 1 {
+		t.Errorf("Started() = %d after a Prestart of a running pool, want 1", got)
+	}
+	if a, b := outputPID(t, out.OutputProperties), outputPID(t, again.OutputProperties); a != b {
+		t.Errorf("requests ran in processes %d and %d, want one", a, b)
+	}
+
+	held := NewPool(Config{Name: "py", Executable: exe}, 1)
+	rv, _ := held.TryReserve("a")
+	held.Prestart(t.Context())
+	rv.Release()
+	if err := held.Close(); err != nil {
+		t.Error(err)
+	}
+	if got := held.Started(); got != 0 {
+		t.Errorf("Started() = %d after a Prestart while a request held the slot, want 0", got)
+	}
+
+	closed := NewPool(Config{Name: "py", Executable: exe}, 1)
+	closed.Close()
+	closed.Prestart(t.Context())
+	if got := closed.Started(); got != 0 {
+		t.Errorf("Started() = %d after a Prestart of a closed pool, want 0", got)
+	}
+}
