@@ -116,6 +116,8 @@ func TestValidateRejectsPreview(t *testing.T) {
 		"diagnostic without summary":      {false, `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error"}]}}`, "summary"},
 		"diagnostic bad severity":         {false, `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"fatal","summary":"x"}]}}`, "at /previewResourceResponse/diagnostics/0/severity:"},
 		"path step not string or index":   {false, `{"previewResourceResponse":{"replace":false,"unknownOutputs":[[true]]}}`, "at /previewResourceResponse/unknownOutputs/0/0:"},
+		"path step negative index":        {false, `{"previewResourceResponse":{"replace":false,"unknownOutputs":[["rule",-1]]}}`, "at /previewResourceResponse/unknownOutputs/0/1:"},
+		"path step fractional index":      {false, `{"previewResourceResponse":{"replace":false,"unknownOutputs":[["rule",1.5]]}}`, "at /previewResourceResponse/unknownOutputs/0/1:"},
 		"response without replace":        {false, `{"previewResourceResponse":{"replaceReasons":["triggers"]}}`, "replace"},
 		"reasons not strings":             {false, `{"previewResourceResponse":{"replace":true,"replaceReasons":[1]}}`, "at /previewResourceResponse/replaceReasons/0:"},
 		"replace not boolean":             {false, `{"previewResourceResponse":{"replace":"yes"}}`, "at /previewResourceResponse/replace:"},
