@@ -26,25 +26,28 @@ func stateReadResponse(n int) []byte {
 }
 
 // BenchmarkValidate measures one frame's validation: a bridged create
-// response (the Terraform state of one time_static) and the state read
-// of a 10,000-resource deployment.
+// response (the Terraform state of one time_static), the preview of one,
+// and the state read of a 10,000-resource deployment.
 func BenchmarkValidate(b *testing.B) {
 	create := []byte(`{"createResourceResponse":{"outputProperties":{"day":1,"hour":11,"id":"2026-12-01T11:12:36Z","minute":12,"month":12,"rfc3339":"2026-12-01T11:12:36Z","second":36,"triggers":{"index":"7"},"unix":1796123556,"year":2026,"__tf":{"private":"","schemaVersion":0,"sensitive":[]}}}}`)
+	preview := []byte(`{"previewResourceResponse":{"replace":false,"plannedOutputProperties":{"day":null,"hour":null,"id":null,"minute":null,"month":null,"rfc3339":null,"second":null,"triggers":{"index":"7"},"unix":null,"year":null},"unknownOutputs":[["day"],["hour"],["id"],["minute"],["month"],["rfc3339"],["second"],["unix"],["year"]]}}`)
+	ops := []Operation{OperationPreview}
 	for _, tt := range []struct {
 		name string
 		data []byte
 	}{
 		{"create", create},
+		{"preview", preview},
 		{"state-10000", stateReadResponse(10000)},
 	} {
-		if err := ValidateResponse(tt.data, nil); err != nil {
+		if err := ValidateResponse(tt.data, ops); err != nil {
 			b.Fatalf("%s: %v", tt.name, err)
 		}
 		b.Run(tt.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tt.data)))
 			for b.Loop() {
-				if err := ValidateResponse(tt.data, nil); err != nil {
+				if err := ValidateResponse(tt.data, ops); err != nil {
 					b.Fatal(err)
 				}
 			}
