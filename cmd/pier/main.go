@@ -219,7 +219,7 @@ func (in *interrupts) watch(cancel context.CancelFunc) {
 }
 
 func main() {
-	tuneGC(os.Args)
+	tuneGC()
 	// PIER_CPUPROFILE=FILE writes a CPU profile of the whole run, for
 	// performance bug reports. Providers inherit the variable, so each
 	// `pier adapter NAME` it starts (bridges, state handlers) writes its
