@@ -38,11 +38,11 @@ type Options struct {
 // stderr. It takes stdin with [TakeStdin], so programs the provider starts
 // read /dev/null. Use [Logger] for diagnostics.
 func Serve(ctx context.Context, h Handler, opts Options) (err error) {
-	requests, err := TakeStdin()
+	requests, releaseStdin, err := TakeStdin()
 	if err != nil {
 		return err
 	}
-	defer requests.Close()
+	defer func() { err = errors.Join(err, releaseStdin()) }()
 	frames, release, err := TakeStdout()
 	if err != nil {
 		return err

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
@@ -90,6 +92,72 @@ func TestServeKeepsStdinForRequests(t *testing.T) {
 	if diff := cmp.Diff(frame+frame, stdout.String()); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s", diff)
 	}
+}
+
+// TestServeRestoresBlockingStreams: Serve makes a pipe it is given
+// non-blocking while it serves, and gives the pipes their blocking mode
+// back before it exits, for whoever else holds them (a shell running the
+// provider in a pipeline).
+func TestServeRestoresBlockingStreams(t *testing.T) {
+	t.Parallel()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inR.Close()
+	defer outW.Close()
+	cmd := exec.CommandContext(t.Context(), os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=noisy")
+	cmd.Stdin, cmd.Stdout = inR, outW // passed as they are: one open file each, shared
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	req := `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":false}}` + "\n"
+	if _, err := inW.WriteString(req); err != nil {
+		t.Fatal(err)
+	}
+	inW.Close()
+	out := make(chan []byte)
+	go func() {
+		data, _ := io.ReadAll(outR)
+		out <- data
+	}()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("provider: %v; stderr:\n%s", err, &stderr)
+	}
+	for name, f := range map[string]*os.File{"stdin": inR, "stdout": outW} {
+		if nonblocking(t, f) {
+			t.Errorf("%s is left non-blocking", name)
+		}
+	}
+	outW.Close()
+	if got := string(<-out); !strings.Contains(got, "createResourceResponse") {
+		t.Fatalf("stdout %q, want a response", got)
+	}
+}
+
+// nonblocking reports a file's O_NONBLOCK without changing it (Fd would).
+func nonblocking(t *testing.T, f *os.File) bool {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags int
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil {
+		t.Fatal(err)
+	}
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	return flags&unix.O_NONBLOCK != 0
 }
 
 func TestServeKeepsStdoutForFrames(t *testing.T) {

@@ -30,13 +30,15 @@ func TakeStdout() (frames *os.File, release func() error, err error) {
 	// Non-blocking, Go's poller handles a full pipe without holding a
 	// thread in the kernel (see [TakeStdin]). Only now is fd the
 	// stream's one descriptor.
-	if err := unix.SetNonblock(fd, true); err != nil {
+	restore, err := setNonblockIfStream(fd)
+	if err != nil {
 		_ = unix.Dup2(fd, 1)
 		_ = unix.Close(fd)
 		return nil, nil, fmt.Errorf("reserve stdout for frames: %w", err)
 	}
 	frames = os.NewFile(uintptr(fd), "stdout (protocol frames)")
 	release = func() error {
+		restore()
 		if err := unix.Dup2(fd, 1); err != nil {
 			_ = frames.Close() // the Dup2 error is the one to report
 			return fmt.Errorf("restore stdout: %w", err)

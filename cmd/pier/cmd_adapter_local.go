@@ -56,11 +56,11 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 			// kill the provider under an operation it is recording.
 			signal.Ignore(os.Interrupt)
 			// Frames only on stdout: a stray print goes to stderr.
-			stdin, err := providersdk.TakeStdin()
+			stdin, releaseStdin, err := providersdk.TakeStdin()
 			if err != nil {
 				return err
 			}
-			defer stdin.Close()
+			defer releaseStdin()
 			frames, release, err := providersdk.TakeStdout()
 			if err != nil {
 				return err

@@ -42,11 +42,11 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 				return usagef("adapter postgres takes no arguments, got %q", c.Args().Slice())
 			}
 			signal.Ignore(os.Interrupt)
-			stdin, err := providersdk.TakeStdin()
+			stdin, releaseStdin, err := providersdk.TakeStdin()
 			if err != nil {
 				return err
 			}
-			defer stdin.Close()
+			defer releaseStdin()
 			frames, release, err := providersdk.TakeStdout()
 			if err != nil {
 				return err

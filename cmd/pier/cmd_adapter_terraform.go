@@ -95,11 +95,11 @@ protocol failed, 2 usage error, 130 interrupted.`,
 			}
 			// The provider the bridge starts must not inherit the request
 			// stream: serve it from a descriptor of its own.
-			stdin, err := providersdk.TakeStdin()
+			stdin, releaseStdin, err := providersdk.TakeStdin()
 			if err != nil {
 				return err
 			}
-			defer stdin.Close()
+			defer releaseStdin()
 			frames, release, err := providersdk.TakeStdout()
 			if err != nil {
 				return err

@@ -42,11 +42,11 @@ error.`,
 			if plugin == "" {
 				return usagef("tf hold needs --plugin, the Terraform provider binary")
 			}
-			stdin, err := providersdk.TakeStdin()
+			stdin, releaseStdin, err := providersdk.TakeStdin()
 			if err != nil {
 				return err
 			}
-			defer stdin.Close()
+			defer releaseStdin()
 			return runTFHold(c.Context, plugin, providerLogs, stdin, os.Stdout, os.Stderr)
 		},
 	}
