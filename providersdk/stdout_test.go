@@ -79,19 +79,27 @@ func (stdinReader) Update(context.Context, *schema.UpdateResourceRequest) (*sche
 // process's stdin reads /dev/null, not the requests that follow.
 func TestServeKeepsStdinForRequests(t *testing.T) {
 	t.Parallel()
-	cmd := exec.CommandContext(t.Context(), os.Args[0])
-	cmd.Env = append(os.Environ(), helperEnv+"=reader")
-	req := `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":false}}` + "\n"
-	cmd.Stdin = strings.NewReader(req + req)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("provider: %v; stderr:\n%s", err, &stderr)
-	}
+	stdout, _ := serveTwoCreates(t, "reader")
 	frame := `{"createResourceResponse":{"outputProperties":{"read":"end\n"}}}` + "\n"
-	if diff := cmp.Diff(frame+frame, stdout.String()); diff != "" {
+	if diff := cmp.Diff(frame+frame, stdout); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s", diff)
 	}
+}
+
+// serveTwoCreates runs the test binary as the helper provider mode with
+// two create requests on its stdin, and returns its stdout and stderr.
+func serveTwoCreates(t *testing.T, mode string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
+	req := `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":false}}` + "\n"
+	cmd.Stdin = strings.NewReader(req + req)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("provider: %v; stderr:\n%s", err, &errOut)
+	}
+	return out.String(), errOut.String()
 }
 
 // TestServeRestoresBlockingStreams: Serve makes a pipe it is given
@@ -162,20 +170,12 @@ func nonblocking(t *testing.T, f *os.File) bool {
 
 func TestServeKeepsStdoutForFrames(t *testing.T) {
 	t.Parallel()
-	cmd := exec.CommandContext(t.Context(), os.Args[0])
-	cmd.Env = append(os.Environ(), helperEnv+"=noisy")
-	req := `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":false}}` + "\n"
-	cmd.Stdin = strings.NewReader(req + req)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("provider: %v; stderr:\n%s", err, &stderr)
-	}
+	stdout, stderr := serveTwoCreates(t, "noisy")
 	frame := `{"createResourceResponse":{"outputProperties":{"ok":true}}}` + "\n"
-	if diff := cmp.Diff(frame+frame, stdout.String()); diff != "" {
+	if diff := cmp.Diff(frame+frame, stdout); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff("stray print\nchild print\nstray print\nchild print\n", stderr.String()); diff != "" {
+	if diff := cmp.Diff("stray print\nchild print\nstray print\nchild print\n", stderr); diff != "" {
 		t.Errorf("stderr (-want +got):\n%s", diff)
 	}
 }
