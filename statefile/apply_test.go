@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -66,7 +67,14 @@ func rootApply(docJSON []byte, op schema.PatchOperation) ([]byte, error) {
 	}
 	switch {
 	case op.Op == "add" || op.Op == "replace":
-		return op.Value, nil // "the target location" is the document
+		// "The target location" is the document. Compacted, because
+		// json-patch tells an array document from an object by its first
+		// byte, which in " []" is a space.
+		var out bytes.Buffer
+		if err := json.Compact(&out, op.Value); err != nil {
+			return nil, err
+		}
+		return out.Bytes(), nil
 	case op.Op == "remove":
 		return nil, errors.New("the document cannot be removed")
 	case op.Op == "test":
