@@ -6,6 +6,8 @@
 #
 #   bench/vs-tofu.sh [N ...]          (default: 100 1000)
 #   REPS=5 bench/vs-tofu.sh 1000      (runs per tool and size; default 5)
+#   PIER=/tmp/pier-old bench/vs-tofu.sh 1000   (a pier built elsewhere,
+#                                     e.g. from an older commit)
 #
 # OpenTofu 1.12.6 is built from the Go module proxy once, into
 # ${XDG_CACHE_HOME:-~/.cache}/pier-bench (never into the repository). Its
@@ -37,9 +39,14 @@ REPS=${REPS:-5}
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100 1000)
 
-go build -o bin/pier ./cmd/pier
+if [ -n "${PIER:-}" ]; then
+  pier_version=$PIER
+else
+  go build -o bin/pier ./cmd/pier
+  PIER=$repo/bin/pier
+  pier_version=$(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')
+fi
 make -s tfproviders >/dev/null
-PIER=$repo/bin/pier
 PROVIDER=$repo/bin/tfproviders/terraform-provider-time
 
 if [ ! -x "$TOFU" ]; then
@@ -152,7 +159,7 @@ median() { # median FILE COLUMN
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'; }
 
-echo "pier $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'), OpenTofu $TOFU_VERSION, terraform-provider-time v$TIME_VERSION, $REPS runs each, $(nproc) cores"
+echo "pier $pier_version, OpenTofu $TOFU_VERSION, terraform-provider-time v$TIME_VERSION, $REPS runs each, $(nproc) cores"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for n in "${sizes[@]}"; do
   for rep in $(seq "$REPS"); do
