@@ -23,6 +23,7 @@
 # providers into bin/ first. Nothing here is a test: it prints tables.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 go build -o bin/pier ./cmd/pier
 make -s tfproviders >/dev/null
 PIER=$PWD/bin/pier
@@ -70,22 +71,7 @@ for n in "${sizes[@]}"; do
   : >"$cpu"
   printf '#!/bin/sh\necho start >> %q\nexec /usr/bin/time -a -o %q -f "%%U %%S %%M" %q "$@"\n' "$starts" "$cpu" "$REAL" >"$dir/terraform-provider-time"
   chmod +x "$dir/terraform-provider-time"
-  {
-    echo 'provider "local" { builtin = "local" }'
-    echo 'provider "time" { terraform = "./terraform-provider-time" }'
-    echo 'resource "state" {'
-    echo '  provider = provider.local'
-    echo '  type     = "state_file"'
-    echo '  inputs   = { name = "state.json" }'
-    echo '}'
-    echo 'resource "t" {'
-    echo "  count    = $n"
-    echo '  provider = provider.time'
-    echo '  type     = "time_static"'
-    echo '  state    = resource.state'
-    echo '  inputs   = { triggers = { index = "${count.index}" } }'
-    echo '}'
-  } >"$dir/bench.pier.hcl"
+  time_static_deployment "$dir" "$n"
   count() { wc -l <"$starts" | tr -d ' '; }
   read -r t_apply rss1 c_apply < <(measure "$PIER" apply --dir "$dir")
   s_apply=$(count)

@@ -31,6 +31,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+. bench/lib.sh
 TOFU_VERSION=v1.12.6
 TIME_VERSION=0.14.2
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/pier-bench
@@ -96,22 +97,7 @@ measure() {
 pier_dir() { # pier_dir DIR N
   mkdir -p "$1"
   ln -sf "$PROVIDER" "$1/terraform-provider-time"
-  cat >"$1/bench.pier.hcl" <<EOF
-provider "local" { builtin = "local" }
-provider "time" { terraform = "./terraform-provider-time" }
-resource "state" {
-  provider = provider.local
-  type     = "state_file"
-  inputs   = { name = "state.json" }
-}
-resource "t" {
-  count    = $2
-  provider = provider.time
-  type     = "time_static"
-  state    = resource.state
-  inputs   = { triggers = { index = "\${count.index}" } }
-}
-EOF
+  time_static_deployment "$1" "$2"
 }
 
 tofu_dir() { # tofu_dir DIR N
@@ -153,7 +139,7 @@ run_tofu() { # run_tofu N REP
   rm -rf "$d"
 }
 
-median() { # median FILE COLUMN
+column_median() { # column_median FILE COLUMN
   awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
@@ -175,19 +161,19 @@ for n in "${sizes[@]}"; do
   echo "N = $n (medians of $REPS; load average now $(cut -d' ' -f1-3 /proc/loadavg))"
   printf '%-14s %10s %10s %12s\n' run pier tofu pier/tofu
   for run in apply noop destroy; do
-    p=$(median "$work/pier-$n-$run" 1)
-    t=$(median "$work/tofu-$n-$run" 1)
+    p=$(column_median "$work/pier-$n-$run" 1)
+    t=$(column_median "$work/tofu-$n-$run" 1)
     printf '%-14s %9ss %9ss %12s\n' "$run" "$p" "$t" "$(ratio "$p" "$t")"
   done
   pr=0 tr=0
   for run in apply noop destroy; do
-    pr=$(awk -v a="$pr" -v b="$(median "$work/pier-$n-$run" 2)" 'BEGIN { print (b > a) ? b : a }')
-    tr=$(awk -v a="$tr" -v b="$(median "$work/tofu-$n-$run" 2)" 'BEGIN { print (b > a) ? b : a }')
+    pr=$(awk -v a="$pr" -v b="$(column_median "$work/pier-$n-$run" 2)" 'BEGIN { print (b > a) ? b : a }')
+    tr=$(awk -v a="$tr" -v b="$(column_median "$work/tofu-$n-$run" 2)" 'BEGIN { print (b > a) ? b : a }')
   done
   printf '%-14s %7sMiB %7sMiB %12s\n' "peak RSS" $((pr / 1024)) $((tr / 1024)) "$(ratio "$pr" "$tr")"
   for run in apply noop destroy; do
-    p=$(median "$work/pier-$n-$run" 3)
-    t=$(median "$work/tofu-$n-$run" 3)
+    p=$(column_median "$work/pier-$n-$run" 3)
+    t=$(column_median "$work/tofu-$n-$run" 3)
     printf '%-14s %9ss %9ss %12s\n' "cpu $run" "$p" "$t" "$(ratio "$p" "$t")"
   done
 done
