@@ -49,7 +49,7 @@ func (c *planCache) take(key string) *updatePlan {
 // createKey identifies a create's plan: from a null prior, the proposed
 // state is the configuration itself.
 func createKey(rt *resourceType, a planArgs) string {
-	return "create\x00" + rt.modeName() + "\x00" + rt.name + "\x00" + string(a.config)
+	return "create\x00" + rt.name + "\x00" + string(a.config)
 }
 
 // updateKey identifies an update's plan by the request it answers: the

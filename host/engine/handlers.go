@@ -76,9 +76,7 @@ func (e *Engine) prestartHandlers(ctx context.Context) {
 		if h.Provider == nil || h.Provider.Builtin == "" {
 			continue
 		}
-		if _, known := e.cfg.Builtins[h.Provider.Builtin]; !known {
-			continue
-		}
+		// An unknown builtin gets no pool; resolving reports it.
 		e.providers.declare(map[string]*source.Provider{h.Provider.Name: h.Provider})
 		if pl, err := e.providers.handlerPool(h.Provider.Name, h.Address); err == nil {
 			pl.Prestart(ctx)

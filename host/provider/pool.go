@@ -82,11 +82,8 @@ func (pl *Pool) TryReserve(resource string) (*Reservation, bool) {
 	}
 	rv := &Reservation{pl: pl}
 	pl.mu.Lock()
-	if p := pl.served[resource]; p != nil {
-		if i := slices.Index(pl.idle, p); i >= 0 {
-			pl.idle = slices.Delete(pl.idle, i, i+1)
-			rv.proc = p
-		}
+	if p := pl.served[resource]; pl.takeIdle(p) {
+		rv.proc = p
 	}
 	pl.mu.Unlock()
 	return rv, true
@@ -231,17 +228,26 @@ func (pl *Pool) FirstWarm(n int, resource func(i int) string) int {
 	return -1
 }
 
+// takeIdle removes p from the idle processes and reports whether it was
+// among them. The caller holds mu.
+func (pl *Pool) takeIdle(p *Process) bool {
+	i := slices.Index(pl.idle, p)
+	if p == nil || i < 0 {
+		return false
+	}
+	pl.idle = slices.Delete(pl.idle, i, i+1)
+	return true
+}
+
 // take returns an idle process, the one that last served resource if it
 // is idle, or starts one. The caller holds a token, so the number of
 // processes never exceeds the pool size.
 func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
 	pl.mu.Lock()
-	if p := pl.served[resource]; p != nil {
-		if i := slices.Index(pl.idle, p); i >= 0 && !p.exited() {
-			pl.idle = slices.Delete(pl.idle, i, i+1)
-			pl.mu.Unlock()
-			return p, nil
-		}
+	// A dead one is left for the loop below, which reaps it.
+	if p := pl.served[resource]; p != nil && !p.exited() && pl.takeIdle(p) {
+		pl.mu.Unlock()
+		return p, nil
 	}
 	for n := len(pl.idle); n > 0; n = len(pl.idle) {
 		p := pl.idle[n-1]
