@@ -48,7 +48,9 @@ type Cache struct {
 type entry struct {
 	Identity
 	SHA256 string `json:"sha256"`
-	Stored int64  `json:"stored"` // unix seconds, to drop the oldest
+	// Stored is when the entry was stored, in Unix nanoseconds, to drop
+	// the oldest: seconds would tie for the files one command stores.
+	Stored int64 `json:"stored"`
 }
 
 // cacheFile is the cache file's content.
@@ -57,7 +59,7 @@ type cacheFile struct {
 	Files   map[string]entry `json:"files"`
 }
 
-const cacheVersion = 1
+const cacheVersion = 2
 
 // New returns a cache kept in dir (created 0700 when first written). An
 // empty dir remembers hashes for this process only. minAge is
@@ -110,7 +112,7 @@ func (c *Cache) SHA256(path string) (string, error) {
 		return "", err
 	}
 	if ok && id.Size >= MinSize && c.settled(id) {
-		c.store(key, entry{Identity: id, SHA256: sum, Stored: time.Now().Unix()})
+		c.store(key, entry{Identity: id, SHA256: sum, Stored: time.Now().UnixNano()})
 	}
 	return sum, nil
 }
@@ -186,7 +188,9 @@ func (c *Cache) store(key string, e entry) {
 		for k := range entries {
 			keys = append(keys, k)
 		}
-		slices.SortFunc(keys, func(a, b string) int { return cmp.Compare(entries[b].Stored, entries[a].Stored) })
+		slices.SortFunc(keys, func(a, b string) int {
+			return cmp.Or(cmp.Compare(entries[b].Stored, entries[a].Stored), cmp.Compare(a, b))
+		})
 		for _, k := range keys[maxEntries:] {
 			delete(entries, k)
 		}
