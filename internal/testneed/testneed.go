@@ -65,8 +65,8 @@ func missing(t TB, what, hint string, strict bool) {
 	t.Skip(msg)
 }
 
-// InstallHint says how to install a tool on Debian, from .ci/tools.txt,
-// the list make test checks before it runs the tests.
+// InstallHint says how to install a tool or module on Debian, from
+// .ci/tools.txt, the list make test checks before it runs the tests.
 func InstallHint(name string) string {
 	tools, err := readTools()
 	if err != nil {
@@ -78,9 +78,12 @@ func InstallHint(name string) string {
 	return "install " + name + " (and add it to .ci/tools.txt)"
 }
 
-type install struct{ pkg, script string }
+type install struct{ kind, pkg, script string }
 
-// readTools parses .ci/tools.txt: "tool package script" lines.
+// kinds are the capabilities .ci/need-tools knows how to check.
+var kinds = map[string]bool{"program": true, "python": true, "perl": true, "file": true}
+
+// readTools parses .ci/tools.txt: "kind name package script" lines.
 func readTools() (map[string]install, error) {
 	_, file, _, _ := runtime.Caller(0)
 	path := filepath.Join(filepath.Dir(file), "..", "..", ".ci", "tools.txt")
@@ -94,10 +97,10 @@ func readTools() (map[string]install, error) {
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%s:%d: want TOOL PACKAGE SCRIPT", path, n+1)
+		if len(f) != 4 || !kinds[f[0]] {
+			return nil, fmt.Errorf("%s:%d: want KIND NAME PACKAGE SCRIPT, KIND one of program, python, perl, file", path, n+1)
 		}
-		tools[f[0]] = install{f[1], f[2]}
+		tools[f[1]] = install{f[0], f[2], f[3]}
 	}
 	return tools, nil
 }
