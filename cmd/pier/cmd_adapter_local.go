@@ -40,7 +40,7 @@ stops a provider by closing its stdin. SIGTERM stops it at once, killing a
 running exec program.
 
 Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
-2 usage error, 130 terminated.`,
+64 usage error, 130 terminated.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{
 				Name:        "wait-lock",

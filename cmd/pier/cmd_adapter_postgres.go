@@ -36,7 +36,7 @@ Interrupts (SIGINT) are ignored: the host stops a provider by closing its
 stdin.
 
 Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
-2 usage error.`,
+64 usage error.`,
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return usagef("adapter postgres takes no arguments, got %q", c.Args().Slice())

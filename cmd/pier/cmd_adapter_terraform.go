@@ -56,7 +56,7 @@ the provider's stderr, go to stderr as JSON lines at the level named by
 $PIER_LOG. SIGINT or SIGTERM tells the provider to stop (StopProvider).
 
 Exit codes: 0 stdin closed, 1 the provider could not be started or the
-protocol failed, 2 usage error, 130 interrupted.`,
+protocol failed, 64 usage error, 130 interrupted.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:        "plugin",

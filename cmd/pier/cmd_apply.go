@@ -38,10 +38,11 @@ arguments (anything that is not an existing file) limit the apply to those
 resources and what they depend on, as --target does and as nixops4 apply
 <paths> does.
 
-On a terminal, pier apply shows the plan and asks before changing
-anything, unless --yes is given. Off a terminal it goes on, except that a
-plan that destroys or replaces anything needs --yes: without it pier
-refuses (exit 2) and names what would be destroyed. pier apply PLANFILE
+When standard input is a terminal, pier apply shows the plan and asks
+before changing anything, unless --yes is given (stdout may be a pipe, as
+in pier apply | tee apply.log). Otherwise it goes on, except that a plan
+that destroys or replaces anything needs --yes: without it pier refuses
+(exit 64, usage) and names what would be destroyed. pier apply PLANFILE
 never asks: the plan was reviewed when it was made.
 
 pier apply --refresh-only records in state what the reads find changed
@@ -51,7 +52,7 @@ Independent resources run in parallel; each stateful change is recorded
 before anything that depends on it starts. The first Ctrl-C starts nothing
 new and waits for running operations; the second stops them.
 
-Exit codes: 0 applied, 1 error (some resources failed), 2 usage,
+Exit codes: 0 applied, 1 error (some resources failed), 64 usage,
 3 saved plan is stale, 130 interrupted.`,
 		Flags: append(append(deployFlags(), planControlFlags()...),
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation, and allow destroys and replacements off a terminal"}),
@@ -113,9 +114,11 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 		renderPlan(stdout, plan)
 		fmt.Fprintln(stdout)
 	}
-	// A terminal to ask on: stdin to read the answer, stdout for the
-	// question; --json output is for programs, which cannot answer.
-	interactive := stdin != nil && isTerminal(stdin) && isTerminal(stdout) && !o.JSON
+	// The question follows stdin, as tofu's does: pier apply | tee log on
+	// a terminal still asks (the question goes down the pipe, the answer
+	// comes from the terminal). --json output is for programs, which
+	// cannot answer.
+	interactive := stdin != nil && isTerminal(stdin) && !o.JSON
 	if err := confirmApply(ctx, plan, o.Yes, interactive, stdin, stop, stdout); err != nil {
 		return err
 	}

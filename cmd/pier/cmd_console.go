@@ -29,7 +29,7 @@ history (Up/Down), kept in $XDG_STATE_HOME/pier/console_history (0600).
 exit, quit or Ctrl-D leave. Not on a terminal, it reads standard input and
 prints one value per line.
 
-Exit codes: 0 done, 1 error (state could not be read), 2 usage.`,
+Exit codes: 0 done, 1 error (state could not be read), 64 usage.`,
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -22,11 +23,12 @@ func newDestroyCommand() *cli.Command {
 		Usage: "destroy everything the deployment's state holds",
 		Description: `Destroys every resource recorded in the deployment's states, in reverse
 dependency order, through its provider's destroyResourceRequest. It shows
-the plan and asks for confirmation on a terminal unless --yes is given; off
-a terminal it requires --yes.
+the plan and asks for confirmation when standard input is a terminal,
+unless --yes is given; otherwise it requires --yes, and without it names
+what would be destroyed and changes nothing.
 
 Exit codes: 0 destroyed (or nothing to do), 1 error or the confirmation was
-declined, 2 usage (e.g. no --yes off a terminal), 130 interrupted.`,
+declined, 64 usage (e.g. no --yes off a terminal), 130 interrupted.`,
 		Flags: append(deployFlags(), &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -39,9 +41,6 @@ declined, 2 usage (e.g. no --yes off a terminal), 130 interrupted.`,
 }
 
 func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, stdin *os.File, stdout, stderr io.Writer) error {
-	if !o.Yes && !isTerminal(stdin) {
-		return usagef("pier destroy is not on a terminal, so it cannot ask: pass --yes to destroy without asking")
-	}
 	out := stderr
 	if o.JSON {
 		out = stdout
@@ -65,6 +64,11 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 			fmt.Fprintln(stdout, "\nNothing to destroy.")
 		}
 		return nil
+	}
+	if !o.Yes && !isTerminal(stdin) {
+		// Planned first, so that the refusal names what would go, as
+		// apply's does; nothing has been changed yet.
+		return usagef("pier destroy would destroy %s, and its standard input is not a terminal, so it cannot ask: review it, then pass --yes", strings.Join(destructive(plan), ", "))
 	}
 	if !o.Yes {
 		question := fmt.Sprintf("\nDestroy all %d resources?", plan.Summary().Destroy)

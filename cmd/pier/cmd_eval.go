@@ -31,7 +31,7 @@ Sensitive values print as (sensitive value). With --json it prints
 {"value": …, "type": "…", "sensitive": …}. Starts only the state handlers'
 providers; pier console is the interactive form.
 
-Exit codes: 0 evaluated, 1 error (including an invalid expression), 2 usage.`,
+Exit codes: 0 evaluated, 1 error (including an invalid expression), 64 usage.`,
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

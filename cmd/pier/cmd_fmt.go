@@ -50,7 +50,7 @@ input and writes the result to standard output.
             --diff only shows)
 
 Exit codes: 0 formatted (or, with --check, nothing to do), 1 a file needs
-formatting under --check, or a file does not parse, 2 usage.`,
+formatting under --check, or a file does not parse, 64 usage.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Usage: "change nothing; fail if a file is not formatted"},
 			&cli.BoolFlag{Name: "diff", Usage: "print what would change as a unified diff"},

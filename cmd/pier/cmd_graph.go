@@ -33,7 +33,7 @@ depends_on. Nothing is evaluated and no provider is started.
   pier graph --dir . | dot -Tsvg > graph.svg
 
 Exit codes: 0 printed, 1 error (configuration errors are shown with their
-source), 2 usage.`,
+source), 64 usage.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Value: ".", Usage: "directory holding the deployment's *.pier.hcl / *.pier.json files"},
 			&cli.StringSliceFlag{Name: "var", Usage: "set a variable, `NAME=VALUE` (repeatable)"},

@@ -31,7 +31,7 @@ listed: the command fails and names the outputs, rather than show a
 partial list.
 
 Exit codes: 0 listed, 1 the deployment cannot be evaluated or PATH has no
-members, 2 usage.`,
+members, 64 usage.`,
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {

@@ -26,7 +26,7 @@ func newOutputCommand() *cli.Command {
 Sensitive outputs show as (sensitive): pier does not keep their values in
 state.
 
-Exit codes: 0 shown, 1 error (e.g. no such output), 2 usage.`,
+Exit codes: 0 shown, 1 error (e.g. no such output), 64 usage.`,
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {

@@ -38,7 +38,7 @@ resource although it is unchanged.
 real; --refresh-only shows only what changed outside of pier (see
 docs/refresh.md).
 
-Exit codes: 0 planned, 1 error, 2 usage, 130 interrupted. With
+Exit codes: 0 planned, 1 error, 64 usage, 130 interrupted. With
 --detailed-exitcode: 0 no changes, 1 error, 2 the plan has changes.`,
 		Flags: append(append(deployFlags(), planControlFlags()...),
 			&cli.StringFlag{Name: "out", Usage: "save the plan to `FILE` (written 0600: it may hold inputs)"},

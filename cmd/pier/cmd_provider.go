@@ -24,8 +24,8 @@ func init() {
 
 const providerExitCodes = `
 Exit codes: 0 the provider answered, 1 it failed (an errorResponse, or it
-misbehaved: the message names the fault and its last stderr lines), 2
-usage, 130 interrupted.`
+misbehaved: the message names the fault and its last stderr lines),
+64 usage, 130 interrupted.`
 
 // providerCallOptions are the options of one `pier provider …` request.
 type providerCallOptions struct {

@@ -44,7 +44,7 @@ one line per check and a summary. The check really performs the
 operations: give it scratch inputs.
 
 Exit codes: 0 every check passed, 1 a check failed or the provider could
-not be started, 2 usage.`,
+not be started, 64 usage.`,
 		Flags: append(checkProcessFlags(),
 			&cli.DurationFlag{Name: "exit-timeout", Value: conformance.DefaultExitTimeout, Usage: "how long the provider may take to exit after stdin closes"},
 			&cli.StringFlag{Name: "type", Usage: "the resource `TYPE` to create", Required: true},

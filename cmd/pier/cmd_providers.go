@@ -27,7 +27,7 @@ executable, a Terraform provider by path, or a Terraform package found by
 source and version in Terraform's plugin directories), where its program
 is, and whether it matches ` + lockfile.Name + `. Starts no provider.
 
-Exit codes: 0 listed, 1 error, 2 usage.`,
+Exit codes: 0 listed, 1 error, 64 usage.`,
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -127,7 +127,7 @@ is refused unless --upgrade is given, which records what is there now.
 pier plan and apply check every provider against the file before starting
 it. Starts no provider.
 
-Exit codes: 0 written, 1 error (e.g. a mismatch without --upgrade), 2 usage.`,
+Exit codes: 0 written, 1 error (e.g. a mismatch without --upgrade), 64 usage.`,
 		Flags: append(deployFlags(), &cli.BoolFlag{Name: "upgrade", Usage: "record providers that changed since they were locked"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -178,7 +178,7 @@ func newProvidersSchemaCommand() *cli.Command {
 instead, the schema of that declaration of the deployment. A v0 provider
 cannot describe itself: its schema is unknown, and pier says so.
 
-Exit codes: 0 OK, 1 the provider could not be started, 2 usage error.`,
+Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 		Flags: append(deployFlags(),
 			&cli.StringFlag{Name: "plugin", Usage: "path of the Terraform provider `BINARY`", Destination: &opts.plugin},
 		),

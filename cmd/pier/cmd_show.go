@@ -24,7 +24,7 @@ known only after apply are listed in after_unknown), in the shape of
 terraform show -json's resource_changes. Sensitive values show as
 "(sensitive)".
 
-Exit codes: 0 shown, 1 the file cannot be read, 2 usage.`,
+Exit codes: 0 shown, 1 the file cannot be read, 64 usage.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the plan as one JSON object"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

@@ -24,7 +24,7 @@ taking its write lock, so it answers while an apply runs. Each line is one
 event: its index, time, event name, and the JSON Pointers its patch
 touched. pier state show --at INDEX shows the state as it was after one.
 
-Exit codes: 0 listed, 1 error, 2 usage.`,
+Exit codes: 0 listed, 1 error, 64 usage.`,
 		Flags: append(deployFlags(), &cli.StringFlag{Name: "state", Usage: "list only the log of the state handler `ADDR`"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

@@ -23,7 +23,7 @@ pg_state), one event per line, to stdout or --out FILE (mode 0600: state
 may hold secrets). It takes no lock. The output is a valid state_file, and
 pier state push reads it into another handler.
 
-Exit codes: 0 copied, 1 error, 2 usage.`,
+Exit codes: 0 copied, 1 error, 64 usage.`,
 		Flags: append(deployFlags(),
 			&cli.StringFlag{Name: "state", Usage: "the state handler `ADDR`, when the deployment has several"},
 			&cli.StringFlag{Name: "out", Usage: "write to `FILE` instead of stdout"}),
@@ -81,7 +81,7 @@ under that handler's write lock. The handler must record nothing yet:
 push restores a backup or seeds a new store, it never merges.
 
 Exit codes: 0 copied, 1 error (e.g. the state is not empty or is locked),
-2 usage.`,
+64 usage.`,
 		Flags: append(deployFlags(), &cli.StringFlag{Name: "state", Usage: "the state handler `ADDR`, when the deployment has several"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {

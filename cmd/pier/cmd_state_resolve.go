@@ -42,7 +42,7 @@ No provider is asked to change anything. pier apply also retries a pending
 destroy by itself when the plan still destroys the resource, since a
 provider's destroy must accept an object that is already gone.
 
-Exit codes: 0 resolved, 1 error, 2 usage.`,
+Exit codes: 0 resolved, 1 error, 64 usage.`,
 		Flags: append(deployFlags(),
 			&cli.BoolFlag{Name: "created", Aliases: []string{"exists"}, Usage: "the object exists (a pending create then takes its ID, to import it)"},
 			&cli.BoolFlag{Name: "absent", Usage: "the object does not exist"},

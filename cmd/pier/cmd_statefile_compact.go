@@ -31,7 +31,7 @@ state that keeps the highest index. The previous file is kept as
 FILE.TIME.bak. A torn last event is cut off first (a copy is kept as
 FILE.torn-TIME).
 
-Exit codes: 0 compacted, 1 error, 2 usage, 4 another process holds the
+Exit codes: 0 compacted, 1 error, 64 usage, 4 another process holds the
 lock (use --wait to wait for it).`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "wait", Usage: "wait for the lock instead of failing when another process holds it"}},
 		Action: func(c *cli.Context) error {

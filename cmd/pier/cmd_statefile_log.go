@@ -24,7 +24,7 @@ func newStatefileLogCommand() *cli.Command {
 one object per event (message_type "event") with its position in the file
 (ordinal, line, byte offset), index, meta and touched JSON Pointers.
 
-Exit codes: 0 listed, 1 the file cannot be read or replayed, 2 usage.`,
+Exit codes: 0 listed, 1 the file cannot be read or replayed, 64 usage.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object per event"}},
 		Action: func(c *cli.Context) error {
 			path, err := oneFileArg(c, "statefile log")

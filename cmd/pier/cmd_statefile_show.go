@@ -32,7 +32,7 @@ resolved document, unredacted: provider outputs in it may be secrets
 non-increasing indexes) and a torn last event go to stderr; a torn event is
 not applied.
 
-Exit codes: 0 printed, 1 the file cannot be read or replayed, 2 usage.`,
+Exit codes: 0 printed, 1 the file cannot be read or replayed, 64 usage.`,
 		Action: func(c *cli.Context) error {
 			path, err := oneFileArg(c, "statefile show")
 			if err != nil {

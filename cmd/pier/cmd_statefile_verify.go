@@ -25,7 +25,7 @@ a resolved _type other than nixopsState, or a torn last event are errors.
 With --json, prints one object (message_type "verify").
 
 Exit codes: 0 valid (possibly with warnings), 1 invalid or unreadable,
-2 usage.`,
+64 usage.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the report as one JSON object"}},
 		Action: func(c *cli.Context) error {
 			path, err := oneFileArg(c, "statefile verify")

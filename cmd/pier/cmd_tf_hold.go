@@ -29,7 +29,7 @@ $PIER_PROVIDER_CONFIG_FD and sent when the host asks on stdin. The
 protocol on stdin and stdout is in the documentation of terraform.Hold.
 The provider stops when stdin closes, and dies with this process.
 
-Exit codes: 0 stdin closed, 1 the provider could not be started, 2 usage
+Exit codes: 0 stdin closed, 1 the provider could not be started, 64 usage
 error.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plugin", Usage: "path of the Terraform provider `BINARY` (required)", Destination: &plugin},

@@ -37,7 +37,7 @@ Whether changing an attribute replaces the object is not in a Terraform
 schema: the provider decides it while planning, and the bridge logs the
 attributes that forced a replacement when it happens.
 
-Exit codes: 0 OK, 1 the provider could not be started, 2 usage error.`,
+Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "plugin", Usage: "path of the Terraform provider `BINARY` (required)", Destination: &opts.plugin},
 			&cli.BoolFlag{Name: "json", Usage: "print the schema as JSON", Destination: &opts.json},

@@ -39,7 +39,7 @@ declares no schema, so its resources are checked for their references
 only. No state handler is started and no state file is opened.
 
 Exit codes: 0 valid, 1 invalid (each problem is shown with its source
-line, or with --json as a diagnostic), 2 usage.`,
+line, or with --json as a diagnostic), 64 usage.`,
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

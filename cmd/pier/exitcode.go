@@ -10,13 +10,18 @@ import (
 // Exit codes are API: scripts branch on them. This file is the one place
 // they are defined; exitCodes is printed by pier --help, and each command's
 // help lists the ones it uses.
+//
+// Each code means one thing in every command. 2 is only ever "the plan
+// has changes" (pier plan --detailed-exitcode, as terraform's), so a CI
+// job that applies on 2 never applies after an error; a usage error is
+// 64, sysexits.h's EX_USAGE, not Go's and urfave/cli's 2.
 const (
 	exitOK          = 0
 	exitError       = 1
-	exitUsage       = 2
 	exitPlanChanges = 2 // pier plan --detailed-exitcode only
 	exitStalePlan   = 3
 	exitStateLocked = 4
+	exitUsage       = 64
 	exitInterrupted = 130
 )
 
@@ -27,9 +32,10 @@ var exitCodes = []struct {
 }{
 	{exitOK, "success"},
 	{exitError, "error: a resource, provider or the configuration failed, or a confirmation was declined"},
-	{exitUsage, "usage: an unknown command or flag, or wrong arguments (pier plan --detailed-exitcode: the plan has changes)"},
+	{exitPlanChanges, "changes: pier plan --detailed-exitcode found changes to make (never an error: no other case exits 2)"},
 	{exitStalePlan, "stale plan: a saved plan no longer matches the state or the deployment (run pier plan again)"},
 	{exitStateLocked, "state locked: another process holds the lock of a state (a state file, a PostgreSQL state, any state provider)"},
+	{exitUsage, "usage: an unknown command or flag, wrong arguments, or a destroy off a terminal without --yes"},
 	{exitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
 }
 

@@ -26,7 +26,6 @@ func TestExitCodes(t *testing.T) {
 		"extra argument":           {[]string{"statefile", "log", "a", "b"}, exitUsage, "takes one state file"},
 		"var without equals":       {[]string{"plan", "--dir", "nonexistent", "--var", "x"}, exitUsage, `--var "x": want NAME=VALUE`},
 		"ordinary failure":         {[]string{"statefile", "show", "nonexistent.json"}, exitError, "nonexistent.json"},
-		"destroy off a terminal":   {[]string{"destroy", "--dir", "nonexistent"}, exitUsage, "pass --yes"},
 		"group without subcommand": {[]string{"state"}, exitOK, ""},
 		"subcommand help":          {[]string{"help", "plan"}, exitOK, ""},
 		"version":                  {[]string{"--version"}, exitOK, ""},

@@ -138,7 +138,7 @@ func runApp(ctx context.Context, args []string, stdout, stderr io.Writer, flags 
 }
 
 // usageErrorOf makes a flag-parsing error (an unknown flag, a bad value) a
-// usage error, so it exits 2 and is printed once, without the whole help.
+// usage error, so it exits 64 (exitUsage) and is printed once, without the whole help.
 func usageErrorOf(c *cli.Context, err error, _ bool) error {
 	return usagef("%w; see %s --help", err, c.Command.HelpName)
 }
