@@ -200,8 +200,10 @@ func checkEntry(raw any) *StateError {
 			}
 		}
 	}
-	if v, ok := e["provider"]; ok && JSONKind(v) != "a string" {
-		return &StateError{Pointer: ptr + "/provider", Problem: fmt.Sprintf("is %s, want a string", JSONKind(v))}
+	for _, key := range []string{"provider", "importId"} {
+		if v, ok := e[key]; ok && JSONKind(v) != "a string" {
+			return &StateError{Pointer: ptr + "/" + key, Problem: fmt.Sprintf("is %s, want a string", JSONKind(v))}
+		}
 	}
 	for _, key := range []string{"dependencies", "sensitiveInputs"} {
 		v, ok := e[key]

@@ -18,8 +18,9 @@ import (
 // and then makes that change. Nothing is written while planning.
 //
 // A block whose address is recorded already is done: it is ignored, as
-// Terraform ignores it, unless the record's id output names another
-// object, which is an error.
+// Terraform ignores it, unless the object was imported by another id,
+// which is an error. The record keeps the id it was imported by
+// (Entry.ImportID) for that comparison.
 
 // ImportSpec is an import block's part in a change: the change first
 // records the object its provider reported for ID.
@@ -47,8 +48,13 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 			return fmt.Errorf("%s: import into %s (%s): the resource has no state handler: import records an object in state, so give it state = resource.NAME", im.Range, addr, r.Range)
 		}
 		if rec := pl.recorded[addr]; rec != nil {
-			if id, ok := rec.Entry.OutputProperties["id"].(string); ok && id != im.ID {
-				return fmt.Errorf("%s: import into %s: it is already managed, as the object with id %q in state %s, not %q: remove the import block, or forget the record first (pier state forget %s)", im.Range, addr, id, rec.Handler, im.ID, addr)
+			// Compared with the id the object was imported by, never with
+			// its id output: a provider's import id is often composite
+			// (time_offset's "BASE,YEARS,MONTHS,…"), unlike the id it
+			// reports. An object pier created, or imported before ids
+			// were recorded, satisfies the block.
+			if was := rec.Entry.ImportID; was != "" && was != im.ID {
+				return fmt.Errorf("%s: import into %s: it is already managed, as the object imported by id %q in state %s, not %q: remove the import block, or forget the record first (pier state forget %s)", im.Range, addr, was, rec.Handler, im.ID, addr)
 			}
 			continue // imported already
 		}
@@ -108,7 +114,7 @@ func (e *Engine) importObject(ctx context.Context, r *source.Resource, id string
 	for _, d := range r.DependsOn {
 		deps = append(deps, d.String())
 	}
-	entry := Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
+	entry := Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs, ImportID: id}
 	if entry.InputProperties == nil {
 		entry.InputProperties = map[string]any{}
 	}

@@ -25,6 +25,10 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, ou
 		deps = append(deps, d.String())
 	}
 	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
+	if c.Action == ActionUpdate && c.Prior != nil {
+		// Still the object it was imported as; a replacement is not.
+		entry.ImportID = c.Prior.Entry.ImportID
+	}
 	if err := a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
 		if err := pb.put(c.Address, entry); err != nil || with == nil {
 			return err

@@ -38,6 +38,10 @@ type Entry struct {
 	// replacement, by deposed key, not destroyed yet: the next apply
 	// destroys them. They still exist, so the state keeps them.
 	Deposed map[string]Entry
+	// ImportID is the id an import block adopted the object by, so that a
+	// block left in the configuration is known as done (the id a
+	// provider imports by is often not the object's id output).
+	ImportID string
 }
 
 // The keys of an entry in a state document. The property keys are the ones
@@ -52,6 +56,7 @@ const (
 	keyDependencies = "dependencies"
 	keySensitive    = "sensitiveInputs"
 	keyDeposed      = "deposed"
+	keyImportID     = "importId"
 )
 
 // entryJSON is an entry as written: NixOps4's spelling, with both property
@@ -64,6 +69,7 @@ type entryJSON struct {
 	Dependencies     []string         `json:"dependencies,omitempty"`
 	SensitiveInputs  []string         `json:"sensitiveInputs,omitempty"`
 	Deposed          map[string]Entry `json:"deposed,omitempty"`
+	ImportID         string           `json:"importId,omitempty"`
 }
 
 // MarshalJSON writes the entry in the spelling NixOps4's code reads.
@@ -271,6 +277,7 @@ func decodeEntry(raw any) (Entry, error) {
 	e.Provider, _ = m[keyProvider].(string)
 	e.Dependencies = stringList(m[keyDependencies])
 	e.SensitiveInputs = stringList(m[keySensitive])
+	e.ImportID, _ = m[keyImportID].(string)
 	if dep, ok := m[keyDeposed].(map[string]any); ok && len(dep) > 0 {
 		e.Deposed = make(map[string]Entry, len(dep))
 		for key, raw := range dep {
