@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -76,7 +77,14 @@ const (
 // this process as the holder. With wait it blocks until the lock is free;
 // otherwise it returns a *LockedError.
 func acquireLock(path string, wait bool, who *Holder, logger *slog.Logger) (*os.File, error) {
-	f, err := os.OpenFile(lockPath(path), os.O_RDWR|os.O_CREATE, 0o600)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		// Refused before the sidecar is made beside it (/dev/null.lock).
+		return nil, fmt.Errorf("lock state file %s: %w", path, &NotRegularError{Path: path, Mode: fi.Mode()})
+	}
+	// The sidecar is truncated as the holder record is written: a link
+	// there is not followed, and anything but a regular file is refused,
+	// so that no file pier did not create is cut.
+	f, _, err := openRegular(lockPath(path), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock state file %s: %w", path, err)
 	}

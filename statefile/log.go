@@ -103,7 +103,7 @@ func open(path string, lk *os.File, logger *slog.Logger, opts Options) (*Log, er
 }
 
 func (l *Log) load(wait bool, snap *Snapshot) error {
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, fi, err := openRegular(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -111,11 +111,21 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 	if err := lockFile(f, l.path, wait); err != nil {
 		return err
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		// A state holds secrets: take group and other access away, and
+		// say so, since the user (or a tool: NixOps4 writes 0644) made it
+		// so. Only a writer does this, once, when it opens the file;
+		// reading leaves the mode as it is.
+		if err := f.Chmod(perm &^ 0o077); err != nil {
+			l.log.Warn("state file is accessible to other users and could not be made private; it may hold secrets", "path", l.path, "mode", perm.String(), "error", err)
+		} else {
+			l.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", "path", l.path, "mode", perm.String(), "now", (perm &^ 0o077).String())
+		}
+	}
+	if fi, err = f.Stat(); err != nil {
 		return err
 	}
-	if snap != nil && snap.Torn == nil && snap.id != (fileID{}) && idOf(fi) == snap.id && fi.Mode().Perm()&0o077 == 0 && snap.decoded() {
+	if snap != nil && snap.Torn == nil && snap.id != (fileID{}) && idOf(fi) == snap.id && snap.decoded() {
 		// Replaying again would rebuild the same document: a plan reads
 		// the state just before the apply's first event opens it.
 		l.doc = *snap.doc
@@ -127,15 +137,6 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 		l.cached = snap.encoded != nil
 		l.warn(snap.warnings)
 		return nil
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		// A state holds secrets: take group and other access away, and
-		// say so, since the user (or a tool) loosened it.
-		if err := f.Chmod(perm &^ 0o077); err != nil {
-			l.log.Warn("state file is accessible to other users and could not be made private; it may hold secrets", "path", l.path, "mode", perm.String(), "error", err)
-		} else {
-			l.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", "path", l.path, "mode", perm.String(), "now", (perm &^ 0o077).String())
-		}
 	}
 	data, err := readAll(f, fi.Size())
 	if err != nil {

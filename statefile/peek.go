@@ -25,10 +25,6 @@ type Snapshot struct {
 	// Torn is set when the file ends in a truncated value. Read leaves it
 	// in place; the next [Open] keeps a copy and cuts it off.
 	Torn *Torn
-	// Tightened is the mode the file had when Read found it accessible to
-	// group or others and made it private (0 otherwise). That is the one
-	// change Read makes: a state holds secrets.
-	Tightened fs.FileMode
 
 	// What a writer opened later needs to take the read over instead of
 	// replaying the file again (see [Options.Snapshot]): the live
@@ -114,9 +110,10 @@ func (s *Snapshot) Unchanged(path string) bool {
 }
 
 // Read resolves the state file at path without writing anything: no file
-// is created, no lock taken and no torn tail repaired; only a mode that
-// lets group or others read it is tightened (see [Snapshot.Tightened]). Planning reads
-// state this way, so that only an apply writes. A resolved-state cache
+// is created, no lock taken, no torn tail repaired and no mode changed
+// (a file NixOps4 wrote 0644 stays so until [Open] writes it). Planning
+// reads state this way, so that only an apply writes. A path that is not
+// a regular file is refused ([*NotRegularError]). A resolved-state cache
 // made from exactly the file's bytes (see [CacheSuffix]) stands in for
 // the replay.
 func Read(path string) (*Snapshot, error) {
@@ -127,14 +124,8 @@ func Read(path string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read state file %s: %w", path, err)
 	}
-	var tightened fs.FileMode
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		if os.Chmod(path, perm&^0o077) == nil {
-			tightened = perm
-		}
-	}
 	if c, ok := readCache(path, data); ok {
-		s := &Snapshot{Exists: true, Events: c.hdr.Events, LastIndex: c.hdr.LastIndex, Tightened: tightened,
+		s := &Snapshot{Exists: true, Events: c.hdr.Events, LastIndex: c.hdr.LastIndex,
 			end: c.hdr.End, warnings: c.hdr.Warnings, encoded: c.encoded,
 			needNL: c.hdr.End > 0 && skipSpace(data[c.hdr.End-1:c.hdr.End], 0) == 0}
 		if int64(len(data)) == fi.Size() {
@@ -145,11 +136,11 @@ func Read(path string) (*Snapshot, error) {
 	rep, d, err := replay(data)
 	switch {
 	case errors.Is(err, ErrNoEvents):
-		return &Snapshot{state: initialState(), Torn: rep.Torn, Tightened: tightened}, nil
+		return &Snapshot{state: initialState(), Torn: rep.Torn}, nil
 	case err != nil:
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	s := &Snapshot{state: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn, Tightened: tightened,
+	s := &Snapshot{state: rep.State, Exists: true, Events: len(rep.Events), LastIndex: rep.LastIndex, Torn: rep.Torn,
 		doc: d, end: rep.End, warnings: rep.Warnings, needNL: rep.End > 0 && skipSpace(data[rep.End-1:rep.End], 0) == 0}
 	if int64(len(data)) == fi.Size() {
 		s.id = idOf(fi)
@@ -157,24 +148,19 @@ func Read(path string) (*Snapshot, error) {
 	return s, nil
 }
 
-// readFile reads a file and stats it after reading, through the same
-// descriptor: the size tells whether it grew while it was read.
+// readFile reads a regular file and stats it after reading, through the
+// same descriptor: the size tells whether it grew while it was read.
 func readFile(path string) ([]byte, fs.FileInfo, error) {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	var size int64
-	if fi, err := f.Stat(); err == nil {
-		size = fi.Size()
-	}
-	data, err := readAll(f, size)
+	data, err := readAll(f, fi.Size())
 	if err != nil {
 		return nil, nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err = f.Stat(); err != nil {
 		return nil, nil, err
 	}
 	return data, fi, nil

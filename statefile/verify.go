@@ -2,7 +2,6 @@ package statefile
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/pierhq/pier/schema"
 )
@@ -35,7 +34,7 @@ func (e *TornError) Error() string {
 // not a state's structure ([*schema.StateError]), or a
 // torn tail ([*TornError]); the report then says what was read before it.
 func Verify(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	data, _, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("verify state file: %w", err)
 	}

@@ -328,9 +328,6 @@ func (p *Provider) read(name string) (stateRead, error) {
 	if err != nil {
 		return stateRead{}, fmt.Errorf("read state file %q: %w", name, err)
 	}
-	if snap.Tightened != 0 {
-		p.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", "path", abs, "mode", snap.Tightened.String(), "now", (snap.Tightened &^ 0o077).String())
-	}
 	if snap.Torn != nil {
 		p.log.Warn("state file ends in a torn event left by an interrupted write; the next apply keeps a copy and cuts it off", "path", abs, "line", snap.Torn.Line, "bytes", snap.Torn.Size)
 	}

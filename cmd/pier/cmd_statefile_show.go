@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -53,12 +53,11 @@ func oneFileArg(c *cli.Context, cmd string) (string, error) {
 // replayFile replays path read-only and reports warnings and a torn tail
 // on stderr.
 func replayFile(path string, stderr io.Writer) (*statefile.Replayed, error) {
-	f, err := os.Open(path)
+	data, err := statefile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	rep, err := statefile.Replay(f)
+	rep, err := statefile.Replay(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("replay state file %s: %w", path, err)
 	}

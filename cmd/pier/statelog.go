@@ -101,7 +101,7 @@ func pickHandler(handlers map[string]engine.Handler, name string) (engine.Handle
 type fileLog struct{ path string }
 
 func (f *fileLog) read() ([]byte, *statefile.Replayed, error) {
-	data, err := os.ReadFile(f.path)
+	data, err := statefile.ReadFile(f.path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read state file: %w", err)
 	}
