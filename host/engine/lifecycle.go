@@ -113,6 +113,9 @@ func (pl *planner) finish(snap *source.Snapshot) error {
 	if err := preventDestroy(p, snap); err != nil {
 		return err
 	}
+	if err := p.checkReplace(); err != nil {
+		return err
+	}
 	if len(p.Targets) > 0 {
 		if err := p.target(); err != nil {
 			return err
@@ -211,6 +214,35 @@ func targeted(addr string, targets []string) bool {
 		}
 	}
 	return false
+}
+
+// checkReplace refuses a --replace address that names no resource
+// instance of the plan, as a typo or a missing instance key would
+// otherwise plan "No changes" in silence. An address that names a whole
+// counted resource or a composite lists the instances it could mean.
+func (p *Plan) checkReplace() error {
+	for _, a := range slices.Sorted(maps.Keys(p.replace)) {
+		if p.Change(a) != nil {
+			continue
+		}
+		var under []string
+		for _, c := range p.Changes {
+			if addr := c.Address.String(); !c.StateHandler && c.Deposed == "" && targeted(addr, []string{a}) && !slices.Contains(under, addr) {
+				under = append(under, addr)
+			}
+		}
+		if len(under) == 0 {
+			return fmt.Errorf("--replace %s: no resource of the deployment or its state has this address", a)
+		}
+		const shown = 5
+		more := ""
+		if len(under) > shown {
+			more = fmt.Sprintf(" and %d more", len(under)-shown)
+			under = under[:shown]
+		}
+		return fmt.Errorf("--replace %s: names no single resource instance, but %s%s under it: give the full address of each one to replace, e.g. --replace '%s'", a, strings.Join(under, ", "), more, under[0])
+	}
+	return nil
 }
 
 // target cuts the plan down to the targets and what they depend on.
