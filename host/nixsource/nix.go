@@ -100,9 +100,11 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 		return nil, nil, fmt.Errorf("evaluate %s: %w", s.label, err)
 	}
 	defer os.RemoveAll(dir)
-	if known == nil {
-		known = source.Outputs{}
+	visible := make(source.Outputs, len(known))
+	for addr, m := range known {
+		visible[addr] = source.Visible(m)
 	}
+	known = visible
 	if cached == nil {
 		cached = map[string]bool{}
 	}

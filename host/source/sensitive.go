@@ -9,6 +9,23 @@ import "strings"
 // only output key pier gives a meaning.
 const ReservedOutputKey = "__tf"
 
+// Visible returns a resource's outputs as a configuration sees them: without
+// [ReservedOutputKey], which is bookkeeping, not an output of the object.
+// outputs itself is returned when it has no such key, so that the common
+// case copies nothing.
+func Visible(outputs map[string]any) map[string]any {
+	if _, ok := outputs[ReservedOutputKey]; !ok {
+		return outputs
+	}
+	out := make(map[string]any, len(outputs)-1)
+	for k, v := range outputs {
+		if k != ReservedOutputKey {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // AnyStep is the wildcard step of a sensitive path: every key of an
 // object or map, every element of a list.
 const AnyStep = "*"
