@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/pierhq/pier/providersdk"
@@ -102,10 +103,21 @@ func (t fileType) destroy(_ context.Context, res *schema.ExtantResource) error {
 	return t.remove(in.Name)
 }
 
+// dirMode is the mode of the parent directories a write creates, before
+// the umask: that of mkdir -p and of Terraform local_file's default
+// directory_permission. A file's own mode protects its contents; the
+// directories only hold it.
+const dirMode fs.FileMode = 0o777
+
 func (t fileType) write(in fileInputs, mode *fs.FileMode) error {
 	path, err := t.p.path(in.Name)
 	if err != nil {
 		return err
+	}
+	// Missing parents are created, as local_file creates them. Existing
+	// ones are left as they are: MkdirAll changes no mode.
+	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
+		return fmt.Errorf("write %q: create its directory: %w", in.Name, err)
 	}
 	if mode == nil {
 		// 0666 before the umask, like any program creating a file.

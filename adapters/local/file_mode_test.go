@@ -66,3 +66,43 @@ func TestFileModeUpdate(t *testing.T) {
 		t.Errorf("mode = %s, want 0600", fmt.Sprintf("%#o", got))
 	}
 }
+
+// TestFileParents: a file in directories that do not exist yet creates
+// them, as Terraform's local_file does, with mkdir -p's mode (0777 before
+// the umask, compared with a directory made the same way); an existing
+// directory keeps its mode, and a parent that is a file is an error
+// naming the file.
+func TestFileParents(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "kept"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plain"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, []step{
+		{req: create("file", `{"name":"a/b/f","contents":"s","mode":"0600"}`, false), want: created},
+		{req: create("file", `{"name":"kept/new/f","contents":"s"}`, false), want: created},
+		{req: create("file", `{"name":"plain/f","contents":"s"}`, false), wantErr: []string{`write "plain/f": create its directory: mkdir`, "not a directory"}},
+	})
+	ref := filepath.Join(dir, "reference")
+	if err := os.Mkdir(ref, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	want := mode(t, ref)
+	for path, want := range map[string]os.FileMode{"a": want, "a/b": want, "kept": 0o700, "kept/new": want, "a/b/f": 0o600} {
+		if got := mode(t, filepath.Join(dir, path)); got != want {
+			t.Errorf("%s: mode = %#o, want %#o", path, got, want)
+		}
+	}
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
