@@ -17,6 +17,36 @@ var ErrNotDeclared = errors.New("optional operation not declared by the provider
 // [Process] or [Pool].
 var ErrClosed = errors.New("provider closed")
 
+// LostError is a request to a holder pool (see [NewHolderPool]) whose
+// process exited after it had served: what that process held, a state's
+// lock, went with it, so the pool starts no other in its place.
+type LostError struct {
+	Provider   string
+	Executable string
+	Pid        int
+	// p is the process, whose exit status is known once it is reaped.
+	p *Process
+}
+
+func (e *LostError) Error() string {
+	status := ""
+	if e.p != nil {
+		if s := e.p.proc.ExitStatus(); s != "" {
+			status = " (" + s + ")"
+		}
+	}
+	return fmt.Sprintf("provider %q (%s): its process %d exited%s while it held the state's lock, so the lock is lost; pier starts no other process for it in the middle of a command, since another command may have taken the lock meanwhile", e.Provider, e.Executable, e.Pid, status)
+}
+
+// ExitStatus describes how the process ended, e.g. "signal: killed";
+// "" while it is not yet reaped.
+func (e *LostError) ExitStatus() string {
+	if e.p == nil {
+		return ""
+	}
+	return e.p.proc.ExitStatus()
+}
+
 // ErrorKind says how a provider process failed.
 type ErrorKind int
 

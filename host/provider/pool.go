@@ -34,13 +34,53 @@ type Pool struct {
 	started int
 	closed  bool
 	busy    sync.WaitGroup // requests in flight, for Close
+
+	// holder marks a pool of one process that holds something for its
+	// life (a state handler's lock): see [NewHolderPool]. held is that
+	// process once started; lost is closed, and lostErr set, once it has
+	// exited after it was sent a request.
+	holder  bool
+	held    *Process
+	lost    chan struct{}
+	lostErr *LostError
+	// closing is closed by Close, to stop the watcher of the held
+	// process, which watch waits for.
+	closing chan struct{}
+	watch   sync.WaitGroup
 }
 
 // NewPool returns a pool of at most size processes (size < 1 means 1). No
 // process starts until the first request.
 func NewPool(cfg Config, size int) *Pool {
 	size = max(size, 1)
-	return &Pool{cfg: cfg.withDefaults(), sem: make(chan struct{}, size)}
+	return &Pool{cfg: cfg.withDefaults(), sem: make(chan struct{}, size), closing: make(chan struct{})}
+}
+
+// NewHolderPool returns a pool of one process that holds something for
+// its whole life, as a state handler holds its state's lock (state_file
+// its flock, pg_state its session's advisory lock). Once that process
+// has been sent a request it is never replaced: had a second process
+// taken the lock again, another command could have changed the state in
+// between, unseen by the caller. When it exits other than by Close, the
+// pool is lost: [Pool.Lost] is closed and every later request fails
+// with a [*LostError]. A process that exits before its first request
+// held nothing yet, and is replaced as in any pool.
+func NewHolderPool(cfg Config) *Pool {
+	pl := NewPool(cfg, 1)
+	pl.holder = true
+	pl.lost = make(chan struct{})
+	return pl
+}
+
+// Lost is closed once a holder pool's process has exited after serving
+// (see [NewHolderPool]); it is nil, so never ready, for any other pool.
+func (pl *Pool) Lost() <-chan struct{} { return pl.lost }
+
+// LostErr returns why a holder pool is lost, or nil.
+func (pl *Pool) LostErr() *LostError {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.lostErr
 }
 
 // Started returns how many processes the pool has started so far,
@@ -244,6 +284,12 @@ func (pl *Pool) takeIdle(p *Process) bool {
 // processes never exceeds the pool size.
 func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
 	pl.mu.Lock()
+	if pl.holder {
+		if err := pl.checkHeld(); err != nil {
+			pl.mu.Unlock()
+			return nil, err
+		}
+	}
 	// A dead one is left for the loop below, which reaps it.
 	if p := pl.served[resource]; p != nil && !p.exited() && pl.takeIdle(p) {
 		pl.mu.Unlock()
@@ -265,12 +311,68 @@ func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
 	pl.started++
 	pl.mu.Unlock()
 	p, err := Start(ctx, pl.cfg)
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
 	if err != nil {
-		pl.mu.Lock()
 		pl.started-- // it never ran
-		pl.mu.Unlock()
+		return nil, err
 	}
-	return p, err
+	if pl.holder {
+		pl.held = p
+		pl.watch.Go(func() { pl.watchHeld(p) })
+	}
+	return p, nil
+}
+
+// checkHeld refuses a request to a holder pool whose process is gone
+// after it was sent a request. A held process that never was may be
+// replaced: it held nothing. The caller holds mu.
+func (pl *Pool) checkHeld() error {
+	if pl.lostErr != nil {
+		return pl.lostErr
+	}
+	if p := pl.held; p != nil && p.wasSent() && (!p.usable() || p.exited()) {
+		pl.loseHeld(p)
+		return pl.lostErr
+	}
+	return nil
+}
+
+// loseHeld marks a holder pool lost because p, its process, is gone. The
+// caller holds mu.
+func (pl *Pool) loseHeld(p *Process) {
+	if pl.lostErr != nil {
+		return
+	}
+	pl.lostErr = &LostError{Provider: pl.cfg.Name, Executable: pl.cfg.Executable, Pid: p.Pid(), p: p}
+	pl.cfg.Logger.Error("state-holding provider process exited; it is not replaced, and what it held (its state's lock) is gone",
+		KeyProvider, pl.cfg.Name, KeyPid, p.Pid())
+	close(pl.lost)
+}
+
+// watchHeld marks a holder pool lost as soon as its process exits, not
+// only at the next request, so that the caller can stop starting work
+// that it could no longer record under the lock. An idle process is
+// reaped here; a busy one by its failing request.
+func (pl *Pool) watchHeld(p *Process) {
+	select {
+	case <-p.proc.Exited():
+	case <-pl.closing:
+		return
+	}
+	pl.mu.Lock()
+	if pl.closed || !p.wasSent() {
+		pl.mu.Unlock()
+		return
+	}
+	idle := pl.takeIdle(p)
+	pl.mu.Unlock()
+	if idle {
+		_ = p.Close() // reaps it, so that the error can say how it ended
+	}
+	pl.mu.Lock()
+	pl.loseHeld(p)
+	pl.mu.Unlock()
 }
 
 // give returns a process after a request for resource (none: "") and
@@ -296,6 +398,9 @@ func (pl *Pool) give(p *Process, resource string) {
 // errors, joined.
 func (pl *Pool) Close() error {
 	pl.mu.Lock()
+	if !pl.closed {
+		close(pl.closing)
+	}
 	pl.closed = true
 	pl.mu.Unlock()
 	pl.busy.Wait()
@@ -309,5 +414,6 @@ func (pl *Pool) Close() error {
 		wg.Go(func() { errs[i] = p.Close() })
 	}
 	wg.Wait()
+	pl.watch.Wait()
 	return errors.Join(errs...)
 }

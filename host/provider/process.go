@@ -38,6 +38,10 @@ type Process struct {
 	stderr *stderrForwarder
 	log    *slog.Logger
 
+	// sent is set once a request has been written to the process (or
+	// attempted): from then on it may hold what it locked on first use.
+	sent atomic.Bool
+
 	mu     sync.Mutex // one request in flight; guards the fields below
 	failed *Error     // why the process is unusable, once it is
 	closed bool
@@ -141,6 +145,9 @@ func (p *Process) Call(ctx context.Context, resource string, req *schema.Request
 // exited reports whether the process has exited (a failed one has).
 func (p *Process) exited() bool { return p.proc.HasExited() }
 
+// wasSent reports whether the process was ever sent a request.
+func (p *Process) wasSent() bool { return p.sent.Load() }
+
 // usable reports whether the process can take another request.
 func (p *Process) usable() bool {
 	p.mu.Lock()
@@ -181,6 +188,7 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	deadline := time.Now().Add(p.cfg.Timeout)
 	p.log.Debug("request", KeyResource, r.resource, KeyOp, r.kind, "bytes", len(r.data))
 	unwatch := p.watchExit()
+	p.sent.Store(true)
 	_ = p.proc.Stdin().SetWriteDeadline(deadline)
 	if err := jsonl.WriteFrame(p.proc.Stdin(), r.data); err != nil {
 		return nil, p.failIO(ctx, r, unwatch(), fmt.Errorf("send request: %w", err))

@@ -1,0 +1,148 @@
+package provider
+
+import (
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pierhq/pier/host/internal/proc/proctest"
+	"github.com/pierhq/pier/schema"
+)
+
+// lostBound is how long a test waits for a holder pool to notice that its
+// process died: generous, for a loaded machine; the watcher notices at
+// once.
+const lostBound = 60 * time.Second
+
+// TestHolderPoolNotReplaced: a holder pool's process that is killed after
+// serving is never replaced. Lost is closed without any request, and
+// every later request fails with a LostError naming the provider, the
+// pid and how it ended.
+func TestHolderPoolNotReplaced(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+	tests := map[string]struct {
+		// kill kills the process, idle or while it serves a request.
+		kill func(t *testing.T, pool *Pool, pid int)
+	}{
+		"idle": {kill: func(t *testing.T, _ *Pool, pid int) {
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		"mid-request": {kill: func(t *testing.T, pool *Pool, pid int) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := pool.Create(t.Context(), "slow", &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x", "delay": 600}})
+				done <- err
+			}()
+			// The request is in flight once the pool's only slot is taken.
+			for {
+				rv, ok := pool.TryReserve("probe")
+				if !ok {
+					break
+				}
+				rv.Release()
+				time.Sleep(5 * time.Millisecond)
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			// Killed as it was sent (KindExited), or just before (lost).
+			var pe *Error
+			var lost *LostError
+			if err := <-done; !(errors.As(err, &pe) && pe.Kind == KindExited) && !errors.As(err, &lost) {
+				t.Errorf("request in flight when the process died: %v, want KindExited or a LostError", err)
+			}
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			pool := NewHolderPool(Config{Name: "py", Executable: exe})
+			defer pool.Close()
+			first, err := pool.Create(t.Context(), "a", greet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := outputPID(t, first.OutputProperties)
+			tc.kill(t, pool, pid)
+			select {
+			case <-pool.Lost():
+			case <-time.After(lostBound):
+				t.Fatalf("Lost not closed %s after the process died", lostBound)
+			}
+			_, err = pool.Create(t.Context(), "b", greet)
+			var lost *LostError
+			if !errors.As(err, &lost) || lost.Pid != pid {
+				t.Fatalf("request after the process died: %v, want a LostError for pid %d", err, pid)
+			}
+			for _, want := range []string{`provider "py"`, "signal: killed", "lock is lost"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q lacks %q", err, want)
+				}
+			}
+			if got := pool.Started(); got != 1 {
+				t.Errorf("Started() = %d, want 1: the process was replaced", got)
+			}
+			proctest.AssertGroupGone(t, pid)
+		})
+	}
+}
+
+// TestHolderPoolReplacesUnusedProcess: a process that dies before it was
+// sent anything held nothing; the first request gets a fresh one.
+func TestHolderPoolReplacesUnusedProcess(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	pool := NewHolderPool(Config{Name: "py", Executable: exe})
+	defer pool.Close()
+	pool.Prestart(t.Context())
+	var pid int
+	for pid == 0 {
+		pool.mu.Lock()
+		if len(pool.idle) == 1 {
+			pid = pool.idle[0].Pid()
+		}
+		pool.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for len(proctest.LiveInGroup(pid)) > 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	out, err := pool.Create(t.Context(), "a", &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}})
+	if err != nil {
+		t.Fatalf("first request after the unused process died: %v", err)
+	}
+	if got := outputPID(t, out.OutputProperties); got == pid || pool.Started() != 2 {
+		t.Errorf("served by pid %d (the dead one %d), Started() = %d; want a new process", got, pid, pool.Started())
+	}
+	select {
+	case <-pool.Lost():
+		t.Error("the pool is lost, though its dead process was never sent a request")
+	default:
+	}
+}
+
+// TestHolderPoolCloseIsNotLoss: closing the pool ends its process without
+// marking it lost.
+func TestHolderPoolCloseIsNotLoss(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	pool := NewHolderPool(Config{Name: "py", Executable: exe})
+	if _, err := pool.Create(t.Context(), "a", &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.LostErr(); err != nil {
+		t.Errorf("LostErr() after Close = %v, want nil", err)
+	}
+}
