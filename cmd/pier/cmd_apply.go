@@ -212,6 +212,9 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		for _, e := range res.Errors {
 			errs = append(errs, e.Error())
 		}
+		for _, e := range res.Lost {
+			errs = append(errs, e.Error())
+		}
 		if late != nil {
 			errs = append(errs, late.Error())
 		}
@@ -236,6 +239,8 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 	switch {
 	case res.Interrupted:
 		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed; %d not started.\n", bad(verb+" interrupted."), res.Created, res.Updated, res.Destroyed, len(res.Skipped))
+	case len(res.Lost) > 0:
+		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed; %d failed, %d not started.\n", bad(verb+" stopped: a state handler's process exited, and the state's lock with it."), res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
 	case len(res.Errors) > 0 || late != nil:
 		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed; %d failed, %d skipped.\n", bad(verb+" failed."), res.Created, res.Updated, res.Destroyed, len(res.Errors), len(res.Skipped))
 	case res.Recorded > 0 && res.Created+res.Updated+res.Destroyed == 0:

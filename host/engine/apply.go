@@ -57,17 +57,23 @@ type Result struct {
 	Skipped []string
 	// Interrupted is set when apply stopped early on request.
 	Interrupted bool
+	// Lost are the state handlers whose process, and so the state's
+	// lock, was lost during apply: apply stopped starting work.
+	Lost []*HandlerLostError
 	// Outputs are the deployment outputs after apply.
 	Outputs []*source.Output
 }
 
 // Err summarises the result's failures as one error, or nil.
 func (r *Result) Err() error {
-	if len(r.Errors) == 0 && !r.Interrupted {
+	if len(r.Errors) == 0 && !r.Interrupted && len(r.Lost) == 0 {
 		return nil
 	}
 	var errs []error
 	for _, e := range r.Errors {
+		errs = append(errs, e)
+	}
+	for _, e := range r.Lost {
 		errs = append(errs, e)
 	}
 	if r.Interrupted {
@@ -134,6 +140,9 @@ type applier struct {
 	// last resolve. A source answers from the known outputs alone, so
 	// resolving again with nothing new would only repeat its answer.
 	knownGen, resolvedGen int
+	// lostState follows state handlers whose process is lost; see
+	// handler_lost.go.
+	lostState lostState
 }
 
 // Apply carries out a plan: it runs the plan's execution graph. Closing
@@ -217,10 +226,17 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 		}
 	}
 	a.build()
+	unwatch := a.watchHandlers()
 	a.run(ctx, stop)
+	unwatch()
+	a.drainLost()
+	if len(a.lostState.handlers) > 0 {
+		a.retake(ctx)
+	}
 	// After a complete destroy the outputs name things that are gone, so
 	// they are dropped; a partial one leaves them, like the resources.
-	if !a.result.Interrupted && (!a.controls.Destroy || len(a.result.Errors) == 0) {
+	// After a lost handler nothing more is recorded.
+	if !a.result.Interrupted && len(a.result.Lost) == 0 && (!a.controls.Destroy || len(a.result.Errors) == 0) {
 		if err := a.recordOutputs(ctx); err != nil {
 			return a.result, err
 		}

@@ -17,7 +17,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 	n.started = time.Now()
 	c := n.change
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
-	ctx = a.withWake(ctx, n)
+	ctx = withChange(a.withWake(ctx, n), c)
 	go func() {
 		ctx := ctx
 		if n.slot != nil {

@@ -152,7 +152,11 @@ func (a *applier) recordIntent(ctx context.Context, c *Change, op PendingKind) e
 	if !ok {
 		return nil
 	}
-	return a.commitRecord(ctx, h, eventPending, func(pb *patchBuilder) error { return pb.putPending(c.Address, p) })
+	if err := a.commitRecord(ctx, h, eventPending, func(pb *patchBuilder) error { return pb.putPending(c.Address, p) }); err != nil {
+		return err
+	}
+	a.noteIntent(c.Address, p)
+	return nil
 }
 
 // intentOf says where c's intent for op is recorded, and what it is.

@@ -131,13 +131,35 @@ func (p *providers) pool(name string) (*provider.Pool, error) {
 // A state provider may lock its storage on first use and hold the lock
 // for its lifetime (state_file does), so every read and event of one
 // handler must reach the same process, and no resource request may queue
-// behind it.
+// behind it. The process is never replaced (see
+// [provider.NewHolderPool]): once it is lost, so is the lock.
 func (p *providers) handlerPool(name, handler string) (*provider.Pool, error) {
-	return p.poolFor(name+" state "+handler, name, 1)
+	return p.poolFor(handlerKey(name, handler), name, holderPool)
 }
 
+func handlerKey(name, handler string) string { return name + " state " + handler }
+
+// retakeHandler replaces a state handler's lost pool with a new one,
+// whose process takes the lock again on its first request: only for
+// recording what was done under the lost one, once the caller has
+// stopped everything else (see applier.retake).
+func (p *providers) retakeHandler(name, handler string) (*provider.Pool, error) {
+	key := handlerKey(name, handler)
+	p.mu.Lock()
+	old := p.pools[key]
+	delete(p.pools, key)
+	p.mu.Unlock()
+	if old != nil {
+		_ = old.Close() // its process is gone; this reaps what is left
+	}
+	return p.handlerPool(name, handler)
+}
+
+// holderPool is poolFor's size for a state handler's pool.
+const holderPool = -1
+
 // poolFor returns the pool under key for provider name, sized size (0:
-// the declaration's parallelism).
+// the declaration's parallelism; holderPool: a state handler's).
 func (p *providers) poolFor(key, name string, size int) (*provider.Pool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -172,6 +194,11 @@ func (p *providers) poolFor(key, name string, size int) (*provider.Pool, error) 
 	if attach != nil {
 		pc.Args = append(pc.Args, "--attach")
 		pc.ConfigData = attach
+	}
+	if size == holderPool {
+		pl := provider.NewHolderPool(pc)
+		p.pools[key] = pl
+		return pl, nil
 	}
 	if size <= 0 {
 		size = d.Parallelism

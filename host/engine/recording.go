@@ -66,6 +66,11 @@ func (a *applier) commitRecord(ctx context.Context, handler, event string, build
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	if err := rec.record(ctx, event, build); err != nil {
+		if event == eventPending {
+			// An intent, or the clearing of one: no change rides on it.
+			return fmt.Errorf("record in state %s: %w", handler, err)
+		}
+		a.noteFailedRecord(ctx, handler, event, build)
 		return fmt.Errorf("record in state %s: %w (the change was made but not recorded)", handler, err)
 	}
 	return nil

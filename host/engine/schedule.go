@@ -182,6 +182,7 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 			default:
 			}
 		}
+		a.drainLost()
 		for !a.stopped && len(a.control) > 0 {
 			n := a.control[0]
 			a.control = a.control[1:]
@@ -196,7 +197,7 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 		}
 		if a.running == 0 && !a.resolving {
 			if a.stopped {
-				a.skipAll(ErrInterrupted)
+				a.skipAll(a.haltReason())
 				return
 			}
 			if a.queued == 0 && len(a.control) == 0 {
@@ -223,6 +224,8 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 		case r := <-a.resolved:
 			a.resolving = false
 			a.absorb(r)
+		case h := <-a.lostState.lost:
+			a.loseHandler(h)
 		case <-stop:
 			if !a.stopped {
 				a.stopped = true
@@ -513,7 +516,12 @@ func (a *applier) finish(r nodeResult) {
 		return
 	}
 	a.complete(r.n, r.outputs)
-	switch r.n.change.Action {
+	a.count(r.n.change)
+}
+
+// count adds a change that is done to the result's totals.
+func (a *applier) count(c *Change) {
+	switch c.Action {
 	case ActionCreate:
 		a.result.Created++
 	case ActionUpdate:
@@ -528,7 +536,7 @@ func (a *applier) finish(r nodeResult) {
 		a.result.Imported++
 	case ActionReplace:
 		a.result.Created++
-		if !r.n.change.CreateBeforeDestroy {
+		if !c.CreateBeforeDestroy {
 			// Otherwise its deposed half counts the destroy.
 			a.result.Destroyed++
 		}

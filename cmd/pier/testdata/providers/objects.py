@@ -13,6 +13,9 @@ the file's name.
   object, then writes created-NAME (the object's file name and the
   provider's pid) and blocks until it is killed: pier is
   killed while the provider is "still working" on an object that exists.
+- While a file hold-NAME exists in $OBJECTS, a create of NAME writes its
+  object and created-NAME likewise, then answers once hold-NAME is
+  removed: a create a test keeps in flight as long as it needs.
 - import {type, id} reads an existing object back; destroy removes it
   (one already gone is fine).
 """
@@ -46,6 +49,16 @@ def create(props):
             f.write("%s %d" % (os.path.basename(path), os.getpid()))
         while True:
             time.sleep(3600)
+    hold = os.path.join(OBJECTS, "hold-" + name)
+    if os.path.exists(hold):
+        with open(os.path.join(OBJECTS, "created-" + name), "w") as f:
+            f.write("%s %d" % (os.path.basename(path), os.getpid()))
+        # Bounded (about 5 minutes), so that a test that dies first
+        # leaves no provider waiting.
+        for _ in range(15000):
+            if not os.path.exists(hold):
+                break
+            time.sleep(0.02)
     return {"id": os.path.basename(path)}
 
 

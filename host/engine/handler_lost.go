@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/host/source"
+)
+
+// This file is what apply does when a state handler's process dies under
+// it. The process held the state's lock (state_file its flock, pg_state
+// its session's advisory lock), so the lock is gone too, and another
+// command may take it at once and change the state. Nothing this apply
+// planned may then be started: it was planned on a state that may no
+// longer be the state. The pool never replaces the process (see
+// [provider.NewHolderPool]); the scheduler stops starting work, the
+// operations in flight finish, and what they did is recorded once a new
+// process holds the lock again, where the state still holds this apply's
+// own intent for it (nothing else has recorded anything for it since).
+// What cannot be recorded so is named in a [*HandlerLostError], and apply
+// fails.
+
+// HandlerLostError is a state handler whose process exited during apply,
+// and with it the state's lock.
+type HandlerLostError struct {
+	Handler  string // the state handler's address
+	Provider string
+	Err      error // why the process is gone: a [*provider.LostError]
+	// Recorded are the changes made under the lost lock and recorded once
+	// it was held again, as "ADDRESS (EVENT)".
+	Recorded []string
+	// Unrecorded are the changes made that are not recorded.
+	Unrecorded []UnrecordedChange
+}
+
+// UnrecordedChange is a change apply made whose record it could not make.
+type UnrecordedChange struct {
+	Address string
+	Event   string // create, update, destroy …
+	Reason  string
+}
+
+func (e *HandlerLostError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "state handler %s (provider %s) was lost during apply: %v; pier started nothing more", e.Handler, e.Provider, e.Err)
+	if len(e.Recorded) > 0 {
+		fmt.Fprintf(&b, "; recorded once the lock was held again: %s", strings.Join(e.Recorded, ", "))
+	}
+	if len(e.Unrecorded) > 0 {
+		b.WriteString("; NOT RECORDED, although done:")
+		for _, u := range e.Unrecorded {
+			fmt.Fprintf(&b, "\n  %s (%s): %s", u.Address, u.Event, u.Reason)
+		}
+		b.WriteString("\nrun pier plan: an object whose create is still pending is named there, with how to adopt it (pier import) or clear it (pier state resolve)")
+	}
+	return b.String()
+}
+
+func (e *HandlerLostError) Unwrap() error { return e.Err }
+
+// lostState is an applier's record of lost handlers, of the intents it
+// recorded, and of the outcomes whose record failed; workers write it
+// concurrently.
+type lostState struct {
+	// lost receives the address of each state handler whose process is
+	// lost; the scheduler reads it.
+	lost chan string
+	// handlers are the lost handlers, in the order the scheduler heard.
+	handlers []string
+
+	mu         sync.Mutex
+	intents    map[string]PendingOperation // by address: the last intent recorded
+	unrecorded []unrecorded
+}
+
+// unrecorded is a provider's outcome whose record failed because its
+// state handler was lost.
+type unrecorded struct {
+	handler string
+	change  *Change
+	event   string
+	build   func(*patchBuilder) error
+}
+
+type changeKey struct{}
+
+// withChange marks a worker's ctx with the change it carries out, so that
+// a record that fails can say what it was for.
+func withChange(ctx context.Context, c *Change) context.Context {
+	return context.WithValue(ctx, changeKey{}, c)
+}
+
+// watchHandlers forwards the loss of any state handler's process to the
+// scheduler, until the returned stop is called.
+func (a *applier) watchHandlers() (stop func()) {
+	a.lostState.lost = make(chan string, len(a.recorders))
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for h, r := range a.recorders {
+		pl, err := a.e.providers.handlerPool(r.ref.resource.Provider, h)
+		if err != nil {
+			continue
+		}
+		wg.Go(func() {
+			select {
+			case <-pl.Lost():
+				a.lostState.lost <- h
+			case <-done:
+			}
+		})
+	}
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// loseHandler stops the run: nothing more starts once a state's lock is
+// gone. It runs on the scheduling goroutine.
+func (a *applier) loseHandler(h string) {
+	if !slices.Contains(a.lostState.handlers, h) {
+		a.lostState.handlers = append(a.lostState.handlers, h)
+	}
+	a.stopped = true
+}
+
+// drainLost takes the losses reported so far, without waiting.
+func (a *applier) drainLost() {
+	for {
+		select {
+		case h := <-a.lostState.lost:
+			a.loseHandler(h)
+		default:
+			return
+		}
+	}
+}
+
+// haltReason is why nodes that did not run were skipped.
+func (a *applier) haltReason() error {
+	if len(a.lostState.handlers) > 0 {
+		return fmt.Errorf("not started: the process of state handler %s exited, and the state's lock with it", strings.Join(a.lostState.handlers, ", "))
+	}
+	return ErrInterrupted
+}
+
+// noteIntent remembers the intent recorded for addr, which identifies
+// this apply's pending operation when the state is read again.
+func (a *applier) noteIntent(addr source.Address, p PendingOperation) {
+	a.lostState.mu.Lock()
+	defer a.lostState.mu.Unlock()
+	if a.lostState.intents == nil {
+		a.lostState.intents = map[string]PendingOperation{}
+	}
+	a.lostState.intents[addr.String()] = p
+}
+
+// noteFailedRecord keeps an outcome whose record failed because its
+// handler is lost, for retake. Intents are not outcomes: nothing was sent
+// for one that failed.
+func (a *applier) noteFailedRecord(ctx context.Context, handler, event string, build func(*patchBuilder) error) {
+	c, _ := ctx.Value(changeKey{}).(*Change)
+	if c == nil || event == eventPending || a.handlerLost(handler) == nil {
+		return
+	}
+	a.lostState.mu.Lock()
+	defer a.lostState.mu.Unlock()
+	a.lostState.unrecorded = append(a.lostState.unrecorded, unrecorded{handler: handler, change: c, event: event, build: build})
+}
+
+// handlerLost returns why a state handler's process is lost, or nil.
+func (a *applier) handlerLost(handler string) error {
+	r := a.recorders[handler]
+	if r == nil {
+		return nil
+	}
+	pl, err := a.e.providers.handlerPool(r.ref.resource.Provider, handler)
+	if err != nil {
+		return nil
+	}
+	if le := pl.LostErr(); le != nil {
+		return le
+	}
+	return nil
+}
+
+// retake records, for each lost handler, what was done under its lost
+// lock: a new process takes the lock again and reads the state, and an
+// outcome is recorded where that state still holds this apply's own
+// intent for its object. Everything else is named. It runs once the run
+// is over, on the scheduling goroutine.
+func (a *applier) retake(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	defer cancel()
+	for _, h := range a.lostState.handlers {
+		res := a.recorders[h].ref.resource
+		herr := &HandlerLostError{Handler: h, Provider: res.Provider, Err: a.handlerLost(h)}
+		if herr.Err == nil {
+			herr.Err = errors.New("its process exited")
+		}
+		var us []unrecorded
+		for _, u := range a.lostState.unrecorded {
+			if u.handler == h {
+				us = append(us, u)
+			}
+		}
+		if len(us) > 0 {
+			a.retakeHandler(ctx, herr, res, us)
+		}
+		a.result.Lost = append(a.result.Lost, herr)
+	}
+}
+
+func (a *applier) retakeHandler(ctx context.Context, herr *HandlerLostError, res *source.Resource, us []unrecorded) {
+	notRecorded := func(u unrecorded, why string) {
+		herr.Unrecorded = append(herr.Unrecorded, UnrecordedChange{Address: u.change.Addr(), Event: u.event, Reason: why})
+	}
+	ref, err := a.takeAgain(ctx, res)
+	if err != nil {
+		for _, u := range us {
+			notRecorded(u, fmt.Sprintf("the lock could not be taken again: %v", err))
+		}
+		return
+	}
+	rec := newRecorder(a.e, herr.Handler, ref)
+	defer rec.close()
+	for _, u := range us {
+		if why := a.notOurs(ref.view, u); why != "" {
+			notRecorded(u, why)
+			continue
+		}
+		if err := rec.record(ctx, u.event, u.build); err != nil {
+			notRecorded(u, fmt.Sprintf("recording it under the lock taken again failed: %v", err))
+			continue
+		}
+		herr.Recorded = append(herr.Recorded, fmt.Sprintf("%s (%s)", u.change.Addr(), u.event))
+		a.recovered(u.change)
+	}
+}
+
+// takeAgain starts a new process for a lost handler, which takes the
+// lock, and reads the state as it is now.
+func (a *applier) takeAgain(ctx context.Context, res *source.Resource) (*handlerRef, error) {
+	if _, err := a.e.providers.retakeHandler(res.Provider, res.Address.String()); err != nil {
+		return nil, err
+	}
+	a.e.cfg.logger().Warn("starting a new process for a lost state handler, to take its lock again and record what was done",
+		provider.KeyProvider, res.Provider, provider.KeyResource, res.Address.String())
+	return a.e.readState(ctx, res)
+}
+
+// notOurs says why u's outcome may not be recorded in state as view now
+// holds it, or "". It may only where view still holds the pending
+// operation this apply recorded for the object before asking the
+// provider: then nothing has recorded anything for it since.
+func (a *applier) notOurs(view *StateView, u unrecorded) string {
+	addr := u.change.Addr()
+	a.lostState.mu.Lock()
+	mine, ok := a.lostState.intents[addr]
+	a.lostState.mu.Unlock()
+	if !ok {
+		return "this apply recorded no pending operation for it, so pier cannot tell whether another command has changed its record since; the next apply sends it again"
+	}
+	now := view.Pending[addr]
+	if now == nil || now.Operation != mine.Operation || now.Started != mine.Started {
+		return fmt.Sprintf("the state no longer holds this apply's pending %s of it (started %s): another command has recorded it since, or the lost process did before it exited; check that what is recorded is the object this apply made", mine.Operation, mine.Started)
+	}
+	return ""
+}
+
+// recovered counts a change recorded by retake as done, not failed.
+func (a *applier) recovered(c *Change) {
+	addr := c.Addr()
+	a.result.Errors = slices.DeleteFunc(a.result.Errors, func(e *ResourceError) bool { return e.Address == addr })
+	a.count(c)
+	a.e.emit(Event{Type: EventStatus, Address: addr, Action: c.Action, Status: StatusApplied, Provider: c.Provider(),
+		Message: "recorded once the state's lock was held again"})
+}
