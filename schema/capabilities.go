@@ -23,6 +23,12 @@ type Capabilities struct {
 	// sensitive). The protocol does not carry sensitivity, so the adapter
 	// cannot tell; the host can.
 	SensitiveDefaults map[string]SensitiveDefault `json:"sensitiveDefaults,omitempty"`
+	// NoSensitive maps a type to inputs that must not hold a sensitive
+	// value, each with what to use instead (local exec: args and
+	// executable become the program's command line, which every user of
+	// the machine can read; a secret goes on stdin). The host refuses
+	// such a resource at plan, as it refuses a provider's own args.
+	NoSensitive map[string]map[string]string `json:"noSensitive,omitempty"`
 }
 
 // SensitiveDefault is one type's entry in

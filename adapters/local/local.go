@@ -33,6 +33,12 @@ var Capabilities = schema.Capabilities{
 	// A secret written to a file is for its owner only, unless the
 	// deployment says otherwise.
 	SensitiveDefaults: map[string]schema.SensitiveDefault{"file": {When: "contents", Set: map[string]any{"mode": "0600"}}},
+	// A program's command line is readable by every user of the machine
+	// (/proc/PID/cmdline); its stdin is not.
+	NoSensitive: map[string]map[string]string{"exec": {
+		"args":       "pass the secret on stdin, which only the program reads",
+		"executable": "pass the secret on stdin, which only the program reads",
+	}},
 }
 
 // Options configures a [Provider]. The zero value serves the process's

@@ -188,7 +188,7 @@ provider "p" {
   args       = ["--token", var.token]
 }
 `,
-			want: []string{`main.pier.hcl:7:16: Sensitive value in args: provider "p": args would put a sensitive variable on a command line; pass it in env instead.`},
+			want: []string{`main.pier.hcl:7:16: Sensitive value on a command line: provider "p": args would put a sensitive value on a command line, which every user of the machine can read; pass it in env instead.`},
 		},
 		"duplicate resource": {
 			src: header + `resource "state" {

@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"fmt"
 	"maps"
 	"math/big"
 	"path/filepath"
@@ -79,9 +80,7 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	if a, ok := attrs["args"]; ok {
 		p.Args = stringListAttr(d.baseCtx, a, &diags)
 		if v, ds := a.Expr.Value(d.baseCtx); !ds.HasErrors() && hasSensitive(v) {
-			// A command line is visible to every user of the machine.
-			diags = append(diags, diagErr(a.Expr.Range(), "Sensitive value in args",
-				"provider %q: args would put a sensitive variable on a command line; pass it in env instead.", name))
+			diags = append(diags, sensitiveCommandLineDiag(a.Expr.Range(), fmt.Sprintf("provider %q: args", name), "pass it in env instead"))
 		}
 	}
 	if a, ok := attrs["env"]; ok {

@@ -642,6 +642,9 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 	changed := inst.inputs == cty.NilVal || !inst.inputs.RawEquals(val)
 	sensitive := sensitivePaths(val)
 	if sensitive != nil {
+		if diags := d.refuseSensitive(r, inst, sensitive); diags.HasErrors() {
+			return false, diags
+		}
 		d.addSensitiveDefaults(r, inputs, sensitive)
 	}
 	if changed {

@@ -1,11 +1,14 @@
 package hclsource
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
 	"github.com/zclconf/go-cty/cty"
@@ -150,9 +153,7 @@ func (d *Deployment) addSensitiveDefaults(r *resourceDecl, inputs map[string]any
 		return
 	}
 	sd, ok := d.builtins[p.Builtin].SensitiveDefaults[r.typ]
-	if !ok || !slices.ContainsFunc(sensitive, func(s string) bool {
-		return s == sd.When || s == source.AnyStep || strings.HasPrefix(s, sd.When+".")
-	}) {
+	if !ok || !sensitiveAt(sensitive, sd.When) {
 		return
 	}
 	for k, v := range sd.Set {
@@ -160,6 +161,59 @@ func (d *Deployment) addSensitiveDefaults(r *resourceDecl, inputs map[string]any
 			inputs[k] = v
 		}
 	}
+}
+
+// sensitiveAt reports whether the dotted sensitive paths cover any part of
+// the top-level input name.
+func sensitiveAt(sensitive []string, name string) bool {
+	return slices.ContainsFunc(sensitive, func(s string) bool {
+		return s == name || s == source.AnyStep || strings.HasPrefix(s, name+".")
+	})
+}
+
+// refuseSensitive refuses, at plan, a sensitive value in an input that
+// the resource's builtin adapter says must not hold one
+// ([schema.Capabilities.NoSensitive]; local exec's args would be the
+// program's command line).
+func (d *Deployment) refuseSensitive(r *resourceDecl, inst *instance, sensitive []string) hcl.Diagnostics {
+	p := d.providers[r.provider]
+	if p == nil || p.Builtin == "" || len(sensitive) == 0 {
+		return nil
+	}
+	refused := d.builtins[p.Builtin].NoSensitive[r.typ]
+	var diags hcl.Diagnostics
+	for _, name := range slices.Sorted(maps.Keys(refused)) {
+		if sensitiveAt(sensitive, name) {
+			diags = append(diags, sensitiveCommandLineDiag(inputRange(r.inputs, name),
+				fmt.Sprintf("resource %s (provider %s): input %s", inst.addrStr, r.provider, name), refused[name]))
+		}
+	}
+	return diags
+}
+
+// sensitiveCommandLineDiag refuses a sensitive value that would become
+// part of a command line, which every user of the machine can read in
+// /proc/PID/cmdline: a provider's args, and the inputs a builtin adapter
+// lists in [schema.Capabilities.NoSensitive].
+func sensitiveCommandLineDiag(rng hcl.Range, what, instead string) *hcl.Diagnostic {
+	return diagErr(rng, "Sensitive value on a command line",
+		"%s would put a sensitive value on a command line, which every user of the machine can read; %s.", what, instead)
+}
+
+// inputRange is the range of the item name in an inputs object written
+// as a literal, or of the whole expression.
+func inputRange(inputs hcl.Expression, name string) hcl.Range {
+	if obj, ok := inputs.(*hclsyntax.ObjectConsExpr); ok {
+		for _, item := range obj.Items {
+			if k := hcl.ExprAsKeyword(item.KeyExpr); k == name {
+				return hcl.RangeBetween(item.KeyExpr.Range(), item.ValueExpr.Range())
+			}
+			if v, diags := item.KeyExpr.Value(nil); !diags.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsMarked() && v.AsString() == name {
+				return hcl.RangeBetween(item.KeyExpr.Range(), item.ValueExpr.Range())
+			}
+		}
+	}
+	return inputs.Range()
 }
 
 // sensitivePaths lists, as dotted paths, the parts of v that carry the
