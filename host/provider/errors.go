@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pierhq/pier/host/internal/termtext"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -111,7 +112,8 @@ func (e *Error) Error() string {
 		b.WriteString("\nhint: ")
 		b.WriteString(h)
 	}
-	return b.String()
+	// The cause may quote what the provider wrote.
+	return termtext.Printable(b.String())
 }
 
 // Unwrap returns the cause, so that errors.Is(err, context.Canceled) and
@@ -150,7 +152,7 @@ type ResponseError struct {
 	Request      string
 	ResourceType string
 	Resource     string
-	Message      string // the provider's message, verbatim
+	Message      string // the provider's message, control characters escaped (see termtext.Printable)
 }
 
 func (e *ResponseError) Error() string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pierhq/pier/host/internal/jsonl"
 	"github.com/pierhq/pier/host/internal/proc"
+	"github.com/pierhq/pier/host/internal/termtext"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -218,7 +219,7 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	if resp.ErrorResponse != nil {
 		return nil, &ResponseError{
 			Provider: p.cfg.Name, Executable: p.cfg.Executable, Request: r.kind,
-			ResourceType: r.resourceType, Resource: r.resource, Message: resp.ErrorResponse.Message,
+			ResourceType: r.resourceType, Resource: r.resource, Message: termtext.Printable(resp.ErrorResponse.Message),
 		}
 	}
 	return resp, nil
@@ -305,6 +306,13 @@ func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
 		return nil, p.fail(r, KindWrongKind, fmt.Errorf("response is %s, want %s or errorResponse", got, want))
 	}
 	p.log.Debug("response", KeyResource, r.resource, KeyOp, got, "bytes", len(line))
+	if pr := resp.PreviewResourceResponse; pr != nil {
+		// Diagnostics are shown to people, like an error's message.
+		for i := range pr.Diagnostics {
+			pr.Diagnostics[i].Summary = termtext.Printable(pr.Diagnostics[i].Summary)
+			pr.Diagnostics[i].Detail = termtext.Printable(pr.Diagnostics[i].Detail)
+		}
+	}
 	return resp, nil
 }
 

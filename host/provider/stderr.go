@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pierhq/pier/host/internal/termtext"
 )
 
 // stderrTailLines is how many of the last stderr lines an [*Error] carries:
@@ -23,7 +25,7 @@ const stderrTailLines = 20
 // maxStderrLine caps one stderr line; the rest of a longer line is
 // dropped (marked with a suffix) so a provider dumping binary data to
 // stderr cannot grow pier's memory.
-const maxStderrLine = 16 << 10
+const maxStderrLine = termtext.MaxLine
 
 // stderrDrainTimeout bounds how long pier waits for a failed or exiting
 // provider's stderr to reach end of file, so that an error carries the
@@ -89,9 +91,10 @@ func (f *stderrForwarder) run() {
 			continue
 		}
 		if len(line) > 0 {
-			text := string(bytes.TrimRight(line, "\r\n"))
+			// Lines go to the terminal: no escape sequences.
+			text := termtext.Printable(string(bytes.TrimRight(line, "\r\n")))
 			if truncated {
-				text += " …(line truncated)"
+				text = termtext.Truncate(text)
 			}
 			f.emit(text)
 		}

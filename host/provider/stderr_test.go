@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/host/internal/termtext"
 )
 
 func TestLineLevel(t *testing.T) {
@@ -55,7 +57,7 @@ func TestStderrForwarder(t *testing.T) {
 		},
 		"long line truncated": {
 			input:    strings.Repeat("x", maxStderrLine+5000) + "\nnext\n",
-			wantTail: []string{strings.Repeat("x", maxStderrLine) + " …(line truncated)", "next"},
+			wantTail: []string{strings.Repeat("x", maxStderrLine-len(termtext.Truncated)) + termtext.Truncated, "next"},
 			wantLogs: 2,
 		},
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/internal/proc"
+	"github.com/pierhq/pier/host/internal/termtext"
 )
 
 // DefaultTimeout bounds one schema fetch: starting a Terraform provider
@@ -268,11 +269,12 @@ func (h *holder) copyStderr(log *slog.Logger) {
 	sc := bufio.NewScanner(h.p.Stderr())
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
+		text := termtext.Printable(sc.Text()) // the terminal gets no escape sequences
 		h.stderrMu.Lock()
-		h.stderr.Write(sc.Bytes())
+		h.stderr.Write([]byte(text))
 		h.stderr.Write([]byte("\n"))
 		h.stderrMu.Unlock()
-		log.Log(context.Background(), lineLevel(sc.Bytes()), sc.Text())
+		log.Log(context.Background(), lineLevel(sc.Bytes()), text)
 	}
 	_, _ = io.Copy(io.Discard, h.p.Stderr())
 }
