@@ -12,7 +12,10 @@ import (
 // cancelled when the serving loop is cancelled (the host sent SIGTERM, or a
 // test stopped). A returned error becomes an errorResponse whose message is
 // the error text prefixed with the operation and resource type; the process
-// keeps serving.
+// keeps serving. An errorResponse tells the host that nothing was done: an
+// operation that may have taken effect although its outcome was lost
+// returns an error wrapping [ErrOutcomeUnknown] instead, and the process
+// exits without answering.
 type Handler interface {
 	// Create creates a resource of req.Type from req.InputProperties. When
 	// req.IsStateful is false the host will not record the outputs, so a

@@ -61,6 +61,12 @@ func Serve(ctx context.Context, h Handler, opts Options) (err error) {
 // validated too: a handler that returns something the schema forbids gets
 // an errorResponse saying so, since the host would reject it anyway.
 //
+// A handler error that wraps [ErrOutcomeUnknown] is the exception: the
+// request is not answered, and ServeIO returns an [*OutcomeUnknownError]
+// at once. The caller must then exit non-zero, so that the host sees the
+// provider die mid-request and keeps the operation as one that may have
+// happened.
+//
 // ServeIO returns nil when in reaches its end (the host closed stdin), an
 // error when reading in or writing out fails, and ctx's error once ctx is
 // done. In the last case it does not wait for a Read blocked in in; the
@@ -106,7 +112,10 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 		var tooLarge *LineTooLargeError
 		switch {
 		case f.err == nil:
-			resp = s.handle(ctx, seq, f.line)
+			var unknown *OutcomeUnknownError
+			if resp, unknown = s.handle(ctx, seq, f.line); unknown != nil {
+				return unknown
+			}
 		case errors.Is(f.err, io.EOF):
 			s.log.Info("provider input closed, exiting")
 			return nil
@@ -143,31 +152,35 @@ func newServer(h Handler, opts Options) *server {
 	return s
 }
 
-// handle answers one request line with one response line, newline included.
-func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
+// handle answers one request line with one response line, newline
+// included, or with an [*OutcomeUnknownError] when it must not answer.
+func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *OutcomeUnknownError) {
 	if err := schema.ValidateRequest(line, s.ops); err != nil {
 		s.log.Warn("invalid request", KeySeq, seq, KeyErr, err)
-		return s.errorFrame(err.Error())
+		return s.errorFrame(err.Error()), nil
 	}
 	var req schema.Request
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber() // keep integers beyond 2^53 exact on their way through
 	if err := dec.Decode(&req); err != nil {
 		// The schema accepted it, so this is a gap between schema and types.
-		return s.errorFrame(fmt.Sprintf("decode request: %v", err))
+		return s.errorFrame(fmt.Sprintf("decode request: %v", err)), nil
 	}
 	kind, typ := req.Kind(), req.ResourceType()
 	s.log.Debug("request", KeySeq, seq, KeyOp, kind, KeyType, typ)
 
 	frame, ok, err := s.encodedState(ctx, seq, &req)
 	if ok {
-		return frame
+		return frame, nil
 	}
 	var resp *schema.Response
 	if err == nil {
 		resp, err = s.dispatch(ctx, &req)
 	}
 	if err != nil {
+		if errors.Is(err, ErrOutcomeUnknown) {
+			return nil, &OutcomeUnknownError{Seq: seq, Op: opName(kind), Type: typ, Err: err}
+		}
 		s.log.Debug("operation failed", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
 		msg := fmt.Sprintf("%s %s: %v", opName(kind), typ, err)
 		var locked interface{ StateLocked() bool }
@@ -175,20 +188,20 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) []byte {
 			// The host tells a lock conflict by this prefix alone.
 			msg = schema.StateLockedPrefix + msg
 		}
-		return s.errorFrame(msg)
+		return s.errorFrame(msg), nil
 	}
 	data, err := json.Marshal(resp)
 	if err != nil {
-		return s.errorFrame(fmt.Sprintf("%s %s: encode response: %v", opName(kind), typ, err))
+		return s.errorFrame(fmt.Sprintf("%s %s: encode response: %v", opName(kind), typ, err)), nil
 	}
 	if !s.checkResponses {
-		return append(data, '\n')
+		return append(data, '\n'), nil
 	}
 	if err := schema.ValidateResponse(data, s.ops); err != nil {
 		s.log.Error("handler returned an invalid response", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
-		return s.errorFrame(fmt.Sprintf("%s %s: the provider produced an %v (this is a bug in the provider)", opName(kind), typ, err))
+		return s.errorFrame(fmt.Sprintf("%s %s: the provider produced an %v (this is a bug in the provider)", opName(kind), typ, err)), nil
 	}
-	return append(data, '\n')
+	return append(data, '\n'), nil
 }
 
 // encodedState answers a state read from an [EncodedStateReader]'s bytes,

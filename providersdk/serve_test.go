@@ -37,6 +37,8 @@ func (echo) run(props schema.Properties) (schema.Properties, error) {
 		panic("asked to panic")
 	case "nil":
 		return nil, nil
+	case "unknown":
+		return nil, fmt.Errorf("backend: %w: connection reset", providersdk.ErrOutcomeUnknown)
 	}
 	return providersdk.EncodeOutputs(struct {
 		Value any `json:"value"`
@@ -292,6 +294,33 @@ func TestServeKeepsServing(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("responses (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeOutcomeUnknown: a handler that cannot tell whether its
+// operation happened gets no answer written, not an errorResponse (which
+// would tell the host that nothing was done), and ServeIO stops with the
+// error and the exit status that say so; what came before is answered.
+func TestServeOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	in := `{"createResourceRequest":{"type":"t","inputProperties":{"value":1},"isStateful":false}}
+{"createResourceRequest":{"type":"t","inputProperties":{"value":2,"mode":"unknown"},"isStateful":false}}
+{"createResourceRequest":{"type":"t","inputProperties":{"value":3},"isStateful":false}}
+`
+	var out strings.Builder
+	err := providersdk.ServeIO(t.Context(), echo{}, strings.NewReader(in), &out, providersdk.Options{})
+	var unknown *providersdk.OutcomeUnknownError
+	if !errors.As(err, &unknown) || !errors.Is(err, providersdk.ErrOutcomeUnknown) {
+		t.Fatalf("ServeIO = %v, want an *OutcomeUnknownError", err)
+	}
+	if unknown.Seq != 2 || unknown.Op != "create" || unknown.Type != "t" || unknown.ExitCode() != schema.OutcomeUnknownExitStatus {
+		t.Errorf("OutcomeUnknownError = %+v (exit code %d)", unknown, unknown.ExitCode())
+	}
+	if want := "request 2, create t: backend: outcome unknown: connection reset: exiting without an answer"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q lacks %q", err, want)
+	}
+	if want := `{"createResourceResponse":{"outputProperties":{"value":1}}}` + "\n"; out.String() != want {
+		t.Errorf("output %q, want only the first answer %q", out.String(), want)
 	}
 }
 

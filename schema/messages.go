@@ -238,6 +238,16 @@ type ErrorResponse struct {
 // "state locked" code, whichever state provider refused.
 const StateLockedPrefix = "state locked: "
 
+// OutcomeUnknownExitStatus is the exit status of a provider that exits
+// without answering a request because it cannot tell whether the
+// request's operation took effect: the call that makes or removes the real
+// object lost its answer. v0 has no error that says "maybe": an
+// errorResponse tells the host that nothing was done, and a host that
+// recorded the operation as pending clears it. A provider that dies
+// mid-request is "maybe" to every host, whatever its status; this status
+// lets pier's host say why. pier's own adapters use it.
+const OutcomeUnknownExitStatus = 75
+
 // StateLocked reports whether an errorResponse message says that the
 // state is locked by another process (see [StateLockedPrefix]).
 func StateLocked(message string) bool { return strings.HasPrefix(message, StateLockedPrefix) }

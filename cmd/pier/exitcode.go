@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema"
 )
 
 // Exit codes are API: scripts branch on them. This file is the one place
@@ -22,7 +25,9 @@ const (
 	exitStalePlan   = 3
 	exitStateLocked = 4
 	exitUsage       = 64
-	exitInterrupted = 130
+	// exitOutcomeUnknown: pier adapter only, see schema.OutcomeUnknownExitStatus.
+	exitOutcomeUnknown = schema.OutcomeUnknownExitStatus
+	exitInterrupted    = 130
 )
 
 // exitCodes is the table pier --help prints, in order.
@@ -36,6 +41,7 @@ var exitCodes = []struct {
 	{exitStalePlan, "stale plan: a saved plan no longer matches the state or the deployment (run pier plan again)"},
 	{exitStateLocked, "state locked: another process holds the lock of a state (a state file, a PostgreSQL state, any state provider)"},
 	{exitUsage, "usage: an unknown command or flag, wrong arguments, or a destroy off a terminal without --yes"},
+	{exitOutcomeUnknown, "outcome unknown (pier adapter): a create or destroy may have taken effect but its answer was lost, so the adapter exited without answering and the host keeps the operation pending"},
 	{exitInterrupted, "interrupted (Ctrl-C or SIGTERM)"},
 }
 
@@ -92,7 +98,12 @@ func exitCode(err error) int {
 	var ue usageError
 	var ec exitCoder
 	var locked stateLocked
+	var unknown *providersdk.OutcomeUnknownError
 	switch {
+	case errors.As(err, &unknown):
+		// Before the interrupted case: a cancelled call may be why its
+		// outcome is lost, and the host must hear "unknown".
+		return exitOutcomeUnknown
 	case errors.As(err, &ue):
 		return exitUsage
 	case errors.As(err, &locked) && locked.StateLocked():

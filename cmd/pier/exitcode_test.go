@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pierhq/pier/providersdk"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -58,6 +62,7 @@ func TestExitCodeOfErrors(t *testing.T) {
 		"declined confirmation": {declinedError{"destroy"}, exitError},
 		"stale plan":            {&staleError{"stale"}, exitStalePlan},
 		"usage":                 {usagef("bad"), exitUsage},
+		"outcome unknown":       {fmt.Errorf("serve: %w", &providersdk.OutcomeUnknownError{Seq: 1, Op: "create", Type: "t", Err: fmt.Errorf("%w: %w", providersdk.ErrOutcomeUnknown, context.Canceled)}), exitOutcomeUnknown},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

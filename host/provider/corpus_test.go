@@ -28,6 +28,7 @@ func TestMisbehavingProviders(t *testing.T) {
 	}{
 		"exits early with status 0": {script: "exit-early.sh", kind: KindExited, stderr: "faulty: giving up without answering", cause: "exited before responding (exit status 0)", status: "exit status 0"},
 		"exits non-zero":            {script: "exit-nonzero.sh", kind: KindExited, stderr: "faulty: out of cheese", cause: "exited before responding (exit status 3)", status: "exit status 3"},
+		"cannot tell what happened": {script: "outcome-unknown.sh", kind: KindExited, stderr: "faulty: outcome unknown: the backend's connection broke mid-create", cause: "hint: the provider could not tell whether the operation took effect", status: "exit status 75"},
 		"panics":                    {script: "panic.sh", kind: KindExited, stderr: "panic: runtime error: index out of range [3] with length 3", cause: "(exit status 2)", status: "exit status 2"},
 		"exits mid-line":            {script: "partial-line.sh", kind: KindExited, stderr: "faulty: writing half a response", cause: "exited in the middle of a response line", status: "exit status 0"},
 		"prints garbage":            {script: "garbage.sh", kind: KindBadOutput, stderr: "faulty: printing garbage", cause: `response is not JSON`},

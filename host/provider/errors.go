@@ -86,9 +86,12 @@ type Error struct {
 	ResourceType string
 	Resource     string // resource address, e.g. web.db
 	Kind         ErrorKind
-	ExitStatus   string   // e.g. "exit status 3", "signal: killed"; "" if unknown
-	Stderr       []string // the last lines the process wrote to stderr
-	Err          error    // the cause
+	ExitStatus   string // e.g. "exit status 3", "signal: killed"; "" if unknown
+	// ExitCode is the exit status as a number; -1 when a signal ended
+	// the process or it is not known. 0 in an Error made by hand.
+	ExitCode int
+	Stderr   []string // the last lines the process wrote to stderr
+	Err      error    // the cause
 }
 
 func (e *Error) Error() string {
@@ -125,6 +128,9 @@ func (e *Error) hint() string {
 	case KindExited:
 		if e.Request == "" {
 			return "a provider should exit with status 0 once its stdin is closed"
+		}
+		if e.ExitCode == schema.OutcomeUnknownExitStatus {
+			return "the provider could not tell whether the operation took effect, so it exited without answering (see its stderr above): the operation may have happened"
 		}
 		return "a provider must answer every request with one line on stdout and keep running until its stdin is closed; see its stderr above"
 	case KindBadOutput:

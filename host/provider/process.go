@@ -325,7 +325,7 @@ func (p *Process) fail(r request, kind ErrorKind, cause error) *Error {
 	e := &Error{
 		Provider: p.cfg.Name, Executable: p.cfg.Executable, Request: r.kind,
 		ResourceType: r.resourceType, Resource: r.resource, Kind: kind,
-		ExitStatus: p.proc.ExitStatus(), Stderr: p.stderr.lines(), Err: cause,
+		ExitStatus: p.proc.ExitStatus(), ExitCode: p.proc.ExitCode(), Stderr: p.stderr.lines(), Err: cause,
 	}
 	p.failed = e
 	p.log.Debug("provider process failed", KeyResource, r.resource, "kind", kind.String(), "exit_status", e.ExitStatus)
@@ -433,11 +433,11 @@ func (p *Process) Close() error {
 	switch {
 	case extra != nil:
 		return &Error{Provider: p.cfg.Name, Executable: p.cfg.Executable, Kind: KindBadOutput,
-			ExitStatus: p.proc.ExitStatus(), Stderr: p.stderr.lines(),
+			ExitStatus: p.proc.ExitStatus(), ExitCode: p.proc.ExitCode(), Stderr: p.stderr.lines(),
 			Err: fmt.Errorf("unrequested output after the last response: %s", snippet(extra))}
 	case waitErr != nil && !killed:
 		return &Error{Provider: p.cfg.Name, Executable: p.cfg.Executable, Kind: KindExited,
-			ExitStatus: p.proc.ExitStatus(), Stderr: p.stderr.lines(),
+			ExitStatus: p.proc.ExitStatus(), ExitCode: p.proc.ExitCode(), Stderr: p.stderr.lines(),
 			Err: errors.New("exited unsuccessfully after its stdin was closed")}
 	}
 	return nil

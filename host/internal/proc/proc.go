@@ -282,3 +282,14 @@ func (p *Process) ExitStatus() string {
 	}
 	return p.cmd.ProcessState.String()
 }
+
+// ExitCode is the process's exit status; -1 before Wait, or when a signal
+// ended it.
+func (p *Process) ExitCode() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.reaped || p.cmd.ProcessState == nil {
+		return -1
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
