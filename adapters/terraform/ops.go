@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pierhq/pier/adapters/terraform/internal/tfclient"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfvalue"
+	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -476,7 +478,7 @@ func (b *Bridge) destroy(ctx context.Context, rt *resourceType, prior cty.Value,
 		TypeName: rt.name, Prior: priorData, Planned: nullData, Config: nullData, PlannedPrivate: plannedPrivate,
 	})
 	if err != nil {
-		return err
+		return applyLost(err)
 	}
 	if err := b.diagnostics("apply destroy", rt.name, resp.Diagnostics); err != nil {
 		return err
@@ -525,9 +527,15 @@ func (b *Bridge) plan(ctx context.Context, rt *resourceType, cfg cty.Value, a pl
 func (b *Bridge) apply(ctx context.Context, rt *resourceType, planned cty.Value, req *tfclient.ApplyRequest) (cty.Value, []byte, error) {
 	resp, err := b.client.ApplyResourceChange(ctx, req)
 	if err != nil {
-		return cty.NilVal, nil, err
+		return cty.NilVal, nil, applyLost(err)
 	}
 	if err := b.diagnostics("apply resource change", rt.name, resp.Diagnostics); err != nil {
+		if made := madeAnyway(rt, req, resp); made != "" {
+			// Terraform records such an object as tainted; v0 has no
+			// answer for "failed, but here is an object", and an error
+			// would tell the host that nothing exists.
+			return cty.NilVal, nil, fmt.Errorf("%w: %w; yet the provider returned the object it made (%s), so it may exist", providersdk.ErrOutcomeUnknown, err, made)
+		}
 		return cty.NilVal, nil, err
 	}
 	state, err := tfvalue.Unmarshal(resp.NewState, rt.ty())
@@ -541,6 +549,34 @@ func (b *Bridge) apply(ctx context.Context, rt *resourceType, planned cty.Value,
 		return cty.NilVal, nil, err
 	}
 	return state, resp.Private, nil
+}
+
+// applyLost marks an ApplyResourceChange call that got no response: the
+// transport failed, the provider or the process holding it died, or the
+// call timed out or was cancelled. The provider may have made the change,
+// so the bridge must not answer as if it had done nothing.
+func applyLost(err error) error {
+	return fmt.Errorf("%w: %w", providersdk.ErrOutcomeUnknown, err)
+}
+
+// madeAnyway describes the object a create returned beside its error
+// diagnostics (by its id when it has one), or is "" when the request was
+// not a create or the provider returned no object.
+func madeAnyway(rt *resourceType, req *tfclient.ApplyRequest, resp *tfclient.ApplyResponse) string {
+	prior, err := tfvalue.Unmarshal(req.Prior, rt.ty())
+	if err != nil || !prior.IsNull() {
+		return ""
+	}
+	state, err := tfvalue.Unmarshal(resp.NewState, rt.ty())
+	if err != nil || state.IsNull() {
+		return ""
+	}
+	if ty := state.Type(); ty.IsObjectType() && ty.HasAttribute("id") {
+		if id, _ := state.GetAttr("id").UnmarkDeep(); id.IsKnown() && !id.IsNull() && id.Type() == cty.String {
+			return "id " + strconv.Quote(id.AsString())
+		}
+	}
+	return "an object without an id"
 }
 
 // consistent reports broken consistency rules: an error normally, a debug

@@ -324,21 +324,31 @@ func TestTimeSleepTimeout(t *testing.T) {
 	ok(t, b.create("time_static", schema.Properties{}))
 }
 
+// TestProviderCrashMidCall: the provider dies while ApplyResourceChange
+// creates. The object may exist, so the bridge must not answer with an
+// errorResponse (the host would take it as "nothing was made" and create
+// it again): it exits without answering, with the status that says the
+// outcome is unknown, and names the cause on stderr.
 func TestProviderCrashMidCall(t *testing.T) {
 	t.Parallel()
-	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{})
+	b := startBridge(t, providerBin(t, "terraform-provider-time"), bridgeOpts{args: []string{"--provider-logs"}, env: []string{"TF_LOG=TRACE"}})
 	data, _ := json.Marshal(schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: "time_sleep", InputProperties: schema.Properties{"create_duration": "10m"}, IsStateful: true,
 	}})
 	if _, err := b.stdin.Write(append(data, '\n')); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, b, `"msg":"request"`)
+	waitFor(t, b, "Calling provider defined Resource Create") // inside ApplyResourceChange
 	signal(t, b.providerPID(), syscall.SIGKILL)
-	msg := failure(t, b.receive())
-	for _, want := range []string{"terraform-provider-time", "provider process exited"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("error %q does not mention %q", msg, want)
+	if line, err := b.out.ReadBytes('\n'); len(line) > 0 || err == nil {
+		t.Errorf("the bridge answered %q (%v), want no answer", line, err)
+	}
+	if code := b.exitCode(); code != schema.OutcomeUnknownExitStatus {
+		t.Errorf("exit code %d, want %d", code, schema.OutcomeUnknownExitStatus)
+	}
+	for _, want := range []string{"request 1, create time_sleep: outcome unknown: provider terraform-provider-time: apply resource change", "provider process exited", "exiting without an answer"} {
+		if !strings.Contains(b.stderr.String(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, b.stderr)
 		}
 	}
 }

@@ -56,7 +56,11 @@ the provider's stderr, go to stderr as JSON lines at the level named by
 $PIER_LOG. SIGINT or SIGTERM tells the provider to stop (StopProvider).
 
 Exit codes: 0 stdin closed, 1 the provider could not be started or the
-protocol failed, 64 usage error, 130 interrupted.`,
+protocol failed, 64 usage error, 75 outcome unknown: ApplyResourceChange
+got no answer (the provider or its holder died, the call timed out or was
+cancelled) or failed with an object, so the bridge exited without
+answering, and the host keeps the create or destroy pending, 130
+interrupted.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{
 				Name:        "plugin",

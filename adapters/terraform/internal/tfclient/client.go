@@ -524,12 +524,50 @@ type ApplyResponse struct {
 }
 
 // ApplyResourceChange applies a planned change.
+//
+// When ctx ends, the provider is told to stop, and the call waits up to
+// applyGrace for its answer instead of abandoning it: only the answer says
+// what the apply did (a stopped create may still return the object it
+// made). Without one the outcome is unknown, and the error says the call
+// got no response.
 func (c *Client) ApplyResourceChange(ctx context.Context, r *ApplyRequest) (resp *ApplyResponse, err error) {
 	err = c.call(ctx, "apply resource change", func(ctx context.Context) (err error) {
-		resp, err = c.proto.applyResourceChange(ctx, r)
+		actx, cancel := outlast(ctx, applyGrace)
+		defer cancel()
+		resp, err = c.proto.applyResourceChange(actx, r)
 		return err
 	})
 	return resp, err
+}
+
+// applyGrace bounds how long a stopped ApplyResourceChange may take to
+// answer: a provider honouring StopProvider returns within moments, and
+// stopTimeout already lets the stop itself take as long.
+const applyGrace = stopTimeout
+
+// outlast returns a context that ends grace after ctx does, without
+// ctx's deadline: gRPC would otherwise pass the deadline on and abandon
+// the call the moment it passes.
+func outlast(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	var timer *time.Timer
+	var mu sync.Mutex
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		timer = time.AfterFunc(grace, func() {
+			cancel(fmt.Errorf("no answer %s after the provider was told to stop: %w", grace, context.Cause(ctx)))
+		})
+	})
+	return out, func() {
+		stop()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+		cancel(context.Canceled)
+	}
 }
 
 // ImportedResource is one object ImportResourceState returned.
