@@ -188,10 +188,7 @@ func (d *deployment) killWhileCreating(name string, ready func() bool, args ...s
 	}
 	cmd := d.command(args...)
 	cmd.Env = append(cmd.Env, "OBJECTS="+d.objectsDir())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		d.t.Fatal(err)
-	}
+	wait := startGroup(d.t, cmd)
 	waitFor(d.t.(*testing.T), "the provider to make "+name, func() bool {
 		_, err := os.Stat(filepath.Join(d.objectsDir(), "created-"+name))
 		return err == nil && (ready == nil || ready())
@@ -199,7 +196,7 @@ func (d *deployment) killWhileCreating(name string, ready func() bool, args ...s
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		d.t.Fatal(err)
 	}
-	_ = cmd.Wait()
+	wait()
 	d.waitStateUnlocked()
 	if err := os.Remove(block); err != nil {
 		d.t.Fatal(err)
@@ -349,11 +346,11 @@ func TestProviderKilledMidCreateKeepsIntent(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := d.command("apply", "--yes")
+	cmd.Env = append(cmd.Env, "OBJECTS="+d.objectsDir())
 	var out, errb syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	wait := startGroup(t, cmd)
+	// The provider renames created-a into place once it is whole.
 	created := filepath.Join(d.objectsDir(), "created-a")
 	waitFor(t, "the provider to make a", func() bool { _, err := os.Stat(created); return err == nil })
 	data, err := os.ReadFile(created)
@@ -368,8 +365,7 @@ func TestProviderKilledMidCreateKeepsIntent(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	_ = cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 1 {
+	if code := wait(); code != 1 {
 		t.Fatalf("apply exited %d, want 1\n%s\n%s", code, out.String(), errb.String())
 	}
 	if want := "pier keeps a pending create of a in state state"; !strings.Contains(errb.String(), want) {

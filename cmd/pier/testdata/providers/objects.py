@@ -11,7 +11,7 @@ the file's name.
   a slow create, for kill -9 trials (bench/killtrials.sh).
 - While a file block-NAME exists in $OBJECTS, a create of NAME writes its
   object, then writes created-NAME (the object's file name and the
-  provider's pid) and blocks until it is killed: pier is
+  provider's pid, renamed into place whole) and blocks until it is killed: pier is
   killed while the provider is "still working" on an object that exists.
 - While a file hold-NAME exists in $OBJECTS, a create of NAME writes its
   object and created-NAME likewise, then answers once hold-NAME is
@@ -45,8 +45,12 @@ def create(props):
     if props.get("delay"):
         time.sleep(float(props["delay"]))
     if os.path.exists(os.path.join(OBJECTS, "block-" + name)):
-        with open(os.path.join(OBJECTS, "created-" + name), "w") as f:
+        # Renamed into place whole: a test that sees the file reads both
+        # fields, however loaded the machine.
+        created = os.path.join(OBJECTS, "created-" + name)
+        with open(created + ".tmp", "w") as f:
             f.write("%s %d" % (os.path.basename(path), os.getpid()))
+        os.rename(created + ".tmp", created)
         while True:
             time.sleep(3600)
     hold = os.path.join(OBJECTS, "hold-" + name)
