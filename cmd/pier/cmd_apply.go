@@ -208,20 +208,7 @@ func reportProviders(w io.Writer, jsonOut bool, started map[string]int) {
 // late is an error after the resources were applied, or nil.
 func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, late error) {
 	if jsonOut {
-		var errs []string
-		for _, e := range res.Errors {
-			errs = append(errs, e.Error())
-		}
-		for _, e := range res.Lost {
-			errs = append(errs, e.Error())
-		}
-		if late != nil {
-			errs = append(errs, late.Error())
-		}
-		writeJSONLine(w, map[string]any{
-			"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed, "recorded": res.Recorded, "forgotten": res.Forgotten, "imported": res.Imported,
-			"errors": errs, "skipped": res.Skipped, "interrupted": res.Interrupted,
-		})
+		writeJSONLine(w, summaryMessage(res, late))
 		outs := map[string]any{}
 		for _, o := range res.Outputs {
 			outs[o.Name] = outputJSON(o.Value, o.Sensitive)
@@ -260,5 +247,25 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		for _, o := range res.Outputs {
 			fmt.Fprintf(w, "%s = %s\n", o.Name, outputText(o.Value, o.Sensitive))
 		}
+	}
+}
+
+// summaryMessage is an apply's closing summary as pier apply --json prints
+// it (and pier ui sends it); late is an error after the resources were
+// applied, or nil.
+func summaryMessage(res *engine.Result, late error) map[string]any {
+	var errs []string
+	for _, e := range res.Errors {
+		errs = append(errs, e.Error())
+	}
+	for _, e := range res.Lost {
+		errs = append(errs, e.Error())
+	}
+	if late != nil {
+		errs = append(errs, late.Error())
+	}
+	return map[string]any{
+		"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed, "recorded": res.Recorded, "forgotten": res.Forgotten, "imported": res.Imported,
+		"errors": errs, "skipped": res.Skipped, "interrupted": res.Interrupted,
 	}
 }

@@ -69,11 +69,11 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		return err
 	}
 	if o.JSON {
-		g, err := plan.RedactedGraph()
+		m, err := planMessage(plan)
 		if err != nil {
 			return err
 		}
-		writeJSONLine(stdout, map[string]any{"message_type": "plan", "summary": plan.Summary(), "graph": g, "drift": jsonDrift(plan)})
+		writeJSONLine(stdout, m)
 	} else {
 		renderPlan(stdout, plan)
 	}
@@ -89,4 +89,14 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		return changesFound{}
 	}
 	return nil
+}
+
+// planMessage is a plan as pier plan --json prints it (and pier ui sends
+// it), with sensitive inputs redacted.
+func planMessage(plan *engine.Plan) (map[string]any, error) {
+	g, err := plan.RedactedGraph()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"message_type": "plan", "summary": plan.Summary(), "graph": g, "drift": jsonDrift(plan)}, nil
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/session"
+	"github.com/pierhq/pier/host/webview"
+)
+
+func init() { register(newUICommand) }
+
+type uiOptions struct {
+	deployOptions
+	Listen          string
+	Open            bool
+	TLSCert, TLSKey string
+}
+
+func uiFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "serve on `ADDR` (host:port; port 0 picks a free one); an address other machines reach needs --tls-cert and --tls-key"},
+		&cli.StringFlag{Name: "tls-cert", Usage: "serve HTTPS with the certificate in `FILE` (PEM)"},
+		&cli.StringFlag{Name: "tls-key", Usage: "the private key of --tls-cert, in `FILE` (PEM)"},
+	}
+}
+
+func newUICommand() *cli.Command {
+	return &cli.Command{
+		Name:  "ui",
+		Usage: "serve a local web view of the deployment: graph, resources, history, plans and applies",
+		Description: `Serves the deployment in a browser on this machine (see docs/ui.md): its
+dependency graph, each resource with its (redacted) inputs, outputs and
+history, the state's event timeline, and plans that the page can apply
+after a confirmation, watching each resource's status live.
+
+It listens on 127.0.0.1 on a free port and prints the URL, which carries
+a random token: anyone with the URL can change the deployment, so share
+it with no one. --open also opens it in the browser. Ctrl-C stops.
+
+Exit codes: 0 stopped, 1 error, 2 usage.`,
+		Flags: append(append(deployFlags(), uiFlags()...),
+			&cli.BoolFlag{Name: "open", Usage: "open the page in the browser"}),
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("ui takes no arguments; use --dir, --flake or --file to name the deployment")
+			}
+			o := uiOptions{deployOptions: readDeployOptions(c), Listen: c.String("listen"), Open: c.Bool("open"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key")}
+			return runUI(c.Context, o, c.App.Writer, c.App.ErrWriter)
+		},
+	}
+}
+
+func runUI(ctx context.Context, o uiOptions, stdout, stderr io.Writer) error {
+	dep, err := openSession(o.deployOptions, stderr)
+	if err != nil {
+		return err
+	}
+	srv, err := newUIServer(o, dep, false)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "pier ui: serving %s at\n\n    %s\n\nThe link signs you in: share it with no one. Ctrl-C stops.\n", dep.Name(), srv.URL())
+	if o.Open {
+		if err := openBrowser(srv.URL()); err != nil {
+			fmt.Fprintln(stderr, "pier: warning: open the browser:", err)
+		}
+	}
+	return srv.Serve(ctx)
+}
+
+// newUIServer starts the web view on a session: the same deployment the
+// command opened, and the CLI's own --json vocabulary.
+func newUIServer(o uiOptions, dep *session.Deployment, watch bool) (*webview.Server, error) {
+	srv, err := webview.New(webview.Options{
+		Deployment: dep,
+		Vocabulary: webview.Vocabulary{
+			Event: func(ev engine.Event) any { return jsonEvent(ev, o.Verbose) },
+			Plan:  func(p *engine.Plan) (any, error) { return planMessage(p) },
+			PlanText: func(p *engine.Plan) string {
+				var b bytes.Buffer
+				renderPlan(&b, p)
+				return b.String()
+			},
+			Summary: func(res *engine.Result, _ bool, late error) any { return summaryMessage(res, late) },
+		},
+		Logs:    uiLogs{dep},
+		Listen:  o.Listen,
+		TLSCert: o.TLSCert,
+		TLSKey:  o.TLSKey,
+		Watch:   watch,
+	})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return srv, nil
+}
+
+// uiLogs reads the state logs of pier's own state types for the history
+// view, as pier state history and state show --at do.
+type uiLogs struct{ dep *session.Deployment }
+
+func (l uiLogs) History(ctx context.Context) (map[string][]webview.HistoryEvent, error) {
+	handlers, err := l.dep.Handlers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]webview.HistoryEvent{}
+	for name, h := range handlers {
+		log, err := openStateLog(ctx, h, false)
+		if err != nil {
+			// A third-party state type keeps its log its own way.
+			continue
+		}
+		rows, err := log.history(ctx)
+		log.close()
+		if err != nil {
+			return nil, fmt.Errorf("history of %s: %w", name, err)
+		}
+		evs := make([]webview.HistoryEvent, len(rows))
+		for i, r := range rows {
+			evs[i] = webview.HistoryEvent(r)
+		}
+		out[name] = evs
+	}
+	return out, nil
+}
+
+func (l uiLogs) StateAt(ctx context.Context, handler string, index int64) (map[string]any, error) {
+	handlers, err := l.dep.Handlers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := pickHandler(handlers, handler)
+	if err != nil {
+		return nil, err
+	}
+	log, err := openStateLog(ctx, h, false)
+	if err != nil {
+		return nil, err
+	}
+	defer log.close()
+	return log.stateAt(ctx, index)
+}
+
+// openBrowser opens url without putting its token on a command line,
+// where other users could read it: the browser is given a file, readable
+// only by this user, that forwards to the URL.
+func openBrowser(url string) error {
+	dir, err := os.MkdirTemp("", "pier-ui-")
+	if err != nil {
+		return err
+	}
+	page := filepath.Join(dir, "open.html")
+	body := fmt.Sprintf("<!doctype html><meta http-equiv=\"refresh\" content=\"0; url=%s\"><title>pier ui</title><a href=\"%s\">open pier ui</a>\n", html.EscapeString(url), html.EscapeString(url))
+	if err := os.WriteFile(page, []byte(body), 0o600); err != nil {
+		return err
+	}
+	name := "xdg-open"
+	switch runtime.GOOS {
+	case "darwin":
+		name = "open"
+	case "windows":
+		return errors.New("opening a browser is not supported on Windows; open the URL by hand")
+	}
+	cmd := exec.Command(name, page)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}
