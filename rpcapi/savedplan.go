@@ -15,7 +15,7 @@ func savedPlanBytes(version string, d *session.Deployment, eng *engine.Engine, p
 	if err != nil {
 		return nil, err
 	}
-	sp, err := planfile.New(version, planfile.Ref(ref), opts, eng, p)
+	sp, err := planfile.New(version, planfile.Ref{Dir: ref.Dir, Flake: ref.Flake, Vars: ref.Vars, VarFiles: ref.VarFiles}, opts, eng, p)
 	if err != nil {
 		return nil, err
 	}

@@ -143,7 +143,7 @@ func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, st
 	if err != nil {
 		return fmt.Errorf("read plan file %s: %w", o.PlanFile, err)
 	}
-	o.Dir, o.Flake, o.Vars, o.VarFiles = sp.Deployment.Dir, sp.Deployment.Flake, sp.Deployment.Vars, sp.Deployment.VarFiles
+	o.Dir, o.Flake, o.Vars, o.VarFiles, o.EnvVars = sp.Deployment.Dir, sp.Deployment.Flake, sp.Deployment.Vars, sp.Deployment.VarFiles, sp.Deployment.EnvVars
 	out := stderr
 	if o.JSON {
 		out = stdout

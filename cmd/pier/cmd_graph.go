@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/pierhq/pier/internal/builtin"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -58,7 +59,7 @@ func runGraph(_ context.Context, o graphOptions, stdout, stderr io.Writer) error
 		}
 		vars[k] = v
 	}
-	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, Builtins: builtin.Capabilities})
+	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: hclsource.EnvVars(os.Environ()), Builtins: builtin.Capabilities})
 	var de *hclsource.DiagnosticsError
 	if errors.As(err, &de) {
 		// Show the diagnostics with their source lines; the returned error

@@ -25,9 +25,12 @@ type deployOptions struct {
 	Flake string
 	// File is --file as given; Flake then holds it as a nixsource
 	// file reference.
-	File        string
-	Vars        []string
-	VarFiles    []string
+	File     string
+	Vars     []string
+	VarFiles []string
+	// EnvVars are the variable values PIER_VAR_NAME and TF_VAR_NAME set
+	// (hclsource.EnvVars), read once so that a saved plan keeps them.
+	EnvVars     map[string]string
 	Parallelism int
 	Timeout     time.Duration
 	JSON        bool
@@ -60,6 +63,7 @@ func readDeployOptions(c *cli.Context) deployOptions {
 		Flake:       c.String("flake"),
 		Vars:        c.StringSlice("var"),
 		VarFiles:    c.StringSlice("var-file"),
+		EnvVars:     hclsource.EnvVars(os.Environ()),
 		Parallelism: c.Int("parallelism"),
 		Timeout:     c.Duration("timeout"),
 		JSON:        c.Bool("json"),
@@ -113,7 +117,7 @@ func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src sou
 	if err != nil {
 		return nil, "", err
 	}
-	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, Builtins: builtin.Capabilities})
+	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, Builtins: builtin.Capabilities})
 	if err != nil {
 		return nil, "", err
 	}

@@ -28,7 +28,7 @@ func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, en
 // may run from another directory, and must load the deployment the plan
 // was made from, not whatever lies in its working directory.
 func absoluteRef(o deployOptions) (planfile.Ref, error) {
-	ref := planfile.Ref{Flake: o.Flake, Vars: o.Vars}
+	ref := planfile.Ref{Flake: o.Flake, Vars: o.Vars, EnvVars: o.EnvVars}
 	if o.Flake == "" {
 		dir, err := filepath.Abs(o.Dir)
 		if err != nil {

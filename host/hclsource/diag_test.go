@@ -119,12 +119,12 @@ resource "c" {
 		},
 		"missing variable": {
 			src:  header + `variable "region" {}` + "\n",
-			want: []string{`main.pier.hcl:8:1: Missing variable value: variable "region" has no default and no value: set it with --var region=VALUE or in a --var-file.`},
+			want: []string{`main.pier.hcl:8:1: Missing variable value: variable "region" has no default and no value: set it with --var region=VALUE, in a --var-file or pier.vars, or as PIER_VAR_region.`},
 		},
 		"variable type": {
 			src:  header + `variable "n" { type = number }` + "\n",
 			opts: Options{Vars: map[string]string{"n": "x"}},
-			want: []string{`main.pier.hcl:8:1: Invalid value for variable: variable "n" needs a value of type number: a number is required.`},
+			want: []string{`main.pier.hcl:8:1: Invalid value for variable: variable "n" needs a value of type number: a number is required (the value of --var n).`},
 		},
 		"variable default type": {
 			src: header + `variable "n" {

@@ -22,6 +22,11 @@ type Options struct {
 	// VarFiles are --var-file paths (HCL, or HCL's JSON syntax when the
 	// name ends in .json), applied in order.
 	VarFiles []string
+	// EnvVars are variable values from the environment, by variable name
+	// ([EnvVars] reads them from PIER_VAR_NAME and TF_VAR_NAME). They
+	// rank below every file; values for undeclared variables are
+	// ignored, as Terraform ignores TF_VAR_ for them.
+	EnvVars map[string]string
 	// Builtins are the adapters pier ships, by name, with what each
 	// publishes about itself: a provider's builtin = NAME must be one of
 	// them, and a type that needs a state handler without one is an error
@@ -99,8 +104,13 @@ func Load(dir string, opts Options) (*Deployment, error) {
 		return nil, fmt.Errorf("load deployment: %w", err)
 	}
 	var files []sourceFile
+	var auto []string
 	for _, e := range entries {
 		name := e.Name()
+		if !e.IsDir() && IsAutoVarFile(name) {
+			auto = append(auto, filepath.Join(dir, name))
+			continue
+		}
 		if e.IsDir() || !(strings.HasSuffix(name, suffixHCL) || strings.HasSuffix(name, suffixJSON)) {
 			continue
 		}
@@ -114,6 +124,7 @@ func Load(dir string, opts Options) (*Deployment, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("load deployment %s: no %s or %s files", dir, suffixHCL, suffixJSON)
 	}
+	opts.VarFiles = append(sortAutoVarFiles(auto), opts.VarFiles...)
 	return loadFiles(dir, files, opts)
 }
 

@@ -72,8 +72,10 @@ func (v *variableDecl) convert(val cty.Value, rng hcl.Range) (cty.Value, hcl.Dia
 	return c, nil
 }
 
-// variableValues combines defaults, var files (in order) and --var flags,
-// later ones winning, into the object that var.NAME reads.
+// variableValues combines defaults, the environment, var files (the
+// auto-loaded ones first, then --var-file, in order) and --var flags,
+// later ones winning, into the object that var.NAME reads; see
+// varsources.go.
 func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	vals := map[string]cty.Value{}
@@ -85,6 +87,18 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 			vals[name] = v.def
 		}
 		given[name] = v.given
+	}
+	for _, name := range sortedKeys(opts.EnvVars) {
+		v, ok := d.variables[name]
+		if !ok {
+			continue
+		}
+		given[name] = true
+		if c, ds := v.fromText(opts.EnvVars[name], envVarPrefix+name); ds.HasErrors() {
+			diags = append(diags, ds...)
+		} else {
+			vals[name] = c
+		}
 	}
 	for _, path := range opts.VarFiles {
 		diags = append(diags, d.readVarFile(path, vals, given)...)
@@ -100,31 +114,9 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 			continue
 		}
 		given[name] = true
-		raw := opts.Vars[name]
-		val := cty.StringVal(raw)
-		rng := hcl.Range{Filename: "--var " + name, Start: hcl.InitialPos, End: hcl.InitialPos}
-		if !v.typ.IsPrimitiveType() && v.typ != cty.DynamicPseudoType {
-			// Collections take an HCL expression, e.g. --var 'ports=[80]';
-			// strings, numbers and bools convert from the text.
-			ds := checkNesting([]byte(raw), rng.Filename, false)
-			var expr hclsyntax.Expression
-			if !ds.HasErrors() {
-				expr, ds = hclsyntax.ParseExpression([]byte(raw), rng.Filename, hcl.InitialPos)
-			}
-			if ds.HasErrors() {
-				diags = append(diags, ds...)
-				continue
-			}
-			var vds hcl.Diagnostics
-			val, vds = expr.Value(nil)
-			if vds.HasErrors() {
-				diags = append(diags, vds...)
-				continue
-			}
-		}
-		c, ds := v.convert(val, v.defRange)
-		diags = append(diags, ds...)
-		if !ds.HasErrors() {
+		if c, ds := v.fromText(opts.Vars[name], "--var "+name); ds.HasErrors() {
+			diags = append(diags, ds...)
+		} else {
 			vals[name] = c
 		}
 	}
@@ -136,7 +128,7 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 		}
 		if !ok {
 			diags = append(diags, diagErr(v.defRange, "Missing variable value",
-				"variable %q has no default and no value: set it with --var %s=VALUE or in a --var-file.", name, name))
+				"variable %q has no default and no value: set it with --var %s=VALUE, in a --var-file or pier.vars, or as %s%s.", name, name, envVarPrefix, name))
 			continue
 		}
 		if v.sensitive {
@@ -147,6 +139,32 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 		return cty.EmptyObjectVal, diags
 	}
 	return cty.ObjectVal(vals), diags
+}
+
+// fromText converts a value given as text (--var, the environment) to
+// the variable's type. Strings, numbers and bools convert from the text;
+// collections and objects take an HCL expression, e.g. --var 'ports=[80]'.
+// from names where the text came from, for messages.
+func (v *variableDecl) fromText(raw, from string) (cty.Value, hcl.Diagnostics) {
+	val := cty.StringVal(raw)
+	if !v.typ.IsPrimitiveType() && v.typ != cty.DynamicPseudoType {
+		ds := checkNesting([]byte(raw), from, false)
+		var expr hclsyntax.Expression
+		if !ds.HasErrors() {
+			expr, ds = hclsyntax.ParseExpression([]byte(raw), from, hcl.InitialPos)
+		}
+		if ds.HasErrors() {
+			return cty.NilVal, ds
+		}
+		if val, ds = expr.Value(nil); ds.HasErrors() {
+			return cty.NilVal, ds
+		}
+	}
+	c, ds := v.convert(val, v.defRange)
+	for _, d := range ds {
+		d.Detail = strings.TrimSuffix(d.Detail, ".") + " (the value of " + from + ")."
+	}
+	return c, ds
 }
 
 // readVarFile reads NAME = VALUE assignments (HCL, or JSON for *.json).

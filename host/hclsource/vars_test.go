@@ -62,11 +62,11 @@ func TestVariableErrors(t *testing.T) {
 		},
 		"wrong type from a flag": {
 			opts: Options{Vars: map[string]string{"port": "http"}},
-			want: []string{`testdata/vars/main.pier.hcl:9:1: Invalid value for variable: variable "port" needs a value of type number: a number is required.`},
+			want: []string{`testdata/vars/main.pier.hcl:9:1: Invalid value for variable: variable "port" needs a value of type number: a number is required (the value of --var port).`},
 		},
 		"missing object attribute": {
 			opts: Options{Vars: map[string]string{"settings": `{level = 1}`}},
-			want: []string{`testdata/vars/main.pier.hcl:19:1: Invalid value for variable: variable "settings" needs a value of type object({debug=bool,level=number}): attribute "debug" is required.`},
+			want: []string{`testdata/vars/main.pier.hcl:19:1: Invalid value for variable: variable "settings" needs a value of type object({debug=bool,level=number}): attribute "debug" is required (the value of --var settings).`},
 		},
 		"missing file": {
 			opts: Options{VarFiles: []string{filepath.Join(dir, "nope.hcl")}},

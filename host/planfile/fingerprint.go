@@ -9,13 +9,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/pierhq/pier/host/hclsource"
 )
 
 // Fingerprint hashes the files a deployment is read from: a saved
 // plan refuses to run once they changed, even where the change would
 // plan the same operations (the plan was reviewed against that source).
-// HCL: the *.pier.hcl and *.pier.json files of the directory and the
-// variable files. A local flake or Nix file: the *.nix files and
+// HCL: the *.pier.hcl and *.pier.json files of the directory, its
+// auto-loaded variable files (pier.vars, *.auto.pier.vars) and the
+// --var-file files. A local flake or Nix file: the *.nix files and
 // flake.lock below its directory. A remote flake reference hashes to ""
 // (its lock pins it; nothing local to compare).
 func Fingerprint(ref Ref) (string, error) {
@@ -27,7 +30,7 @@ func Fingerprint(ref Ref) (string, error) {
 			return "", fmt.Errorf("fingerprint the deployment: %w", err)
 		}
 		for _, e := range ents {
-			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".pier.hcl") || strings.HasSuffix(n, ".pier.json")) {
+			if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".pier.hcl") || strings.HasSuffix(n, ".pier.json") || hclsource.IsAutoVarFile(n)) {
 				files = append(files, filepath.Join(ref.Dir, n))
 			}
 		}

@@ -63,6 +63,10 @@ type Ref struct {
 	Flake    string   `json:"flake,omitempty"`
 	Vars     []string `json:"vars,omitempty"`
 	VarFiles []string `json:"var_files,omitempty"`
+	// EnvVars are the variable values the environment set when the plan
+	// was made (PIER_VAR_NAME, TF_VAR_NAME), by variable name: applying
+	// the plan uses these, not the environment it runs in.
+	EnvVars map[string]string `json:"env_vars,omitempty"`
 }
 
 // New makes the saved form of p, for the deployment ref names, with the
