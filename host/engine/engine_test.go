@@ -64,9 +64,12 @@ func TestPatchBuilderCreatesParents(t *testing.T) {
 	for _, op := range pb.ops {
 		got = append(got, op.Op+" "+op.Path)
 	}
+	// A level is added with both members, as NixOps4's own view has them.
+	if v := string(pb.ops[0].Value); v != `{"resources":{},"deployments":{}}` {
+		t.Errorf("the nested level is added as %s, want both members", v)
+	}
 	want := []string{
 		"add /deployments/web",
-		"add /deployments/web/resources",
 		"add /deployments/web/resources/db",
 		"add /deployments/web/resources/app",
 		"replace /deployments/web/resources/db",

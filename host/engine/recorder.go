@@ -88,6 +88,7 @@ func (r *recorder) commit(batch []*recordReq) {
 		return
 	}
 	pb := &patchBuilder{doc: r.doc}
+	healed := pb.heal()
 	var ok []*recordReq
 	var events []string
 	for _, req := range batch {
@@ -100,14 +101,20 @@ func (r *recorder) commit(batch []*recordReq) {
 			events = append(events, req.event)
 		}
 	}
+	if len(ok) == 0 || len(pb.ops) == healed {
+		pb.unheal()
+	}
 	if len(ok) == 0 {
 		return
 	}
 	event := batchEvent(events)
-	if len(pb.ops) > 0 {
+	if len(pb.ops) > healed {
 		err := r.append(ok[0].ctx, event, pb.ops)
 		if err != nil {
 			r.broken = err
+		}
+		if healed > 0 && err == nil {
+			r.doc.missing = nil
 		}
 		for _, req := range ok {
 			req.err <- err

@@ -126,6 +126,9 @@ type StateView struct {
 	// paths are the JSON Pointers of the objects that exist under
 	// deployments, so that a patch can create missing parents.
 	paths map[string]bool
+	// missing are the pointers of the resources and deployments members
+	// that levels of the document lack, for the next write to add.
+	missing []string
 }
 
 // RecordedOutput is a deployment output as kept in state. Sensitive values
@@ -207,6 +210,11 @@ func (v *StateView) ContentHash() string {
 // recurses into its deployments.
 func (v *StateView) walk(level map[string]any, prefix source.Address, ptr string) error {
 	v.paths[ptr] = true
+	for _, member := range [...]string{"resources", "deployments"} {
+		if _, ok := level[member]; !ok {
+			v.missing = append(v.missing, ptr+"/"+member)
+		}
+	}
 	if res, ok := level["resources"].(map[string]any); ok {
 		v.paths[ptr+"/resources"] = true
 		for key, raw := range res {
@@ -331,6 +339,9 @@ type storedDoc struct {
 	entries map[string]bool
 	outputs map[string]bool
 	paths   map[string]bool
+	// missing are the members levels lack (see [StateView]), added by
+	// [patchBuilder.heal].
+	missing []string
 	// deposed are the deposed objects recorded per address: a put keeps
 	// them, since they still exist.
 	deposed map[string]map[string]Entry
@@ -379,6 +390,7 @@ func (v *StateView) stored() *storedDoc {
 		entries: make(map[string]bool, len(v.Entries)),
 		outputs: make(map[string]bool, len(v.Outputs)),
 		paths:   make(map[string]bool, len(v.paths)),
+		missing: v.missing,
 		deposed: map[string]map[string]Entry{},
 		pending: make(map[string]bool, len(v.Pending)),
 		size:    v.size,
@@ -412,15 +424,67 @@ type patchBuilder struct {
 	ops schema.Patch
 }
 
+// ensure adds the top-level object at ptr ("/pierOutputs", say) if it is
+// missing.
 func (p *patchBuilder) ensure(ptr string) {
 	if p.doc.paths[ptr] {
 		return
 	}
-	parent := ptr[:strings.LastIndexByte(ptr, '/')]
-	p.ensure(parent)
 	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
 	p.doc.paths[ptr] = true
 	p.doc.size += int64(len(ptr) + opOverhead)
+}
+
+// emptyLevel is a nested deployment as pier adds it: both members, always.
+// NixOps4 computes each patch by diffing its own view of the state, where
+// every level has both (DeploymentState in rust/nixops4/src/state.rs), so
+// it adds /deployments/d/resources/r without adding resources first; a
+// level pier wrote without it would make that patch, and then the file,
+// unreadable to both tools.
+var emptyLevel = json.RawMessage(`{"resources":{},"deployments":{}}`)
+
+// ensureLevel adds the nested deployment at composite (and its parents)
+// if it is missing, and returns its pointer.
+func (p *patchBuilder) ensureLevel(composite source.Address) string {
+	if len(composite) == 0 {
+		return ""
+	}
+	parent := p.ensureLevel(composite[:len(composite)-1])
+	ptr := parent + "/deployments/" + pointerSegment(composite[len(composite)-1:].String())
+	if p.doc.paths[ptr] {
+		return ptr
+	}
+	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: emptyLevel})
+	p.doc.paths[ptr] = true
+	p.doc.paths[ptr+"/resources"] = true
+	p.doc.paths[ptr+"/deployments"] = true
+	p.doc.size += int64(len(ptr) + len(emptyLevel) + opOverhead)
+	return ptr
+}
+
+// heal adds the members that levels of the stored document lack: files
+// written by pier before it wrote both members, or edited by hand. It runs
+// at the start of every event until one is appended, so that the next
+// write mends the file. It returns how many operations it added.
+func (p *patchBuilder) heal() int {
+	n := 0
+	for _, ptr := range p.doc.missing {
+		if p.doc.paths[ptr] {
+			continue
+		}
+		p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
+		p.doc.paths[ptr] = true
+		n++
+	}
+	return n
+}
+
+// unheal takes back what heal added, for an event that is not appended.
+func (p *patchBuilder) unheal() {
+	for _, ptr := range p.doc.missing {
+		p.doc.paths[ptr] = false
+	}
+	p.ops = nil
 }
 
 // put records e as addr's current object, keeping its deposed objects,
@@ -437,7 +501,7 @@ func (p *patchBuilder) put(addr source.Address, e Entry) error {
 	if err := p.doc.grow(addr.String(), len(ptr)+opOverhead+len(val)); err != nil {
 		return err
 	}
-	p.ensure(ptr[:strings.LastIndexByte(ptr, '/')])
+	p.ensureLevel(addr[:len(addr)-1])
 	p.doc.paths[ptr+"/deposed"] = len(e.Deposed) > 0
 	op := "add"
 	if p.doc.entries[addr.String()] {

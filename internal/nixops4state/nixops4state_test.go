@@ -1,6 +1,8 @@
 package nixops4state
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -71,6 +73,75 @@ func TestReadFile(t *testing.T) {
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("ReadFile (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestWrite checks the writer emulation against the patches NixOps4's
+// own tests expect of update_resource_in_deployment_state and json_patch's
+// diff (rust/nixops4/src/state.rs at 53d855472af18d85457f327fa9aeb268543ff74e).
+func TestWrite(t *testing.T) {
+	t.Parallel()
+	r := Resource{Type: "test", InputProperties: map[string]any{}, OutputProperties: map[string]any{}}
+	tests := map[string]struct {
+		file    string
+		path    []string
+		want    string
+		wantErr string
+	}{
+		"new root resource": {
+			file: initEvent, path: []string{"a"},
+			want: `[{"op":"add","path":"/resources/a","value":{"input_properties":{},"output_properties":{},"type":"test"}}]`,
+		},
+		"new nested deployment: one add with both members": {
+			file: initEvent, path: []string{"d", "a"},
+			want: `[{"op":"add","path":"/deployments/d","value":{"deployments":{},"resources":{"a":{"input_properties":{},"output_properties":{},"type":"test"}}}}]`,
+		},
+		"a level without resources in the file: NixOps4 assumes it": {
+			file: initEvent + `{"index":1,"meta":{"time":"t"},"patch":[{"op":"add","path":"/deployments/d","value":{}}]}`, path: []string{"d", "a"},
+			want: `[{"op":"add","path":"/deployments/d/resources/a","value":{"input_properties":{},"output_properties":{},"type":"test"}}]`,
+		},
+		"a changed property is replaced": {
+			file: initEvent + `{"index":1,"meta":{"time":"t"},"patch":[{"op":"add","path":"/resources/a","value":{"type":"test","input_properties":{"x":1},"output_properties":{},"provider":"p"}}]}`, path: []string{"a"},
+			want: `[{"op":"remove","path":"/resources/a/input_properties/x"}]`,
+		},
+		"unchanged: no event": {
+			file: initEvent + `{"index":1,"meta":{"time":"t"},"patch":[{"op":"add","path":"/resources/a","value":{"type":"test","input_properties":{},"output_properties":{}}}]}`, path: []string{"a"},
+		},
+		"unreadable file": {file: `{}`, path: []string{"a"}, wantErr: "missing index"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ev, err := Write([]byte(tc.file), tc.path, "create", r)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Write: err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if ev != nil {
+					t.Fatalf("Write: an event for no change: %s", ev)
+				}
+				return
+			}
+			var got struct {
+				Patch json.RawMessage `json:"patch"`
+			}
+			if err := json.Unmarshal(ev, &got); err != nil {
+				t.Fatal(err)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, got.Patch); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, compact.String()); d != "" {
+				t.Errorf("patch (-want +got):\n%s", d)
 			}
 		})
 	}
