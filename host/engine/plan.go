@@ -314,6 +314,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if pl.duplicate != nil {
 		return nil, pl.duplicate
 	}
+	pl.adoptProviders(snap)
 	// A destroy reads nothing: an object a read found gone would be
 	// left recorded instead of destroyed.
 	if !destroyAll {
@@ -425,6 +426,34 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 		}
 	}
 	return nil
+}
+
+// adoptProviders gives an entry recorded without a provider (NixOps4
+// writes none) the provider of the block that declares its address, so
+// that a destroy, replace or update goes through it. The entry is written
+// with it the next time pier records the resource.
+func (pl *planner) adoptProviders(snap *source.Snapshot) {
+	for _, r := range snap.Ready {
+		if rec := pl.recorded[r.Address.String()]; rec != nil {
+			pl.recorded[r.Address.String()] = adopted(r, rec)
+		}
+	}
+	for _, b := range snap.Blocked {
+		if rec := pl.recorded[b.Address.String()]; rec != nil && b.Resource != nil {
+			pl.recorded[b.Address.String()] = adopted(b.Resource, rec)
+		}
+	}
+}
+
+// adopted is rec, with r's provider if it was recorded without one.
+func adopted(r *source.Resource, rec *Recorded) *Recorded {
+	if rec.Entry.Provider != "" {
+		return rec
+	}
+	// A copy: the state view's entries stay as read.
+	own := *rec
+	own.Entry.Provider = r.Provider
+	return &own
 }
 
 func (e *Engine) handlerNotReady(h string, snap *source.Snapshot) error {
@@ -620,6 +649,9 @@ func (pl *planner) changeFor(r *source.Resource, rec *Recorded) *Change {
 // decide classifies a resource whose inputs are known, with its
 // lifecycle's ignore_changes applied; replace forces a replacement.
 func decide(r *source.Resource, rec *Recorded, replace bool) *Change {
+	if rec != nil {
+		rec = adopted(r, rec)
+	}
 	if rec != nil && r.Stateful() {
 		r = withKeptInputs(r, rec)
 	}
