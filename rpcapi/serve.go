@@ -90,6 +90,7 @@ func Serve(ctx context.Context, stop <-chan struct{}, cfg Config) error {
 
 	srv := NewServer(cfg)
 	conns := &connTracker{gone: make(chan struct{})}
+	var handlers sync.WaitGroup
 	var grpcMu sync.Mutex
 	var grpcSrv *grpc.Server
 	done := make(chan struct{})
@@ -100,9 +101,14 @@ func Serve(ctx context.Context, stop <-chan struct{}, cfg Config) error {
 			VersionedPlugins: map[int]plugin.PluginSet{ProtocolVersion: {PluginName: &Plugin{Impl: srv}}},
 			GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 				opts = append(opts, srv.ServerOptions()...)
-				// WaitForHandlers: Stop returns only after every running
-				// plan and apply has returned and stopped its providers.
-				opts = append(opts, grpc.StatsHandler(conns), grpc.WaitForHandlers(true))
+				// handlers counts the running calls, so that Serve returns
+				// only after every plan and apply has returned and stopped
+				// its providers. grpc.WaitForHandlers would do that inside
+				// Stop, but go-plugin's Shutdown calls Stop from a handler,
+				// which then waits for itself until the client kills the
+				// process (and its socket directory stays behind).
+				opts = append(opts, grpc.StatsHandler(conns))
+				opts = append(opts, trackHandlers(&handlers)...)
 				g := grpc.NewServer(opts...)
 				grpcMu.Lock()
 				grpcSrv = g
@@ -137,7 +143,24 @@ wait:
 	if g != nil {
 		g.Stop()
 	}
+	handlers.Wait()
 	return srv.Close()
+}
+
+// trackHandlers counts every running unary and streaming call in wg.
+func trackHandlers(wg *sync.WaitGroup) []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
+			wg.Add(1)
+			defer wg.Done()
+			return next(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, next grpc.StreamHandler) error {
+			wg.Add(1)
+			defer wg.Done()
+			return next(srv, ss)
+		}),
+	}
 }
 
 // connTracker notices when the client has gone: its last connection

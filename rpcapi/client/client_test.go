@@ -1,12 +1,15 @@
 package client_test
 
 import (
-	"context"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -368,19 +371,87 @@ provider "time" {
 	}
 }
 
+// TestServerExitsWhenClientCloses: Close stops the server gracefully
+// while a plan holds providers open. go-plugin does not have to kill it,
+// and nothing is left behind: not the server, not a provider it started,
+// not its socket directory.
 func TestServerExitsWhenClientCloses(t *testing.T) {
 	t.Parallel()
-	c, err := client.Start(client.Options{Pier: testbin.Pier(t)})
+	var stderr syncBuffer
+	c, err := client.Start(client.Options{Pier: testbin.Pier(t), Stderr: &stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Handshake(context.Background(), nil); err != nil {
+	ctx := t.Context()
+	if _, err := c.Handshake(ctx, nil); err != nil {
 		t.Fatal(err)
+	}
+	dir := writeDeployment(t, map[string]string{"main.pier.hcl": deploymentHCL})
+	od, err := c.Deployments.OpenDeployment(ctx, &pier1.OpenDeployment_Request{Source: &pier1.OpenDeployment_Request_Dir{Dir: dir}, LockMode: pier1.LockMode_LOCK_OFF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Plan(ctx, &pier1.PlanDeployment_Request{DeploymentHandle: od.DeploymentHandle}); err != nil {
+		t.Fatal(err)
+	}
+	pid, socket := client.Server(c)
+	kids := childrenOf(pid)
+	if len(kids) == 0 {
+		t.Fatalf("the server %d runs no provider after a plan", pid)
 	}
 	c.Close()
 	if !c.Exited() {
 		t.Error("pier rpcapi still runs after Close")
 	}
+	if strings.Contains(stderr.String(), "plugin failed to exit gracefully") {
+		t.Errorf("go-plugin killed the server:\n%s", stderr.String())
+	}
+	if _, err := os.Stat(filepath.Dir(socket)); !os.IsNotExist(err) {
+		t.Errorf("the socket directory %s is left behind (%v)", filepath.Dir(socket), err)
+	}
+	for _, kid := range kids {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", kid)); err == nil {
+			t.Errorf("provider process %d outlives the server", kid)
+		}
+	}
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var kids []int
+	for _, f := range stats {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			n, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			kids = append(kids, n)
+		}
+	}
+	return kids
+}
+
+// syncBuffer is a bytes.Buffer for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestSavedPlanAppliesWithPierApply: the saved-plan bytes of a Plan over
