@@ -3,9 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -198,4 +202,153 @@ func TestUIGraphOfHello(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "graph")
+}
+
+// watchStatuses makes the page record every status a run row shows, in
+// order, as "ADDRESS STATUS" in window.seen.
+const watchStatuses = `(() => {
+	window.seen = [];
+	const last = new Map();
+	const note = () => {
+		for (const tr of document.querySelectorAll("#run-table tbody tr[data-address]")) {
+			const s = tr.dataset.status || "";
+			if (s && last.get(tr.dataset.address) !== s) {
+				last.set(tr.dataset.address, s);
+				window.seen.push(tr.dataset.address + " " + s);
+			}
+		}
+	};
+	new MutationObserver(note).observe(document.querySelector("#run-table tbody"), {subtree: true, childList: true, attributes: true, attributeFilter: ["data-status"]});
+	return true;
+})()`
+
+// passedThrough reports whether seen shows addr going through statuses in
+// that order (others may come between).
+func passedThrough(seen []string, addr string, statuses ...string) bool {
+	i := 0
+	for _, s := range seen {
+		if i < len(statuses) && s == addr+" "+statuses[i] {
+			i++
+		}
+	}
+	return i == len(statuses)
+}
+
+func TestUIPlanApplyAndHistory(t *testing.T) {
+	t.Parallel()
+	dir := helloCopy(t)
+	url, _ := startUI(t, dir, nil, "ui")
+	ctx := newBrowser(t)
+	browse(t, ctx, "open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`body[data-graph="ready"] #graph svg`)))
+	pageEval[bool](t, ctx, watchStatuses)
+
+	browse(t, ctx, "plan", chromedp.Click(chromedp.CSS(`nav button[data-view="plan"]`)), chromedp.Click(chromedp.CSS(`#plan-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-plan="ready"] #plan-text`)))
+	text := get(t, ctx, "read the plan", chromedp.Text(chromedp.CSS(`#plan-text`)))
+	for _, want := range []string{"# born will be created", "+ first (local memo)", `+ initialize_with = "the first apply"`, "+ greeting (kv kv)", "# note will be created", "Plan: 4 to create, 0 to update, 0 to destroy"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the page's plan does not show %q:\n%s", want, text)
+		}
+	}
+	colours := pageEval[map[string]string](t, ctx, `Object.fromEntries(Array.from(document.querySelectorAll("#graph g.node")).map(g => [g.dataset.address, g.dataset.status || ""]))`)
+	want := map[string]string{"state": "", "first": "create", "born": "create", "note": "create", "greeting": "create"}
+	if !maps.Equal(colours, want) {
+		t.Errorf("graph statuses after the plan: %v; want %v", colours, want)
+	}
+	screenshot(t, ctx, "plan")
+
+	browse(t, ctx, "apply", chromedp.Click(chromedp.CSS(`#apply-button`)), chromedp.WaitVisible(chromedp.CSS(`dialog#confirm[open]`)),
+		chromedp.Click(chromedp.CSS(`#confirm-apply`)), chromedp.WaitVisible(chromedp.CSS(`body[data-run="done"] #summary`)))
+	summary := get(t, ctx, "read the summary", chromedp.Text(chromedp.CSS(`#summary`)))
+	if summary != "Done: 4 created, 0 updated, 0 destroyed." {
+		t.Errorf("summary %q; want 4 created", summary)
+	}
+	seen := pageEval[[]string](t, ctx, `window.seen`)
+	for _, addr := range []string{"first", "born", "note", "greeting"} {
+		if !passedThrough(seen, addr, "pending", "applying", "applied") {
+			t.Errorf("%s did not go pending, applying, applied on the page; it showed %q", addr, seen)
+		}
+	}
+	colours = pageEval[map[string]string](t, ctx, `Object.fromEntries(Array.from(document.querySelectorAll("#graph g.node")).map(g => [g.dataset.address, g.dataset.status || ""]))`)
+	for _, addr := range []string{"first", "born", "note", "greeting"} {
+		if colours[addr] != "applied" {
+			t.Errorf("graph status of %s after the apply: %q; want applied", addr, colours[addr])
+		}
+	}
+	note, err := os.ReadFile(filepath.Join(dir, "hello.txt"))
+	if err != nil || !strings.HasPrefix(string(note), "Deployed by pier: the first apply, at ") {
+		t.Errorf("hello.txt after the page's apply: %q, %v", note, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kv", "greeting")); err != nil {
+		t.Errorf("the kv provider's greeting: %v", err)
+	}
+	screenshot(t, ctx, "apply")
+
+	// The history view lists the same events as pier state history.
+	d := &deployment{t: t, dir: dir, pier: testbin.Pier(t)}
+	cli := strings.Split(strings.TrimSpace(d.mustRun("state", "history", "--json")), "\n")
+	browse(t, ctx, "open the history", chromedp.Click(chromedp.CSS(`nav button[data-view="history"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-history="ready"] table.events[data-state="state"]`)))
+	rows := pageEval[[]string](t, ctx, `Array.from(document.querySelectorAll('#history table.events[data-state="state"] tbody tr')).map(tr => tr.children[0].textContent + " " + tr.children[2].textContent)`)
+	if len(rows) != len(cli) || len(rows) < 5 {
+		t.Fatalf("the history view lists %d events %q; pier state history lists %d", len(rows), rows, len(cli))
+	}
+	// The state after the first create is as pier state show --at says.
+	at := -1
+	for i, r := range rows {
+		if strings.HasSuffix(r, " create") {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		t.Fatalf("no create event in %q", rows)
+	}
+	browse(t, ctx, "show an earlier state", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#history tr[data-index="%d"] td:nth-child(5) button`, at))),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#history-detail .state-at[data-at="%d"] pre`, at))))
+	var shown struct {
+		Resources map[string]struct {
+			Inputs map[string]any `json:"inputs"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(get(t, ctx, "read the earlier state", chromedp.Text(chromedp.CSS(`#history-detail .state-at pre`)))), &shown); err != nil {
+		t.Fatal(err)
+	}
+	var byCLI map[string]struct {
+		InputProperties map[string]any `json:"input_properties"`
+	}
+	if err := json.Unmarshal([]byte(d.mustRun("state", "show", "--at", fmt.Sprint(at))), &byCLI); err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.Resources) != 1 || len(byCLI) != 1 {
+		t.Errorf("after event %d the page shows %v and pier state show --at %v; want the one resource created first", at, shown.Resources, byCLI)
+	}
+	for addr, e := range byCLI {
+		if !reflect.DeepEqual(shown.Resources[addr].Inputs, e.InputProperties) {
+			t.Errorf("after event %d, %s's inputs: page %v, pier state show --at %v", at, addr, shown.Resources[addr].Inputs, e.InputProperties)
+		}
+	}
+	// A diff from that event to the last lists what the later creates added.
+	last := len(rows) - 1
+	browse(t, ctx, "diff two events", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#history tr[data-index="%d"] td:nth-child(6) button`, at))),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`#history tr[data-index="%d"] td:nth-child(5) button`, last))),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#history-detail .state-at[data-at="%d"] table.diff`, last))))
+	paths := pageEval[[]string](t, ctx, `Array.from(document.querySelectorAll("#history-detail table.diff tbody tr td:first-child, #history-detail table.diff > tr td:first-child")).map(td => td.textContent)`)
+	for _, want := range []string{"/note", "/greeting", "/outputs/note"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("the diff from event %d to %d does not list %s: %q", at, last, want, paths)
+		}
+	}
+	screenshot(t, ctx, "history")
+
+	// The resource view shows note's recorded inputs and its history.
+	browse(t, ctx, "open note", chromedp.Click(chromedp.CSS(`nav button[data-view="graph"]`)), chromedp.Click(chromedp.CSS(`g.node[data-address="note"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#details table.events`)))
+	details := get(t, ctx, "read note", chromedp.Text(chromedp.CSS(`#details`)))
+	for _, want := range []string{"note in state", `"name": "hello.txt"`, "History in state", "create"} {
+		if !strings.Contains(details, want) {
+			t.Errorf("resource view of note after the apply does not show %q:\n%s", want, details)
+		}
+	}
+	screenshot(t, ctx, "resource")
 }

@@ -263,7 +263,7 @@ func (s *Server) describe(p *engine.Plan) (*planJSON, error) {
 }
 
 // statuses colours the graph: each planned resource's action, or pending
-// (an interrupted run left an operation unfinished) or drifted.
+// (an interrupted run left an operation unfinished in state) or drifted.
 func statuses(p *engine.Plan) map[string]string {
 	out := map[string]string{}
 	for _, c := range p.Changes {
@@ -271,13 +271,15 @@ func statuses(p *engine.Plan) map[string]string {
 			continue
 		}
 		st := c.Action.String()
-		switch {
-		case c.Pending:
-			st = "pending"
-		case c.Action == engine.ActionNoOp:
+		if c.Action == engine.ActionNoOp {
 			st = "unchanged"
 		}
 		out[c.Addr()] = st
+	}
+	for _, v := range p.States {
+		for addr := range v.Pending {
+			out[addr] = "pending"
+		}
 	}
 	for _, d := range p.Drift {
 		if out[d.Address.String()] == "unchanged" || out[d.Address.String()] == "" {

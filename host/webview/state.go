@@ -120,7 +120,7 @@ func (s *Server) handleResource(w http.ResponseWriter, r *http.Request) {
 			}
 			seen[a] = true
 			out.Instances = append(out.Instances, redactedInstance(a, h, rec.Entry, view.Pending[a]))
-			pointers[h] = append(pointers[h], pointer(rec.Address))
+			pointers[h] = append(pointers[h], pointer(rec.Address), pendingPointer(a))
 		}
 		for a, p := range view.Pending {
 			pa, err := source.ParseAddress(a)
@@ -128,7 +128,7 @@ func (s *Server) handleResource(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			out.Instances = append(out.Instances, redactedInstance(a, h, engine.Entry{Type: p.Type, Provider: p.Provider}, p))
-			pointers[h] = append(pointers[h], pointer(pa))
+			pointers[h] = append(pointers[h], pointer(pa), pendingPointer(a))
 		}
 	}
 	sort.Slice(out.Instances, func(i, j int) bool { return out.Instances[i].Address < out.Instances[j].Address })
@@ -157,6 +157,11 @@ func pointer(a source.Address) string {
 		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(seg))
 	}
 	return b.String()
+}
+
+// pendingPointer is the JSON Pointer of an instance's pending operation.
+func pendingPointer(addr string) string {
+	return "/pierPendingOperations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(addr)
 }
 
 // touches reports whether an event that touched paths changed one of the

@@ -243,7 +243,7 @@ async function stateAt(state, at, from, address) {
     const s = await api(q);
     if (s.diff) {
       out.append(el("h3", {}, `${state}: from event ${s.from} to event ${s.index}`));
-      const t = el("table", { class: "diff" });
+      const t = el("table", { class: "diff" }, el("thead", {}, el("tr", {}, ...["path", "before", "after"].map((h) => el("th", { scope: "col" }, h)))));
       for (const d of s.diff) t.append(el("tr", {}, el("td", {}, d.path), el("td", { class: "before" }, JSON.stringify(d.before) ?? ""), el("td", { class: "after" }, JSON.stringify(d.after) ?? "")));
       if (!s.diff.length) t.append(el("tr", {}, el("td", {}, "no difference")));
       out.append(t);
