@@ -30,7 +30,9 @@ import (
 const CacheSuffix = ".cache"
 
 // cacheVersion is the cache format; a cache of another version is ignored.
-const cacheVersion = 1
+// Version 2: replay checks event checksums and refuses invalid UTF-8, so a
+// cache made by an older replay, which accepted both, is not trusted.
+const cacheVersion = 2
 
 // cacheHeader is the first line of a cache file; the encoded state follows
 // on the second. Beside the keys it carries what a replay reports besides

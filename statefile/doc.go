@@ -26,6 +26,11 @@
 // reading. Operation members are matched case-sensitively, as json-patch
 // and NixOps4 match them.
 //
+// Every event the writer appends carries a checksum in its meta
+// ([ChecksumKey]), which every replay checks; events without one (NixOps4
+// writes none) are read as they are. An event that is not valid UTF-8 is
+// refused ([ErrInvalidUTF8]), never read with its bytes replaced.
+//
 // A torn tail is a last value cut short mid-JSON, or NUL bytes at the end
 // (a crash that extended the file without writing its data). Readers report
 // it; Open keeps a copy and cuts it off, so no whole event is lost.

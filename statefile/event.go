@@ -3,8 +3,11 @@ package statefile
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"maps"
+	"strconv"
 
 	"github.com/pierhq/pier/schema"
 )
@@ -91,14 +94,92 @@ func initEvent(time string) Event {
 }
 
 // encodeLine is the compact one-line form the writer appends, with its
-// newline.
+// newline and its checksum (see [ChecksumKey]).
 func (e Event) encodeLine() ([]byte, error) {
 	if e.Patch == nil {
 		e.Patch = schema.Patch{}
+	}
+	if _, ok := e.Meta.Extra[ChecksumKey]; ok {
+		e.Meta.Extra = maps.Clone(e.Meta.Extra)
+		delete(e.Meta.Extra, ChecksumKey)
 	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	// The member goes first in meta; the event is encoded with "index"
+	// before "meta", so the first `"meta":{` is meta's.
+	at := bytes.Index(b, []byte(`"meta":{`)) + len(`"meta":{`)
+	member := fmt.Sprintf(`"%s":"%s%08x"`, ChecksumKey, checksumPrefix, crc32.Checksum(b, castagnoli))
+	if b[at] != '}' {
+		member += ","
+	}
+	line := make([]byte, 0, len(b)+len(member)+1)
+	line = append(append(append(line, b[:at]...), member...), b[at:]...)
+	return append(line, '\n'), nil
+}
+
+// ChecksumKey is the meta member in which pier records each event's
+// checksum: "crc32c:" and eight hex digits, the CRC-32C (Castagnoli) of
+// the event's compact JSON without this member. NixOps4 reads meta's
+// members other than time into a map and ignores them, so its reader
+// still reads pier's files; its own events carry none, and are read as
+// they are. A replay refuses an event whose checksum does not match
+// ([ErrChecksum]): CRC-32C catches every change of up to four bytes in a
+// row, a flipped bit or byte anywhere included, and any other change
+// almost surely. It is a check against damage and mistaken edits, not
+// against someone who rewrites the checksum too.
+const ChecksumKey = "pierChecksum"
+
+const checksumPrefix = "crc32c:"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrChecksum is the cause of the [*EventError] for an event whose
+// checksum does not match its content.
+var ErrChecksum = errors.New("checksum mismatch: the event is not as pier wrote it (a damaged disk or an edit); restore the file from a backup (a compaction keeps FILE.TIME.bak), or remove the event's meta." + ChecksumKey + " member to accept the event as it now is")
+
+// verifyChecksum checks raw, one event's JSON text, against the checksum
+// its meta holds, sum. raw is compacted first when it is not compact (a
+// file pretty-printed after pier wrote it), so only whitespace may
+// differ from what pier wrote.
+func verifyChecksum(raw []byte, sum any) error {
+	s, ok := sum.(string)
+	if !ok || len(s) != len(checksumPrefix)+8 || s[:len(checksumPrefix)] != checksumPrefix {
+		return fmt.Errorf("meta.%s is %v, not %q and eight hex digits", ChecksumKey, sum, checksumPrefix)
+	}
+	want, err := strconv.ParseUint(s[len(checksumPrefix):], 16, 32)
+	if err != nil {
+		return fmt.Errorf("meta.%s is %q, not %q and eight hex digits", ChecksumKey, s, checksumPrefix)
+	}
+	if c, ok := crcWithout(raw, s); ok && c == uint32(want) {
+		return nil
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, raw) == nil && !bytes.Equal(c.Bytes(), raw) {
+		if c, ok := crcWithout(c.Bytes(), s); ok && c == uint32(want) {
+			return nil
+		}
+	}
+	return ErrChecksum
+}
+
+// crcWithout is the CRC-32C of raw without its checksum member (and the
+// comma that separates it); ok is false when the member is not there
+// exactly once, as pier writes it.
+func crcWithout(raw []byte, sum string) (crc uint32, ok bool) {
+	member := []byte(`"` + ChecksumKey + `":"` + sum + `"`)
+	i := bytes.Index(raw, member)
+	if i < 0 || bytes.Contains(raw[i+len(member):], member) {
+		return 0, false
+	}
+	start, end := i, i+len(member)
+	switch {
+	case end < len(raw) && raw[end] == ',':
+		end++
+	case start > 0 && raw[start-1] == ',':
+		start--
+	}
+	c := crc32.Update(0, castagnoli, raw[:start])
+	return crc32.Update(c, castagnoli, raw[end:]), true
 }

@@ -82,7 +82,7 @@ func replayLines(data []byte) (rep *Replayed, d *doc, ok bool) {
 	for ordinal := range lines {
 		l := &lines[ordinal]
 		pos := Position{Ordinal: ordinal, Offset: int64(l.start), Line: l.num}
-		rec, err := d.replayEvent(rep, pos, &l.ev)
+		rec, err := d.replayEvent(rep, pos, &l.ev, bytes.TrimRight(l.value, " \t\r"))
 		if err != nil {
 			return nil, nil, false
 		}

@@ -103,6 +103,8 @@ func open(path string, lk *os.File, logger *slog.Logger, opts Options) (*Log, er
 }
 
 func (l *Log) load(wait bool, snap *Snapshot) error {
+	_, statErr := os.Lstat(l.path)
+	existed := statErr == nil
 	f, fi, err := openRegular(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
@@ -163,6 +165,9 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 			if err := l.cutTorn(data, rep.Torn); err != nil {
 				return err
 			}
+		} else if existed && (snap == nil || !snap.NoEvents) {
+			// (A reader of the same file has said so already.)
+			l.log.Warn(NoEventsWarning, "path", l.path, "bytes", len(data))
 		}
 		return l.initialise()
 	case err != nil:
@@ -182,6 +187,11 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 	l.events = len(rep.Events)
 	return nil
 }
+
+// NoEventsWarning is what pier says of a state file that exists but holds
+// no event (see [Snapshot.NoEvents]): an emptied file reads as a state
+// that records nothing.
+const NoEventsWarning = "state file exists but holds no events, not even the initialising one: it reads as an empty state, so every resource plans as new; if it held a state, restore it from a backup before applying"
 
 // warn logs the events pier would not write in one line, not one per
 // event: replay already sums up a NixOps4-written file's index-0 events in

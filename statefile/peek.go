@@ -25,6 +25,11 @@ type Snapshot struct {
 	// Torn is set when the file ends in a truncated value. Read leaves it
 	// in place; the next [Open] keeps a copy and cuts it off.
 	Torn *Torn
+	// NoEvents is set when the file exists but holds no complete event,
+	// not even the initialising one: it is empty (or blank, or all torn).
+	// It reads as the initial document, so every resource plans as new:
+	// a file that was emptied by mistake must not pass unremarked.
+	NoEvents bool
 
 	// What a writer opened later needs to take the read over instead of
 	// replaying the file again (see [Options.Snapshot]): the live
@@ -103,7 +108,7 @@ func (s *Snapshot) Unchanged(path string) bool {
 		return false
 	}
 	fi, err := os.Stat(path)
-	if !s.Exists {
+	if !s.Exists && !s.NoEvents {
 		return errors.Is(err, fs.ErrNotExist)
 	}
 	return err == nil && idOf(fi) == s.id
@@ -136,7 +141,11 @@ func Read(path string) (*Snapshot, error) {
 	rep, d, err := replay(data)
 	switch {
 	case errors.Is(err, ErrNoEvents):
-		return &Snapshot{state: initialState(), Torn: rep.Torn}, nil
+		s := &Snapshot{state: initialState(), Torn: rep.Torn, NoEvents: true}
+		if int64(len(data)) == fi.Size() {
+			s.id = idOf(fi) // a second read of the same file need not repeat this one
+		}
+		return s, nil
 	case err != nil:
 		return nil, fmt.Errorf("state file %s: %w", path, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Position locates an event in the file.
@@ -186,7 +187,7 @@ func replaySeq(data []byte) (*Replayed, *doc, error) {
 			}
 			return rep, nil, &EventError{Position: pos, Err: err}
 		}
-		rec, err := d.replayEvent(rep, pos, &w)
+		rec, err := d.replayEvent(rep, pos, &w, data[start:dec.InputOffset()])
 		if err != nil {
 			return rep, nil, &EventError{Position: pos, Err: err}
 		}
@@ -203,7 +204,11 @@ func replaySeq(data []byte) (*Replayed, *doc, error) {
 	return rep, d, nil
 }
 
-func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, error) {
+// replayEvent applies one decoded event, w, whose JSON text is raw.
+func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent, raw []byte) (Record, error) {
+	if i := invalidUTF8(raw); i >= 0 {
+		return Record{}, fmt.Errorf("byte %d: %w", pos.Offset+int64(i), ErrInvalidUTF8)
+	}
 	switch {
 	case w.Index == nil:
 		return Record{}, errors.New("missing index")
@@ -219,6 +224,13 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 	patch, err := wireOperations(*w.Patch)
 	if err != nil {
 		return Record{}, err
+	}
+	if sum, ok := w.Meta[ChecksumKey]; ok {
+		// pier wrote it; an event without one (NixOps4's) is read as it is.
+		if err := verifyChecksum(raw, sum); err != nil {
+			return Record{}, fmt.Errorf("index %s: %w", w.Index, err)
+		}
+		delete(w.Meta, ChecksumKey)
 	}
 	if pos.Ordinal == 0 {
 		if !isInit(patch) {
@@ -236,6 +248,29 @@ func (d *doc) replayEvent(rep *Replayed, pos Position, w *wireEvent) (Record, er
 	d.commit()
 	rep.LastIndex = max(rep.LastIndex, idx)
 	return Record{Position: pos, Index: idx, Meta: metaFromMap(w.Meta), Paths: touched(patch)}, nil
+}
+
+// ErrInvalidUTF8 is the cause of the [*EventError] for an event that is
+// not valid UTF-8. JSON text is UTF-8 (RFC 8259), NixOps4's reader refuses
+// anything else, and decoding would silently replace the bad bytes with
+// U+FFFD, a state that is not the one written, which a compaction would
+// then make permanent.
+var ErrInvalidUTF8 = errors.New("invalid UTF-8: a state file is UTF-8 JSON, and pier does not read bytes it would have to replace")
+
+// invalidUTF8 is the offset of the first byte in b that is not valid
+// UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 // nonIncreasing records an index that does not increase. Index 0 is how

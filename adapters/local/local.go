@@ -334,6 +334,9 @@ func (p *Provider) read(name string) (stateRead, error) {
 	if err != nil {
 		return stateRead{}, fmt.Errorf("read state file %q: %w", name, err)
 	}
+	if snap.NoEvents && snap.Torn == nil {
+		p.log.Warn(statefile.NoEventsWarning, "path", abs)
+	}
 	if snap.Torn != nil {
 		p.log.Warn("state file ends in a torn event left by an interrupted write; the next apply keeps a copy and cuts it off", "path", abs, "line", snap.Torn.Line, "bytes", snap.Torn.Size)
 	}
