@@ -55,14 +55,21 @@ func RedactEntryInputs(e Entry) map[string]any {
 }
 
 // RedactEntryOutputs returns a copy of a recorded entry's outputs fit to
-// show: what [Redact] hides, and outputs named like the inputs recorded as
-// sensitive, since providers commonly echo an input under its own name.
+// show: what [Redact] hides, and the outputs that the inputs recorded as
+// sensitive make sensitive ([source.InputSensitiveOutputs]: all of a v0
+// provider's, those named like the input of a Terraform resource).
 func RedactEntryOutputs(e Entry) map[string]any {
 	out := Redact(e.OutputProperties)
-	for _, p := range e.SensitiveInputs {
-		redactPath(out, dotted(p))
+	for _, steps := range entryInputSensitiveOutputs(e) {
+		redactPath(out, steps)
 	}
 	return out
+}
+
+// entryInputSensitiveOutputs are the paths of e's outputs that its
+// sensitive inputs make sensitive.
+func entryInputSensitiveOutputs(e Entry) [][]any {
+	return source.InputSensitiveOutputs(e.SensitiveInputs, source.HasSchema(e.OutputProperties))
 }
 
 // RedactInputs returns a copy of a Terraform resource's input properties

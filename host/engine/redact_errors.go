@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -60,6 +61,9 @@ func entrySecretTexts(e Entry) []string {
 	for _, steps := range paths {
 		out = collectAt(out, e.InputProperties, steps)
 		out = collectAt(out, e.OutputProperties, steps)
+	}
+	for _, steps := range entryInputSensitiveOutputs(e) {
+		out = collectAt(out, source.Visible(e.OutputProperties), steps)
 	}
 	return sortSecrets(out)
 }

@@ -91,10 +91,14 @@ type resourceDecl struct {
 	// sensitive, for instances whose outputs do not list them (see
 	// SetSchemaSensitive).
 	schemaSensitive [][]any
-	refs            []*ref // references in inputs, count and for_each
-	tree            *ctxNode
-	defRange        hcl.Range
-	index           int // position in dependency order
+	// terraform is set when the resource's provider is a Terraform
+	// provider, whose schema says which outputs are sensitive
+	// ([source.InputSensitiveOutputs]).
+	terraform bool
+	refs      []*ref // references in inputs, count and for_each
+	tree      *ctxNode
+	defRange  hcl.Range
+	index     int // position in dependency order
 
 	// valueDependents are evaluated with this resource's value: they must be
 	// re-evaluated when it changes. watched is set when some of them read

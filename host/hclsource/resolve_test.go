@@ -173,10 +173,10 @@ func TestResolveFixtures(t *testing.T) {
 				"a": {Status: "ready", Provider: "local", Type: "exec", Line: 11, Inputs: map[string]any{"token": "s3cret"}},
 			},
 			wantOutputs: map[string]any{
-				"static":                  map[string]any{"name": "x", "n": "#1"},
-				"from_inputs (sensitive)": map[string]any{"token": "s3cret"},
-				"from_outputs":            "hi",
-				"secret (sensitive)":      "s3cret",
+				"static":                   map[string]any{"name": "x", "n": "#1"},
+				"from_inputs (sensitive)":  map[string]any{"token": "s3cret"},
+				"from_outputs (sensitive)": "hi",
+				"secret (sensitive)":       "s3cret",
 			},
 		},
 	}

@@ -228,6 +228,9 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 	}
 	r.tree = buildTree(r.refs)
 	d.addLocals(r.tree, r.expandBy, r.inputs)
+	if p := d.providers[r.provider]; p != nil {
+		r.terraform = p.Terraform != ""
+	}
 	_, hasState := content.Attributes["state"]
 	// A builtin adapter says which of its types keep their result in
 	// state, and so make no sense without a state handler.

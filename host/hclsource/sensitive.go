@@ -19,9 +19,11 @@ import (
 //
 //   - it starts at sensitive variables (vars.go), at the attributes a
 //     Terraform resource's recorded outputs list as sensitive
-//     ([source.SensitiveOutputPaths]), and at outputs named like an input
-//     of the same resource that is sensitive (providers echo inputs; the
-//     engine hides those outputs in state show for the same reason);
+//     ([source.SensitiveOutputPaths]), and at the outputs of a resource
+//     that its sensitive inputs make sensitive
+//     ([source.InputSensitiveOutputs]: every output of a v0 provider's
+//     resource, those named like the input of a Terraform one; the engine
+//     hides the same outputs in state show);
 //   - HCL and cty carry the mark through references, operators and
 //     functions;
 //   - it ends in a resource's [source.Resource.SensitiveInputs], which the
@@ -49,12 +51,30 @@ func (inst *instance) markedValue() cty.Value {
 		in = markPath(in, p)
 		out = markPath(out, p)
 	}
+	// Outputs are sensitive where its sensitive inputs make them so: see
+	// source.InputSensitiveOutputs for the rule.
+	echoed := source.InputSensitiveOutputs(inst.sensitive, inst.hasSchema())
+	if !inst.outKnown && echoed != nil && !inst.hasSchema() {
+		// Not created yet: every output will be sensitive, so a reader
+		// (an output block) learns it at plan, not after apply.
+		out = out.Mark(sensitiveMark{})
+	}
 	if inst.outKnown {
-		for _, p := range inst.sensitive {
-			out = markPath(out, source.DottedPath(p))
+		for _, p := range echoed {
+			out = markPath(out, p)
 		}
 	}
 	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": out})
+}
+
+// hasSchema reports whether inst's provider has a schema that says which
+// of its outputs are sensitive: a Terraform provider's, as its recorded
+// outputs show, or its declaration before it has any.
+func (inst *instance) hasSchema() bool {
+	if inst.outKnown {
+		return source.HasSchema(inst.outSeen)
+	}
+	return inst.decl != nil && inst.decl.terraform
 }
 
 // SetSchemaSensitive implements [source.SchemaSensitive]: the instances

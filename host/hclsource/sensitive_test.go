@@ -103,7 +103,23 @@ resource "b" {
 			known: source.Outputs{"a": tfOutputs()},
 			want:  []string{"x"},
 		},
-		"v0 output echoing a sensitive input": {
+		"a terraform resource's schema says which outputs": {
+			src: `resource "a" {
+  provider = provider.local
+  type     = "exec"
+  state    = resource.state
+  inputs   = { value = var.pw }
+}
+resource "b" {
+  provider = provider.local
+  type     = "exec"
+  inputs   = { v = resource.a.outputs.value, id = resource.a.outputs.id }
+}
+`,
+			known: source.Outputs{"a": map[string]any{"id": "f1", "value": "hunter2-secret", "__tf": map[string]any{"schema_version": json.Number("0")}}},
+			want:  []string{"v"},
+		},
+		"every output of a v0 resource with a sensitive input": {
 			src: `resource "a" {
   provider = provider.local
   type     = "memo"
@@ -117,7 +133,7 @@ resource "b" {
 }
 `,
 			known: source.Outputs{"a": {"value": "hunter2-secret", "other": "x"}},
-			want:  []string{"v"},
+			want:  []string{"o", "v"},
 		},
 		"each.value of a map of secrets": {
 			src: `resource "a" {

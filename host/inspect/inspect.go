@@ -3,6 +3,7 @@ package inspect
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -41,7 +42,9 @@ type Result struct {
 	// JSON is the value in cty's JSON encoding, null when Sensitive.
 	JSON json.RawMessage
 	// Type is the value's type in HCL type-constraint syntax, e.g.
-	// "object({port=number})".
+	// "object({port=number})". The attribute names of a sensitive object
+	// may be secrets ({(var.token) = 1}), so its type reads
+	// "object(sensitive)".
 	Type string
 	// Sensitive means the value, or part of it, is secret: it is not
 	// rendered at all.
@@ -65,7 +68,7 @@ func (in *Inspector) Eval(expr string) Result {
 		return Result{Diagnostics: hclsource.RedactDiagnostics(diags, in.ctx.Functions)}
 	}
 	unmarked, marks := v.UnmarkDeep()
-	r := Result{Value: v, Type: typeString(unmarked.Type()), Diagnostics: diags}
+	r := Result{Value: v, Type: valueTypeString(v), Diagnostics: diags}
 	for m := range marks {
 		if m == hclsource.SensitiveMark {
 			r.Sensitive = true
@@ -229,14 +232,17 @@ func keyedValue(insts map[any]cty.Value) cty.Value {
 
 // entryValue is {inputs, outputs} of a recorded resource, with what is
 // sensitive marked as a deployment's own references mark it: inputs
-// recorded as sensitive, outputs of the same name, and the attributes a
-// Terraform resource's outputs list as sensitive.
+// recorded as sensitive, the outputs those make sensitive
+// ([source.InputSensitiveOutputs]), and the attributes a Terraform
+// resource's outputs list as sensitive.
 func entryValue(rec *engine.Recorded) cty.Value {
 	in := jsonValue(rec.Entry.InputProperties)
 	out := jsonValue(rec.Entry.OutputProperties)
 	for _, p := range rec.Entry.SensitiveInputs {
 		in = hclsource.MarkSensitive(in, source.DottedPath(p))
-		out = hclsource.MarkSensitive(out, source.DottedPath(p))
+	}
+	for _, p := range source.InputSensitiveOutputs(rec.Entry.SensitiveInputs, source.HasSchema(rec.Entry.OutputProperties)) {
+		out = hclsource.MarkSensitive(out, p)
 	}
 	for _, p := range source.SensitiveOutputPaths(rec.Entry.OutputProperties) {
 		in = hclsource.MarkSensitive(in, p)
@@ -279,25 +285,64 @@ func jsonValue(x any) cty.Value {
 	return cty.StringVal(fmt.Sprint(x))
 }
 
-// typeString renders a type as an HCL type constraint.
-func typeString(t cty.Type) string {
+// sensitiveObjectType is how the type of a sensitive object reads: its
+// attribute names are the object's keys, and those may be secrets.
+const sensitiveObjectType = "object(sensitive)"
+
+// valueTypeString renders v's type as an HCL type constraint, without the
+// attribute names of any sensitive object in it.
+func valueTypeString(v cty.Value) string {
+	if v.HasMark(hclsource.SensitiveMark) {
+		return typeString(v.Type(), true)
+	}
+	u, _ := v.Unmark()
+	t := u.Type()
+	if !v.ContainsMarked() || u.IsNull() || !u.IsKnown() {
+		return typeString(t, false)
+	}
+	switch {
+	case t.IsObjectType():
+		m := u.AsValueMap()
+		names := slices.Sorted(maps.Keys(m))
+		parts := make([]string, len(names))
+		for i, n := range names {
+			parts[i] = n + "=" + valueTypeString(m[n])
+		}
+		return "object({" + strings.Join(parts, ", ") + "})"
+	case t.IsTupleType():
+		var parts []string
+		for _, e := range u.AsValueSlice() {
+			parts = append(parts, valueTypeString(e))
+		}
+		return "tuple([" + strings.Join(parts, ", ") + "])"
+	}
+	// A collection's elements share one type: if any is marked, that type
+	// may hold a sensitive object's names.
+	return typeString(t, true)
+}
+
+// typeString renders a type as an HCL type constraint; hide writes object
+// types as sensitiveObjectType.
+func typeString(t cty.Type, hide bool) string {
 	switch {
 	case t == cty.DynamicPseudoType:
 		return "dynamic"
 	case t.IsPrimitiveType():
 		return t.FriendlyName()
 	case t.IsListType():
-		return "list(" + typeString(t.ElementType()) + ")"
+		return "list(" + typeString(t.ElementType(), hide) + ")"
 	case t.IsSetType():
-		return "set(" + typeString(t.ElementType()) + ")"
+		return "set(" + typeString(t.ElementType(), hide) + ")"
 	case t.IsMapType():
-		return "map(" + typeString(t.ElementType()) + ")"
+		return "map(" + typeString(t.ElementType(), hide) + ")"
 	case t.IsTupleType():
 		var parts []string
 		for _, e := range t.TupleElementTypes() {
-			parts = append(parts, typeString(e))
+			parts = append(parts, typeString(e, hide))
 		}
 		return "tuple([" + strings.Join(parts, ", ") + "])"
+	case t.IsObjectType() && hide:
+		return sensitiveObjectType
 	case t.IsObjectType():
 		names := make([]string, 0, len(t.AttributeTypes()))
 		for n := range t.AttributeTypes() {
@@ -306,7 +351,7 @@ func typeString(t cty.Type) string {
 		slices.Sort(names)
 		var parts []string
 		for _, n := range names {
-			parts = append(parts, n+"="+typeString(t.AttributeType(n)))
+			parts = append(parts, n+"="+typeString(t.AttributeType(n), hide))
 		}
 		return "object({" + strings.Join(parts, ", ") + "})"
 	}

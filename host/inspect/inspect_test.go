@@ -34,7 +34,9 @@ func testInspector(t *testing.T) *Inspector {
 	states := map[string]*engine.StateView{"state": {
 		Handler: "state",
 		Entries: map[string]*engine.Recorded{
-			"db":        rec("db", map[string]any{"user": "app", "password": "s3cret"}, map[string]any{"port": float64(5432)}, "password"),
+			"db": rec("db", map[string]any{"user": "app", "password": "s3cret"}, map[string]any{"port": float64(5432)}, "password"),
+			"tfdb": rec("tfdb", map[string]any{"user": "app", "password": "s3cret"},
+				map[string]any{"port": float64(5432), "password": "s3cret", source.ReservedOutputKey: map[string]any{"schema_version": float64(0)}}, "password"),
 			"web[0]":    rec("web[0]", map[string]any{"n": float64(0)}, map[string]any{"id": "w0"}),
 			"web[1]":    rec("web[1]", map[string]any{"n": float64(1)}, map[string]any{"id": "w1"}),
 			"app.cache": rec("app.cache", map[string]any{}, map[string]any{"size": float64(64)}),
@@ -57,20 +59,33 @@ func TestEval(t *testing.T) {
 		sensitive bool
 		err       bool
 	}{
-		"output port plus one": {expr: "resource.db.outputs.port + 1", json: "5433", typ: "number"},
-		"variable":             {expr: "upper(var.name)", json: `"WEB"`, typ: "string"},
-		"count instances":      {expr: "[for w in resource.web : w.outputs.id]", json: `["w0","w1"]`, typ: "tuple([string, string])"},
-		"composite member":     {expr: "deployment.app.resource.cache.outputs.size", json: "64", typ: "number"},
-		"recorded output":      {expr: "output.url", json: `"http://web"`, typ: "string"},
-		"sensitive variable":   {expr: "var.password", json: "null", typ: "string", sensitive: true},
-		"derived from secret":  {expr: "upper(var.password)", json: "null", typ: "string", sensitive: true},
-		"sensitive input":      {expr: "resource.db.inputs.password", json: "null", typ: "string", sensitive: true},
-		"object with a secret": {expr: "resource.db.inputs", json: "null", sensitive: true, typ: "object({password=string, user=string})"},
-		"other input in clear": {expr: "resource.db.inputs.user", json: `"app"`, typ: "string"},
+		// A v0 provider's outputs may echo any input: with one sensitive,
+		// all are.
+		"output of a v0 resource with a sensitive input": {expr: "resource.db.outputs.port + 1", json: "null", typ: "number", sensitive: true},
+		// A Terraform schema says which are: only the one named like the
+		// input is besides.
+		"output port plus one":   {expr: "resource.tfdb.outputs.port + 1", json: "5433", typ: "number"},
+		"terraform echoed input": {expr: "resource.tfdb.outputs.password", json: "null", typ: "string", sensitive: true},
+		"variable":               {expr: "upper(var.name)", json: `"WEB"`, typ: "string"},
+		"count instances":        {expr: "[for w in resource.web : w.outputs.id]", json: `["w0","w1"]`, typ: "tuple([string, string])"},
+		"composite member":       {expr: "deployment.app.resource.cache.outputs.size", json: "64", typ: "number"},
+		"recorded output":        {expr: "output.url", json: `"http://web"`, typ: "string"},
+		"sensitive variable":     {expr: "var.password", json: "null", typ: "string", sensitive: true},
+		"derived from secret":    {expr: "upper(var.password)", json: "null", typ: "string", sensitive: true},
+		"sensitive input":        {expr: "resource.db.inputs.password", json: "null", typ: "string", sensitive: true},
+		"object with a secret":   {expr: "resource.db.inputs", json: "null", sensitive: true, typ: "object({password=string, user=string})"},
+		"other input in clear":   {expr: "resource.db.inputs.user", json: `"app"`, typ: "string"},
+		// A sensitive object's attribute names are its keys: its type
+		// must not spell them.
+		"secret key":           {expr: "{(var.password) = 1}", json: "null", typ: "object(sensitive)", sensitive: true},
+		"secret key inside":    {expr: "{a = {(var.password) = 1}, b = 2}", json: "null", typ: "object({a=object(sensitive), b=number})", sensitive: true},
+		"secret keys merged":   {expr: "merge({a = 1}, {(var.password) = 2})", json: "null", typ: "object(sensitive)", sensitive: true},
+		"secret key in a list": {expr: "[{(var.password) = 1}]", json: "null", typ: "tuple([object(sensitive)])", sensitive: true},
+		"secret map":           {expr: "tomap({(var.password) = 1})", json: "null", typ: "map(number)", sensitive: true},
 		"sensitive output":     {expr: "output.token", json: "null", typ: "dynamic", sensitive: true},
 		"unknown resource":     {expr: "resource.nope.outputs.x", err: true},
 		"syntax error":         {expr: "1 +", err: true},
-		"top-level resources":  {expr: "keys(resource)", json: `["db","web"]`, typ: "tuple([string, string])"},
+		"top-level resources":  {expr: "keys(resource)", json: `["db","tfdb","web"]`, typ: "tuple([string, string, string])"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -57,6 +57,47 @@ func SensitiveOutputPaths(outputs map[string]any) [][]any {
 	return out
 }
 
+// InputSensitiveOutputs returns the paths of a resource's outputs that
+// are sensitive because some of its inputs are (sensitiveInputs, dotted
+// as [Resource.SensitiveInputs] holds them). The rule is one for every
+// reader of outputs: references in a deployment, state show, pier eval,
+// the console and the RPC inspector.
+//
+//   - A resource of a provider with a schema (a Terraform provider,
+//     whose recorded outputs carry [ReservedOutputKey]; schemaKnown) has
+//     its outputs marked where the schema says ([SensitiveOutputPaths]);
+//     beyond that, an output named like a sensitive input is sensitive,
+//     since providers echo their inputs under their own names.
+//   - A v0 provider's outputs (pier's local adapter, any third-party
+//     provider) say nothing of where they came from: memo's value is its
+//     initialize_with, exec's stdout may be its stdin. The protocol has no
+//     way for a provider to tell, so every output of a resource with a
+//     sensitive input is sensitive ([AnyStep]). Erring this way costs a
+//     sensitive = true on an output; the other way prints a secret.
+//
+// It returns nil when no input is sensitive.
+func InputSensitiveOutputs(sensitiveInputs []string, schemaKnown bool) [][]any {
+	if len(sensitiveInputs) == 0 {
+		return nil
+	}
+	if !schemaKnown {
+		return [][]any{{AnyStep}}
+	}
+	out := make([][]any, len(sensitiveInputs))
+	for i, p := range sensitiveInputs {
+		out[i] = DottedPath(p)
+	}
+	return out
+}
+
+// HasSchema reports whether recorded outputs are a Terraform resource's,
+// whose provider's schema says which attributes are sensitive (see
+// [InputSensitiveOutputs]).
+func HasSchema(outputs map[string]any) bool {
+	_, ok := outputs[ReservedOutputKey]
+	return ok
+}
+
 // DottedPath splits a dotted path, as [Resource.SensitiveInputs] holds
 // them, into steps.
 func DottedPath(p string) []any {

@@ -23,8 +23,10 @@ output "from_inputs" {
   sensitive = true
 }
 
+# a has a sensitive input, so every output of it is sensitive.
 output "from_outputs" {
-  value = resource.a.outputs.stdout
+  value     = resource.a.outputs.stdout
+  sensitive = true
 }
 
 output "secret" {
