@@ -367,12 +367,18 @@ func TestProtocolVersionMismatch(t *testing.T) {
 
 // TestProviderPanicAtStart uses a stand-in provider, a shell script that
 // dies the way a Go program panics, and checks the trace reaches stderr.
+// Until the host lets go, the bridge answers each request with the cause,
+// an errorResponse: nothing reached a provider, and the host must know
+// that rather than see a bridge that died mid-request.
 func TestProviderPanicAtStart(t *testing.T) {
 	t.Parallel()
 	script := filepath.Join(t.TempDir(), "terraform-provider-panics")
 	body := "#!/bin/sh\nprintf 'panic: boom in provider\\n\\ngoroutine 1 [running]:\\nmain.main()\\n\\t/src/main.go:12 +0x1d\\n' >&2\nexit 2\n"
 	testbin.WriteExecutable(t, script, []byte(body), 0o755)
 	b := startBridge(t, script, bridgeOpts{})
+	if msg := failure(t, b.create("time_sleep", schema.Properties{"create_duration": "1s"})); !strings.Contains(msg, "create time_sleep: ") || !strings.Contains(msg, "terraform-provider-panics") {
+		t.Errorf("create on a provider that never started: %q, want the start failure", msg)
+	}
 	if code := b.exitCode(); code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}

@@ -141,7 +141,11 @@ func runAdapterTerraform(ctx context.Context, opts adapterTerraformOptions, stdi
 		Timeout:          opts.timeout,
 	})
 	if err != nil {
-		return err
+		// Answer what the host sends with the cause until it lets go, so
+		// that it knows nothing reached a provider; then fail.
+		logger.Error("the Terraform provider is unavailable; answering every request with the cause", "err", err)
+		serveErr := providersdk.ServeIO(ctx, terraform.Unavailable(err), stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
+		return errors.Join(err, serveErr)
 	}
 	defer b.Close()
 	return providersdk.ServeIO(ctx, b, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
