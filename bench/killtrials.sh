@@ -13,12 +13,25 @@
 #   reported  orphans the re-apply named as a pending create
 #   silent    objects the re-apply made a second copy of
 # The last must be 0. Nothing here is a test: it prints a table and totals.
+#
+#   KILL=tfprovider bench/killtrials.sh [TRIALS] [PIER]
+#   KILL=tfholder   bench/killtrials.sh [TRIALS] [PIER]
+#
+# kill, instead of pier, the Terraform provider or the pier tf hold that
+# holds it, mid-apply; see bench/killtrials-tf.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trials=${1:-30}
 if [ $# -ge 2 ]; then PIER=$2; else go build -o bin/pier ./cmd/pier; PIER=$PWD/bin/pier; fi
 PROV=$PWD/cmd/pier/testdata/providers/objects.py
 command -v python3 >/dev/null || { echo "bench: needs python3" >&2; exit 1; }
+case ${KILL:-pier} in
+tfprovider | tfholder)
+  . bench/killtrials-tf.sh
+  tf_trials "$KILL" "$trials"
+  exit
+  ;;
+esac
 
 printf '%-6s %-8s %-9s %-8s %-9s %-7s %s\n' trial kill_s recorded orphans reported silent reapply_exit
 t_orph=0 t_rep=0 t_silent=0 t_hit=0
