@@ -23,8 +23,8 @@ const defaultConnectTimeout = 10 * time.Second
 // connConfig parses conninfo (key=value pairs or a postgres:// URL; empty
 // means libpq's environment alone) into a pgx configuration. Errors never
 // repeat the conninfo, which may hold a host or user name a log should
-// not need.
-func connConfig(conninfo string) (*pgx.ConnConfig, error) {
+// not need. session is the session timeout (see boundSession).
+func connConfig(conninfo string, session time.Duration) (*pgx.ConnConfig, error) {
 	has, err := hasPassword(conninfo)
 	if err != nil {
 		return nil, fmt.Errorf("parse conninfo: %w", err)
@@ -43,6 +43,7 @@ func connConfig(conninfo string) (*pgx.ConnConfig, error) {
 	if cfg.RuntimeParams["application_name"] == "" {
 		cfg.RuntimeParams["application_name"] = "pier"
 	}
+	boundSession(&cfg.Config, session)
 	return cfg, nil
 }
 

@@ -29,7 +29,7 @@ func TestConninfoRefusesPasswords(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := connConfig(tt.conninfo)
+			_, err := connConfig(tt.conninfo, DefaultSessionTimeout)
 			if got := errors.Is(err, ErrPasswordInConninfo); got != tt.refused {
 				t.Errorf("connConfig(%q): %v; refused = %v, want %v", tt.conninfo, err, got, tt.refused)
 			}

@@ -15,6 +15,8 @@ type Event = statefile.Event
 
 // Events returns the log, oldest first, in one consistent snapshot.
 func (s *Store) Events(ctx context.Context) ([]Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	rows, err := s.conn.Query(ctx, "SELECT idx, meta::text, patch::text FROM "+s.table("events")+" WHERE state_key = $1 ORDER BY idx", s.key)
 	if err != nil {
 		if s.readOnly && s.last < 0 {
@@ -49,6 +51,8 @@ func (s *Store) Events(ctx context.Context) ([]Event, error) {
 // StateAt returns the state as it was after event index: the latest
 // snapshot at or before it, plus the events up to it.
 func (s *Store) StateAt(ctx context.Context, index int64) (map[string]any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if index < 0 {
 		return nil, fmt.Errorf("index %d: indexes start at 0", index)
 	}
@@ -71,6 +75,8 @@ func (s *Store) StateAt(ctx context.Context, index int64) (map[string]any, error
 // increase even where the source's did not (NixOps4 writes 0 on every
 // event). All of it is recorded, in one transaction, or none.
 func (s *Store) Import(ctx context.Context, events []Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case s.readOnly:
 		return ErrReadOnly

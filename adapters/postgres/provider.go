@@ -39,6 +39,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now stamps state events; nil means time.Now.
 	Now func() time.Time
+	// SessionTimeout bounds how long a writer cut off from the server
+	// keeps a lock (see [Config.SessionTimeout]); 0 means the default.
+	SessionTimeout time.Duration
 }
 
 // Provider serves pg_state. Close it when serving ends: it holds the
@@ -96,7 +99,7 @@ func (p *Provider) store(ctx context.Context, typ string, props schema.Propertie
 	if s, ok := p.stores[in]; ok {
 		return s, nil
 	}
-	s, err := Open(ctx, Config{Conninfo: in.Conninfo, Schema: in.Schema, Key: in.Key, ReadOnly: p.opts.ReadOnly, Logger: p.log})
+	s, err := Open(ctx, Config{Conninfo: in.Conninfo, Schema: in.Schema, Key: in.Key, ReadOnly: p.opts.ReadOnly, Logger: p.log, SessionTimeout: p.opts.SessionTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("open PostgreSQL state %q: %w", in.Key, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +36,9 @@ type Config struct {
 	// Append, whose cost must not grow with the state); 0 means
 	// defaultSnapshotEvery.
 	SnapshotEvery int
+	// SessionTimeout bounds how long a writer cut off from the server
+	// keeps the lock (see session.go); 0 means DefaultSessionTimeout.
+	SessionTimeout time.Duration
 	// Logger receives lifecycle messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -49,8 +53,11 @@ const defaultSnapshotEvery = 100
 const DefaultSchema = "pier"
 
 // Store is one state key's log, open for reading or (holding the lock)
-// for writing. Its methods are called one at a time.
+// for writing. Its methods are called one at a time; a writer's pings run
+// beside them, under mu.
 type Store struct {
+	// mu serialises the connection's use by the methods and the pings.
+	mu       sync.Mutex
 	conn     *pgx.Conn
 	schema   string
 	key      string
@@ -62,9 +69,15 @@ type Store struct {
 	last     int64 // index of the last event, -1 before the first
 	snapshot int64 // index of the latest snapshot, -1 for none
 	// broken is set when an append's outcome is unknown (the connection
-	// failed): the lock went with the session, so nothing more may be
-	// written from this process.
+	// failed), or the server stopped answering pings: the lock went, or
+	// is going, with the session, so nothing more may be written from
+	// this process.
 	broken error
+	// session is the session timeout; an append or a ping that gets no
+	// answer within half of it counts the lock as lost.
+	session time.Duration
+	// stopPings ends the pings; pinging is closed when they have.
+	stopPings, pinging chan struct{}
 }
 
 // Open connects, and for a writer migrates the tables, takes the state
@@ -83,7 +96,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	cc, err := connConfig(cfg.Conninfo)
+	if cfg.SessionTimeout <= 0 {
+		cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	cc, err := connConfig(cfg.Conninfo, cfg.SessionTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -91,17 +107,59 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
-	s := &Store{conn: conn, schema: cfg.Schema, key: cfg.Key, readOnly: cfg.ReadOnly, every: cfg.SnapshotEvery, log: cfg.Logger, last: -1, snapshot: -1}
+	s := &Store{conn: conn, schema: cfg.Schema, key: cfg.Key, readOnly: cfg.ReadOnly, every: cfg.SnapshotEvery, log: cfg.Logger, last: -1, snapshot: -1, session: cfg.SessionTimeout}
 	if err := s.open(ctx, cfg); err != nil {
 		conn.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
+	if !s.readOnly {
+		s.stopPings, s.pinging = make(chan struct{}), make(chan struct{})
+		go s.ping()
+	}
 	return s, nil
+}
+
+// ping keeps a writer's session from ever being idle for the session
+// timeout, and finds out when the server no longer answers: then the
+// lock is counted as lost (the server ends the session within the
+// timeout), and Append refuses.
+func (s *Store) ping() {
+	defer close(s.pinging)
+	t := time.NewTicker(s.session / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopPings:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		if s.broken != nil {
+			s.mu.Unlock()
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.session/2)
+		err := s.conn.Ping(ctx)
+		cancel()
+		if err != nil {
+			s.broken = s.lost(err)
+			s.log.Error("PostgreSQL state: the server did not answer; the state lock is lost", "key", s.key, "error", err)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// lost is the error of a session that failed or stopped answering.
+func (s *Store) lost(err error) error {
+	return fmt.Errorf("the connection to PostgreSQL was lost, or did not answer within %s, and the state lock with it (%w); nothing more is written from this process: run pier again once the server is reachable", s.session/2, err)
 }
 
 func (s *Store) open(ctx context.Context, cfg Config) error {
 	if s.readOnly {
 		return s.read(ctx, -1)
+	}
+	if _, err := idleSessionTimeout(ctx, s.conn, cfg.SessionTimeout); err != nil {
+		return fmt.Errorf("set idle_session_timeout: %w", err)
 	}
 	if err := migrate(ctx, s.conn, s.schema); err != nil {
 		return err
@@ -250,6 +308,8 @@ var ErrReadOnly = errors.New("the state was opened read-only (PIER_STATE_READ_ON
 // synchronous_commit) when Append returns. Its cost follows the patch,
 // not the state.
 func (s *Store) Append(ctx context.Context, meta statefile.Meta, patch schema.Patch) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case s.readOnly:
 		return 0, ErrReadOnly
@@ -263,11 +323,16 @@ func (s *Store) Append(ctx context.Context, meta statefile.Meta, patch schema.Pa
 		return 0, err
 	}
 	idx := s.last + 1
-	if err := s.insert(ctx, idx, meta, patch); err != nil {
+	// An answer later than half the session timeout may come after the
+	// server ended the session: pier gives up first.
+	ictx, cancel := context.WithTimeout(ctx, s.session/2)
+	err := s.insert(ictx, idx, meta, patch)
+	cancel()
+	if err != nil {
 		// The outcome of the commit is unknown, and a broken session took
 		// the lock with it: stop writing. A new process rereads the log.
 		if s.conn.IsClosed() {
-			err = fmt.Errorf("the connection to PostgreSQL was lost, and the state lock with it (%w); run pier again once the server is reachable", err)
+			err = s.lost(err)
 		}
 		s.broken = fmt.Errorf("an earlier append (event %d) failed, and whether it was recorded is unknown: %w", idx, err)
 		return 0, fmt.Errorf("append event %d: %w", idx, err)
@@ -313,6 +378,13 @@ func (s *Store) maybeSnapshot(ctx context.Context) error {
 // Close takes a snapshot if one is due, and ends the session, which
 // releases the lock.
 func (s *Store) Close(ctx context.Context) error {
+	if s.stopPings != nil {
+		close(s.stopPings)
+		<-s.pinging
+		s.stopPings = nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.conn == nil {
 		return nil
 	}

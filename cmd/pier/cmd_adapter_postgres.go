@@ -30,7 +30,9 @@ PGDATABASE, PGUSER, PGPASSFILE, PGSSLMODE, PGSSLROOTCERT, …) and a
 pg_state's conninfo input, which must not contain a password. Each state
 is locked, with a PostgreSQL session advisory lock, until the process
 exits; with $PIER_STATE_READ_ONLY=1 states are read without the lock and
-events are refused.
+events are refused. A writer cut off from the server loses its lock, and
+stops writing, within the session timeout: $PIER_PG_SESSION_TIMEOUT (a
+duration, at least 4s; default 60s).
 
 Interrupts (SIGINT) are ignored: the host stops a provider by closing its
 stdin.
@@ -61,7 +63,11 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 // states, which releases their locks.
 func runAdapterPostgres(ctx context.Context, readOnly bool, stdin io.Reader, stdout, stderr io.Writer) error {
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "postgres")
-	p := postgres.New(postgres.Options{ReadOnly: readOnly, Logger: logger})
-	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true, MaxLineSize: schema.MaxStateSize})
+	session, err := postgres.ParseSessionTimeout(os.Getenv(postgres.SessionTimeoutEnv))
+	if err != nil {
+		return err
+	}
+	p := postgres.New(postgres.Options{ReadOnly: readOnly, Logger: logger, SessionTimeout: session})
+	err = providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true, MaxLineSize: schema.MaxStateSize})
 	return errors.Join(err, p.Close())
 }

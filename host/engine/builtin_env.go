@@ -16,6 +16,8 @@ var libpqEnv = []string{
 	"PGSSLMODE", "PGSSLCERT", "PGSSLKEY", "PGSSLROOTCERT", "PGSSLCRL", "PGSSLSNI",
 	"PGSSLNEGOTIATION", "PGSSLCERTMODE", "PGREQUIREAUTH", "PGCHANNELBINDING",
 	"PGTARGETSESSIONATTRS", "PGTZ", "PGMINPROTOCOLVERSION", "PGMAXPROTOCOLVERSION",
+	// pier's own: how long a writer cut off from the server keeps a lock.
+	"PIER_PG_SESSION_TIMEOUT",
 }
 
 // readOnlyEnv is what the built-in state handlers read to open their
