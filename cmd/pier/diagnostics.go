@@ -163,6 +163,10 @@ func resourceDiagnostic(re *engine.ResourceError, verbose bool) diagnostic {
 	if !verbose && errors.As(re.Err, &kept) && !strings.Contains(d.Detail, kept.Note()) {
 		d.Detail += "\n" + kept.Note()
 	}
+	var unrecorded *engine.UnrecordedError
+	if !verbose && errors.As(re.Err, &unrecorded) && !strings.Contains(d.Detail, unrecorded.Note()) {
+		d.Detail += " " + unrecorded.Note()
+	}
 	return d
 }
 

@@ -71,10 +71,24 @@ func (a *applier) commitRecord(ctx context.Context, handler, event string, build
 			return fmt.Errorf("record in state %s: %w", handler, err)
 		}
 		a.noteFailedRecord(ctx, handler, event, build)
-		return fmt.Errorf("record in state %s: %w (the change was made but not recorded)", handler, err)
+		return &UnrecordedError{Handler: handler, Err: fmt.Errorf("record in state %s: %w", handler, err)}
 	}
 	return nil
 }
+
+// UnrecordedError is a change a provider made whose record in state
+// failed.
+type UnrecordedError struct {
+	Handler string
+	Err     error
+}
+
+func (e *UnrecordedError) Error() string { return e.Err.Error() + " " + e.Note() }
+
+func (e *UnrecordedError) Unwrap() error { return e.Err }
+
+// Note says what the failure means: the change exists, its record not.
+func (e *UnrecordedError) Note() string { return "(the change was made but not recorded)" }
 
 // recordTimeout bounds one state append, which must outlive a Ctrl-C: long
 // enough for a slow disk or remote state provider, short enough that a
