@@ -6,7 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/pierhq/pier/schema"
 )
+
+// maxHoldRequest caps one line from the host: a validate request carries
+// one resource's inputs, which the v0 protocol bounds the same way.
+const maxHoldRequest = 64 << 20
 
 // HoldMessageType is the message_type of the first line [Hold] writes.
 const HoldMessageType = "tf_hold"
@@ -26,8 +32,12 @@ const HoldMessageType = "tf_hold"
 // {"configure":true} configures the provider (the first time; later ones
 // repeat the outcome) and is answered {"configured":true} or
 // {"error":"…"}: the host asks only when it needs the bridges, so a
-// command that reads the schema alone never configures. When in ends the
-// provider is stopped and Hold returns.
+// command that reads the schema alone never configures. A line
+// {"validate":{"type":T,"inputs":{…}}} checks a resource's inputs as
+// terraform validate does ([Bridge.Validate]; no configuration needed)
+// and is answered {"diagnostics":[…]} (v0 diagnostics, none when valid)
+// or {"error":"…"}. When in ends the provider is stopped and Hold
+// returns.
 func Hold(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	opts.Attach = nil
 	b, err := New(ctx, opts)
@@ -56,16 +66,33 @@ func Hold(ctx context.Context, opts Options, in io.Reader, out io.Writer) error 
 		return fmt.Errorf("provider %s: write to the host: %w", b.client.Name(), err)
 	}
 	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, maxHoldRequest)
 	for sc.Scan() {
 		var req struct {
 			Configure bool `json:"configure"`
+			Validate  *struct {
+				Type   string            `json:"type"`
+				Inputs schema.Properties `json:"inputs"`
+			} `json:"validate"`
 		}
-		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || !req.Configure {
-			return fmt.Errorf("provider %s: the host sent %q, not {\"configure\":true}", b.client.Name(), sc.Text())
+		if err := json.Unmarshal(sc.Bytes(), &req); err != nil || (!req.Configure && req.Validate == nil) {
+			// Not quoted: a validate request holds inputs, which may be
+			// secret.
+			return fmt.Errorf("provider %s: the host sent a line that is neither {\"configure\":true} nor {\"validate\":…}", b.client.Name())
 		}
-		resp := map[string]any{"configured": true}
-		if err := b.configure(ctx); err != nil {
-			resp = map[string]any{"error": err.Error()}
+		var resp map[string]any
+		switch {
+		case req.Validate != nil:
+			diags, err := b.Validate(ctx, req.Validate.Type, req.Validate.Inputs)
+			resp = map[string]any{"diagnostics": diags}
+			if err != nil {
+				resp = map[string]any{"error": err.Error()}
+			}
+		default:
+			resp = map[string]any{"configured": true}
+			if err := b.configure(ctx); err != nil {
+				resp = map[string]any{"error": err.Error()}
+			}
 		}
 		if err := enc.Encode(resp); err != nil {
 			return fmt.Errorf("provider %s: write to the host: %w", b.client.Name(), err)

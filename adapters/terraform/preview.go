@@ -36,6 +36,29 @@ func (b *Bridge) Preview(ctx context.Context, req *schema.PreviewResourceRequest
 	return resp, nil
 }
 
+// Validate checks a resource's inputs as terraform validate does: the
+// conversion to the schema's types (required attributes, types), then the
+// provider's own ValidateResourceConfig (or ValidateDataSourceConfig),
+// which checks conflicts, allowed values and the rest. It needs no
+// configured provider. What the provider refuses comes back as
+// diagnostics with the attribute each names; an error is a failure to ask.
+func (b *Bridge) Validate(ctx context.Context, typ string, inputs schema.Properties) ([]schema.Diagnostic, error) {
+	ctx, cancel := b.op(ctx)
+	defer cancel()
+	rt, err := b.lookup(ctx, typ)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := b.resourceConfig(ctx, rt, inputs); err != nil {
+		resp, err := failedPreview(err)
+		if err != nil {
+			return nil, b.timedOut(ctx, err)
+		}
+		return resp.Diagnostics, nil
+	}
+	return nil, nil
+}
+
 func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.PreviewResourceRequest) (*schema.PreviewResourceResponse, error) {
 	if rt.dataSource {
 		if _, _, err := b.resourceConfig(ctx, rt, req.InputProperties); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/pierhq/pier/adapters/local"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
+	"github.com/pierhq/pier/schema"
 )
 
 func init() { register(newValidateCommand) }
@@ -33,8 +34,10 @@ func newValidateCommand() *cli.Command {
 block, reference, variable, local and function call is checked, as plan
 would. It then checks each resource against what its provider accepts,
 where pier can know that without changing anything: the types and inputs
-of the builtin local provider, and the schema of a Terraform provider
-(which starts the provider once to ask). A JSON-lines (v0) provider
+of the builtin local provider, and for a Terraform provider its schema and
+its own validation, as terraform validate does (required inputs, types,
+conflicts, allowed values; the provider starts once, unconfigured, and
+checks each resource whose inputs are known). A JSON-lines (v0) provider
 declares no schema, so its resources are checked for their references
 only. No state handler is started and no state file is opened.
 
@@ -82,6 +85,13 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 		return err
 	}
 	resources := slices.Clone(snap.Ready)
+	// Ready resources' inputs are all known, so their providers can check
+	// them whole; a blocked one waits on outputs, and only its names are
+	// checked.
+	known := make(map[*source.Resource]bool, len(snap.Ready))
+	for _, r := range snap.Ready {
+		known[r] = true
+	}
 	for _, b := range snap.Blocked {
 		if b.Resource != nil && !b.Structural {
 			resources = append(resources, b.Resource)
@@ -104,7 +114,7 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 		if p == nil {
 			continue
 		}
-		problems = append(problems, v.check(ctx, r, p)...)
+		problems = append(problems, v.check(ctx, r, p, known[r])...)
 	}
 	if len(problems) > 0 {
 		return errors.Join(problems...)
@@ -126,7 +136,9 @@ type validator struct {
 	seen map[string]bool
 }
 
-func (v *validator) check(ctx context.Context, r *source.Resource, p *source.Provider) []error {
+// check returns what is wrong with r's inputs. known says they are all
+// known, so that a Terraform provider can validate them itself.
+func (v *validator) check(ctx context.Context, r *source.Resource, p *source.Provider, known bool) []error {
 	var out []error
 	report := func(e *validateProblem) {
 		key := e.rng.String() + "\x00" + e.summary + "\x00" + e.detail
@@ -162,16 +174,86 @@ func (v *validator) check(ctx context.Context, r *source.Resource, p *source.Pro
 				detail: fmt.Sprintf("the Terraform provider %s has no resource type or data source %q.%s", r.Provider, r.Type, didYouMean(tfschema.Suggest(r.Type, s.TypeNames())))})
 			return out
 		}
-		for _, u := range t.Check(r.Inputs) {
-			width := 0
-			if k, ok := u.Path[len(u.Path)-1].(string); ok {
-				width = len(k)
-			}
-			report(&validateProblem{summary: "Unknown input", rng: v.locator.Locate(r.Range, u.Path), width: width, address: addr, prov: r.Provider,
+		unknown := t.Check(r.Inputs)
+		for _, u := range unknown {
+			report(&validateProblem{summary: "Unknown input", rng: v.locator.Locate(r.Range, u.Path), width: lastKeyWidth(u.Path), address: addr, prov: r.Provider,
 				detail: fmt.Sprintf("the schema of %s has no attribute or block %q.%s", r.Type, u.Attribute(), didYouMean(u.Suggestion))})
+		}
+		if len(unknown) > 0 || !known {
+			return out
+		}
+		// What plan's preview would refuse: required inputs, types,
+		// conflicts, allowed values. The provider answers unconfigured,
+		// as under terraform validate.
+		diags, err := v.fetcher.Validate(ctx, p.Terraform, r.Type, r.Inputs)
+		if err != nil {
+			return append(out, fmt.Errorf("%s: validate resource %s (provider %s): %w", r.Range, addr, r.Provider, err))
+		}
+		// The provider's order is not stable (SDKv2 walks a map): say them
+		// in the order of the file.
+		type located struct {
+			d   schema.Diagnostic
+			rng source.Range
+		}
+		var found []located
+		for _, d := range diags {
+			if d.Severity == schema.SeverityError {
+				found = append(found, located{d, v.locator.Locate(r.Range, d.Attribute)})
+			}
+		}
+		slices.SortStableFunc(found, func(a, b located) int {
+			if a.rng.Line != b.rng.Line {
+				return a.rng.Line - b.rng.Line
+			}
+			if a.rng.Column != b.rng.Column {
+				return a.rng.Column - b.rng.Column
+			}
+			return strings.Compare(a.d.Summary+a.d.Detail, b.d.Summary+b.d.Detail)
+		})
+		for _, f := range found {
+			d := f.d
+			summary, detail := d.Summary, d.Detail
+			if detail == "" {
+				// SDKv2 validators say it all in the summary.
+				summary, detail = "Invalid input", d.Summary
+			}
+			if len(d.Attribute) > 0 {
+				detail = fmt.Sprintf("input %s: %s", attributeText(d.Attribute), detail)
+			}
+			report(&validateProblem{summary: summary, rng: f.rng, width: lastKeyWidth(d.Attribute), address: addr, prov: r.Provider,
+				detail: strings.TrimSuffix(detail, ".") + "."})
 		}
 	}
 	return out
+}
+
+// lastKeyWidth is the width of a path's last step when it is a name, for
+// the underline under it; 0 otherwise.
+func lastKeyWidth(path []any) int {
+	if len(path) == 0 {
+		return 0
+	}
+	if k, ok := path[len(path)-1].(string); ok {
+		return len(k)
+	}
+	return 0
+}
+
+// attributeText writes an attribute path as an HCL traversal: a.b[0].
+func attributeText(path []any) string {
+	var b strings.Builder
+	for i, step := range path {
+		switch s := step.(type) {
+		case string:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s)
+		default:
+			fmt.Fprintf(&b, "[%v]", s)
+		}
+	}
+	return b.String()
 }
 
 func didYouMean(s string) string {

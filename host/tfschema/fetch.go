@@ -17,6 +17,7 @@ import (
 
 	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/internal/termtext"
+	"github.com/pierhq/pier/schema"
 )
 
 // DefaultTimeout bounds one schema fetch: starting a Terraform provider
@@ -331,6 +332,46 @@ func (h *holder) configure(ctx context.Context, timeout time.Duration) error {
 	}
 	h.configured = true
 	return nil
+}
+
+// Validate checks a resource's inputs of type typ with the Terraform
+// provider at plugin, unconfigured, as terraform validate does (see
+// terraform.Bridge.Validate), starting the provider on first use. The
+// diagnostics are what the provider refused, each with the attribute it
+// names; none means valid.
+func (f *Fetcher) Validate(ctx context.Context, plugin, typ string, inputs map[string]any) ([]schema.Diagnostic, error) {
+	h, err := f.hold(ctx, plugin, nil)
+	if err != nil {
+		return nil, err
+	}
+	req, err := json.Marshal(map[string]any{"validate": map[string]any{"type": typ, "inputs": inputs}})
+	if err != nil {
+		return nil, fmt.Errorf("validate with Terraform provider %s: encode the inputs: %w", h.plugin, err)
+	}
+	timeout := f.timeout()
+	h.cmu.Lock()
+	defer h.cmu.Unlock()
+	if h.configureErr != nil {
+		return nil, h.configureErr
+	}
+	if _, err := h.p.Stdin().Write(append(req, '\n')); err != nil {
+		return nil, fmt.Errorf("validate with Terraform provider %s: %w", h.plugin, h.fail(err, timeout))
+	}
+	line, err := h.readLine(timeout, maxSchemaSize)
+	if err != nil {
+		return nil, fmt.Errorf("validate with Terraform provider %s: %w", h.plugin, h.fail(err, timeout))
+	}
+	var resp struct {
+		Diagnostics []schema.Diagnostic `json:"diagnostics"`
+		Error       string              `json:"error"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, fmt.Errorf("validate with Terraform provider %s: pier tf hold answered something else", h.plugin)
+	}
+	if resp.Error != "" {
+		return nil, fmt.Errorf("validate with Terraform provider %s: %s", h.plugin, resp.Error)
+	}
+	return resp.Diagnostics, nil
 }
 
 // stop ends the holder: closing its stdin stops the provider, then it
