@@ -38,7 +38,7 @@ func (e *FrameTooLargeError) Unwrap() error { return ErrFrameTooLarge }
 // from chunks; the common short frame is returned without copying.
 const readChunk = 64 << 10
 
-// keepBuffer is the largest assembly buffer a Reader keeps between frames.
+// keepBuffer is the largest assembly block a Reader keeps between frames.
 // A state read can be hundreds of MiB; holding that buffer for the rest of
 // a long apply would double the memory the decoded state already takes.
 const keepBuffer = 1 << 20
@@ -105,26 +105,99 @@ func (r *Reader) ReadFrameLimit(max int) ([]byte, error) {
 		}
 		return line[:len(line)-1], nil
 	}
-	r.buf = append(r.buf[:0], line...)
-	for errors.Is(err, bufio.ErrBufferFull) {
-		if len(r.buf) > max {
-			return nil, r.tooLarge(max, len(r.buf))
+	// A line longer than one chunk is gathered in blocks, none of which
+	// is copied or regrown while the line is read, and a line is refused
+	// as soon as it passes max, before the piece that passes it is kept:
+	// a refused line costs at most max bytes, where a buffer that doubles
+	// as it grows cost several times that (4.2 GB for a state read
+	// refused at 1 GiB). Only a line that is kept whole is copied once,
+	// into one slice of its size.
+	g := gather{limit: max + 1} // the newline is gathered too
+	if cap(r.buf) > 0 {
+		g.blocks = [][]byte{r.buf[:0]}
+	}
+	for {
+		switch {
+		case err == nil:
+			if g.n+len(line)-1 > max {
+				return nil, r.tooLarge(max, g.n+len(line)-1)
+			}
+			g.add(line)
+			frame := g.join()
+			r.buf = g.reuse()
+			return frame[:len(frame)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if g.n+len(line) > max {
+				return nil, r.tooLarge(max, g.n+len(line))
+			}
+			g.add(line)
+		case errors.Is(err, io.EOF) && g.n+len(line) == 0:
+			return nil, io.EOF
+		case errors.Is(err, io.EOF):
+			g.add(line)
+			return g.join(), io.ErrUnexpectedEOF
+		default:
+			g.add(line)
+			return g.join(), err
 		}
 		line, err = r.br.ReadSlice('\n')
-		r.buf = append(r.buf, line...)
 	}
-	switch {
-	case err == nil:
-		if len(r.buf)-1 > max {
-			return nil, r.tooLarge(max, len(r.buf)-1)
+}
+
+// maxBlock bounds the blocks a long line is gathered in: large enough
+// that a line of hundreds of MiB takes few, small enough that the last,
+// partly filled one wastes little.
+const maxBlock = 16 << 20
+
+// gather holds a long line in blocks of growing size as it is read.
+type gather struct {
+	blocks [][]byte // the last one is being filled
+	n      int
+	limit  int // no block reaches past this many bytes of line
+}
+
+func (g *gather) add(p []byte) {
+	g.n += len(p)
+	for len(p) > 0 {
+		if len(g.blocks) == 0 {
+			g.blocks = append(g.blocks, make([]byte, 0, readChunk))
 		}
-		return r.buf[:len(r.buf)-1], nil
-	case errors.Is(err, io.EOF) && len(r.buf) == 0:
-		return nil, io.EOF
-	case errors.Is(err, io.EOF):
-		return r.buf, io.ErrUnexpectedEOF
+		last := &g.blocks[len(g.blocks)-1]
+		if len(*last) == cap(*last) {
+			size := max(min(2*cap(*last), maxBlock, g.limit-(g.n-len(p))), len(p))
+			g.blocks = append(g.blocks, make([]byte, 0, size))
+			continue
+		}
+		k := min(len(p), cap(*last)-len(*last))
+		*last = append(*last, p[:k]...)
+		p = p[k:]
 	}
-	return r.buf, err
+}
+
+// join returns the line in one slice: the first block itself when it
+// holds all of it, otherwise a copy of the blocks into a slice of exactly
+// the line's size.
+func (g *gather) join() []byte {
+	switch len(g.blocks) {
+	case 0:
+		return nil
+	case 1:
+		return g.blocks[0]
+	}
+	out := make([]byte, 0, g.n)
+	for _, b := range g.blocks {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// reuse is the block worth keeping for the next long line: the first,
+// unless joining let it go.
+func (g *gather) reuse() []byte {
+	if len(g.blocks) == 1 {
+		return g.blocks[0]
+	}
+	return nil
 }
 
 func (r *Reader) tooLarge(max, n int) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -270,3 +271,39 @@ func TestReadFrameLetsLargeBufferGo(t *testing.T) {
 }
 
 func long() string { return strings.Repeat("y", 2*readChunk) }
+
+// TestRefusalCostsAtMostTheLimit: a line over the limit is refused having
+// kept at most the limit, not a buffer that doubled past it (a state read
+// refused at 1 GiB cost pier a 4.2 GB peak, a 65 MiB response refused at
+// 64 MiB 352 MB); a line within it is copied once, into a slice of its
+// size. It measures the bytes allocated, which only this goroutine does
+// while it runs: it is not parallel, so the package's parallel tests wait
+// for it.
+func TestRefusalCostsAtMostTheLimit(t *testing.T) { //nolint:paralleltest // measures the process's allocations
+	const limit = 32 << 20
+	allocated := func(line int, newline bool) uint64 {
+		var src io.Reader = &countingReader{limit: line}
+		if newline {
+			src = io.MultiReader(src, strings.NewReader("\n"))
+		}
+		r := NewReader(src, 0)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := r.ReadFrameLimit(limit)
+		runtime.ReadMemStats(&after)
+		if line > limit && !errors.Is(err, ErrFrameTooLarge) {
+			t.Fatalf("line of %d bytes: %v, want frame too large", line, err)
+		}
+		if line <= limit && err != nil {
+			t.Fatalf("line of %d bytes: %v", line, err)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	if got, bound := allocated(limit+limit/2, true), uint64(limit)+limit/8; got > bound {
+		t.Errorf("refusing a line of 1.5 × the limit allocated %d bytes, want at most %d (the limit and the blocks' slack)", got, bound)
+	}
+	if got, bound := allocated(limit, true), 2*uint64(limit)+limit/8; got > bound {
+		t.Errorf("reading a line of the limit allocated %d bytes, want at most %d (the blocks and one copy)", got, bound)
+	}
+}
