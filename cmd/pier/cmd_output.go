@@ -41,6 +41,7 @@ func runOutput(ctx context.Context, o outputOptions, stdout, stderr io.Writer) e
 	view := newProgress(stderr, false, o.Verbose)
 	defer view.close()
 	o.ReadOnlyState = true // a reader: no lock, so it answers during an apply
+	o.UnsetVarsUnknown = true // it reads state: no variable values needed
 	eng, err := newEngine(o.deployOptions, view, stderr)
 	if err != nil {
 		return err

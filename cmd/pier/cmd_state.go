@@ -166,7 +166,8 @@ func runStateForget(ctx context.Context, o deployOptions, addr, state string, st
 // withStates reads the deployment's states and hands them to f.
 func withStates(c *cli.Context, f func(map[string]*engine.StateView) error) error {
 	o := readDeployOptions(c)
-	o.ReadOnlyState = true // readers take no lock, so they answer during an apply
+	o.ReadOnlyState = true    // readers take no lock, so they answer during an apply
+	o.UnsetVarsUnknown = true // and need no variable values
 	view := newProgress(c.App.ErrWriter, false, o.Verbose)
 	defer view.close()
 	eng, err := newEngine(o, view, c.App.ErrWriter)

@@ -48,7 +48,9 @@ line, or with --json as a diagnostic), 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("validate takes no arguments; use --dir to name the deployment")
 			}
-			return runValidate(c.Context, validateOptions{readDeployOptions(c)}, c.App.Writer, c.App.ErrWriter)
+			o := validateOptions{readDeployOptions(c)}
+			o.UnsetVarsUnknown = true // as terraform validate: values are not needed
+			return runValidate(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -90,7 +92,8 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 	// checked.
 	known := make(map[*source.Resource]bool, len(snap.Ready))
 	for _, r := range snap.Ready {
-		known[r] = true
+		// A variable without a value is unknown here.
+		known[r] = !hasUnknown(r.Inputs)
 	}
 	for _, b := range snap.Blocked {
 		if b.Resource != nil && !b.Structural {
@@ -225,6 +228,27 @@ func (v *validator) check(ctx context.Context, r *source.Resource, p *source.Pro
 		}
 	}
 	return out
+}
+
+// hasUnknown reports whether v holds a value known only later.
+func hasUnknown(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			if hasUnknown(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if hasUnknown(e) {
+				return true
+			}
+		}
+	default:
+		return source.IsUnknown(v)
+	}
+	return false
 }
 
 // lastKeyWidth is the width of a path's last step when it is a name, for

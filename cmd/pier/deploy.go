@@ -40,6 +40,9 @@ type deployOptions struct {
 	ReadOnlyState bool
 	// Lock is --lock: how providers are checked against the lock file.
 	Lock string
+	// UnsetVarsUnknown lets variables without a value be unknown
+	// (hclsource.Options.UnsetUnknown): set by commands that need none.
+	UnsetVarsUnknown bool
 }
 
 func deployFlags() []cli.Flag {
@@ -117,7 +120,7 @@ func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src sou
 	if err != nil {
 		return nil, "", err
 	}
-	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, Builtins: builtin.Capabilities})
+	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, Builtins: builtin.Capabilities})
 	if err != nil {
 		return nil, "", err
 	}

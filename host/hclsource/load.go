@@ -27,6 +27,11 @@ type Options struct {
 	// rank below every file; values for undeclared variables are
 	// ignored, as Terraform ignores TF_VAR_ for them.
 	EnvVars map[string]string
+	// UnsetUnknown makes a variable that has no value unknown instead of
+	// an error, for commands that need no values, as under Terraform:
+	// validate (which checks what it can), output and state list (which
+	// read state). Whatever depends on such a variable is unknown too.
+	UnsetUnknown bool
 	// Builtins are the adapters pier ships, by name, with what each
 	// publishes about itself: a provider's builtin = NAME must be one of
 	// them, and a type that needs a state handler without one is an error

@@ -126,6 +126,10 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 		if !ok && given[name] {
 			continue
 		}
+		if !ok && opts.UnsetUnknown {
+			val, ok = cty.UnknownVal(v.typ), true
+			vals[name] = val
+		}
 		if !ok {
 			diags = append(diags, diagErr(v.defRange, "Missing variable value",
 				"variable %q has no default and no value: set it with --var %s=VALUE, in a --var-file or pier.vars, or as %s%s.", name, name, envVarPrefix, name))
