@@ -129,3 +129,35 @@ func TestProviderEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestOutlast: the context an ApplyResourceChange runs under outlives its
+// caller's by the grace, so that a stopped provider's answer still
+// arrives, and then ends, naming why; it has no deadline for gRPC to pass
+// on. Cancelling it before the caller's ends leaves no timer behind.
+func TestOutlast(t *testing.T) {
+	t.Parallel()
+	parent, cancelParent := context.WithTimeout(t.Context(), time.Hour)
+	out, cancel := outlast(parent, 50*time.Millisecond)
+	defer cancel()
+	if _, ok := out.Deadline(); ok {
+		t.Error("outlast's context has a deadline")
+	}
+	cancelParent()
+	if out.Err() != nil {
+		t.Fatalf("ended with its parent: %v", out.Err())
+	}
+	select {
+	case <-out.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("still running a minute after its parent ended")
+	}
+	if cause := context.Cause(out); !strings.Contains(cause.Error(), "no answer 50ms after the provider was told to stop") || !errors.Is(cause, context.Canceled) {
+		t.Errorf("cause = %v", cause)
+	}
+
+	early, cancelEarly := outlast(t.Context(), time.Hour)
+	cancelEarly()
+	if !errors.Is(context.Cause(early), context.Canceled) {
+		t.Errorf("cancelled early: cause %v", context.Cause(early))
+	}
+}
