@@ -60,6 +60,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(scenarioToolEnv) == "1" {
 		os.Exit(runScenarioTool(os.Args[1:]))
 	}
+	if os.Getenv(peakRSSEnv) == "1" {
+		os.Exit(runPeakRSS(os.Args[1:]))
+	}
 	// Commands the tests run keep their per-user cache (provider
 	// executables' hashes, host/filehash) here, not in the developer's.
 	cache, err := os.MkdirTemp("", "pier-test-cache-")
