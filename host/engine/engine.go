@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -14,6 +15,9 @@ import (
 type Engine struct {
 	cfg       Config
 	providers *providers
+	// secrets redacts what providers write to stderr about a resource;
+	// see redact_log.go.
+	secrets *secretLog
 	// tf checks inputs against Terraform schemas; see tfcheck.go.
 	tf *tfCheck
 }
@@ -27,7 +31,9 @@ type handlerRef struct {
 
 // New returns an engine for a deployment.
 func New(cfg Config) *Engine {
-	return &Engine{cfg: cfg, providers: newProviders(cfg)}
+	secrets := &secretLog{}
+	cfg.Logger = slog.New(&redactingHandler{next: cfg.logger().Handler(), secrets: secrets})
+	return &Engine{cfg: cfg, providers: newProviders(cfg), secrets: secrets}
 }
 
 // Close stops every provider process the engine started and waits for

@@ -16,6 +16,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 	n.status = StatusApplying
 	n.started = time.Now()
 	c := n.change
+	a.e.secrets.set(c.Addr(), c.secretTexts())
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
 	ctx = withChange(a.withWake(ctx, n), c)
 	go func() {

@@ -44,8 +44,10 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			secrets := c.secretTexts()
+			e.secrets.set(c.Addr(), secrets)
 			diags[i], errs[i] = e.preview(ctx, c, loc)
-			if secrets := c.secretTexts(); len(secrets) > 0 {
+			if len(secrets) > 0 {
 				errs[i] = redactError(errs[i], secrets)
 				for j, d := range diags[i] {
 					diags[i][j] = d.redacted(secrets)

@@ -138,6 +138,16 @@ func appendTexts(out []string, v any) []string {
 	if len(s) >= minSecretLen {
 		out = append(out, s)
 	}
+	// A program prints a secret a line at a time, without the newline
+	// it was given with (stdin = "${var.token}\n", a PEM key): each line
+	// is a text to hide too.
+	if strings.ContainsAny(s, "\r\n") || strings.TrimSpace(s) != s {
+		for line := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			if line = strings.TrimSpace(line); len(line) >= minSecretLen && line != s {
+				out = append(out, line)
+			}
+		}
+	}
 	return out
 }
 

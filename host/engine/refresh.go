@@ -119,13 +119,15 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 			}
 			defer func() { <-sem }()
 			addr := rec.Address.String()
+			secrets := entrySecretTexts(rec.Entry)
+			pl.e.secrets.set(addr, secrets)
 			start := time.Now()
 			pl.e.emit(Event{Type: EventStatus, Status: StatusRefreshing, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
 			resp, err := pl.e.providers.call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
 				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
 			}})
 			if err != nil {
-				results[i].err = redactError(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), entrySecretTexts(rec.Entry))
+				results[i].err = redactError(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), secrets)
 				return
 			}
 			results[i].resp = resp.ReadResourceResponse

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/pierhq/pier/host/provider"
+)
+
+func TestRedactingHandler(t *testing.T) {
+	t.Parallel()
+	secrets := &secretLog{}
+	secrets.set("db", (&Change{Resource: nil, Prior: &Recorded{Entry: Entry{
+		InputProperties: map[string]any{"stdin": "hunter2-pw\n"}, SensitiveInputs: []string{"stdin"},
+	}}}).secretTexts())
+	tests := map[string]struct {
+		log  func(*slog.Logger)
+		want string
+	}{
+		"line about the resource": {
+			log:  func(l *slog.Logger) { l.Info("got hunter2-pw here", provider.KeyResource, "db") },
+			want: `msg="got (sensitive value) here" resource=db`,
+		},
+		"resource given with With": {
+			log:  func(l *slog.Logger) { l.With(provider.KeyResource, "db").Warn("hunter2-pw") },
+			want: `msg="(sensitive value)" resource=db`,
+		},
+		"another resource": {
+			log:  func(l *slog.Logger) { l.Info("hunter2-pw is not db's here", provider.KeyResource, "web") },
+			want: `msg="hunter2-pw is not db's here" resource=web`,
+		},
+		"no resource": {
+			log:  func(l *slog.Logger) { l.Info("plain") },
+			want: `msg=plain`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			next := slog.NewTextHandler(&b, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey || a.Key == slog.LevelKey {
+					return slog.Attr{}
+				}
+				return a
+			}})
+			tc.log(slog.New(&redactingHandler{next: next, secrets: secrets}))
+			if got := strings.TrimSpace(b.String()); got != tc.want {
+				t.Errorf("logged %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
