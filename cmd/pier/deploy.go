@@ -14,6 +14,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/lockfile"
 	"github.com/pierhq/pier/host/nixsource"
 	"github.com/pierhq/pier/host/source"
 )
@@ -120,7 +121,13 @@ func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src sou
 	if err != nil {
 		return nil, "", err
 	}
-	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, Builtins: builtin.Capabilities})
+	// Version constraints choose the locked version while it fits; a
+	// lock file that does not parse is lockedSource's to report.
+	var locked map[string]string
+	if lock, _, err := lockfile.Read(filepath.Join(dir, lockfile.Name)); err == nil {
+		locked = lock.Versions()
+	}
+	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, LockedVersions: locked, Builtins: builtin.Capabilities})
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,4 +179,115 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestVersionConstraints declares terraform-provider-time by source and
+// version constraints, as Terraform allows: the newest installed version
+// that meets them runs (0.14.10 over 0.14.9: versions, not strings), the
+// lock file records it with the constraints, and a newer matching version
+// installed later does not replace the locked one. Constraints the lock
+// file already holds stay when the declaration gives an exact version.
+// The versions are copies of the real v0.14.2 binary under other names.
+func TestVersionConstraints(t *testing.T) {
+	t.Parallel()
+	bin, err := os.ReadFile(tfProviderForTest(t, "terraform-provider-time"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	install := func(version string) string {
+		dir := filepath.Join(cache, "registry.terraform.io", "hashicorp", "time", version, tfcache.Platform())
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		exe := filepath.Join(dir, "terraform-provider-time_v"+version+"_x5")
+		testbin.WriteExecutable(t, exe, bin, 0o755)
+		return exe
+	}
+	for _, v := range []string{"0.13.1", "0.14.9", "0.14.10", "1.0.0"} {
+		install(v)
+	}
+	deployment := func(version string) map[string]string {
+		return map[string]string{"main.pier.hcl": fmt.Sprintf(`
+provider "local" { builtin = "local" }
+provider "time" {
+  source  = "hashicorp/time"
+  version = %q
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "t" {
+  provider = provider.time
+  type     = "time_static"
+  state    = resource.state
+  inputs   = { triggers = { v = "1" } }
+}
+`, version)}
+	}
+	d := newDeployment(t, deployment("~> 0.14"))
+	env := func(args ...string) (string, string, int) {
+		cmd := d.command(args...)
+		cmd.Env = append(cmd.Env, "TF_PLUGIN_CACHE_DIR="+cache, "HOME="+d.dir)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if err != nil {
+			code = cmd.ProcessState.ExitCode()
+		}
+		return out.String(), errb.String(), code
+	}
+	lockText := func() string { return string(mustRead(t, filepath.Join(d.dir, lockfile.Name))) }
+	if out, stderr, code := env("providers"); code != 0 || !strings.Contains(out, "0.14.10/"+tfcache.Platform()) {
+		t.Fatalf("providers with ~> 0.14: exit %d, want 0.14.10\n%s\n%s", code, out, stderr)
+	}
+	if _, stderr, code := env("providers", "lock"); code != 0 {
+		t.Fatalf("providers lock: %s", stderr)
+	}
+	if text := lockText(); !strings.Contains(text, `version     = "0.14.10"`) || !strings.Contains(text, `constraints = "~> 0.14"`) {
+		t.Errorf("lock file lacks the version and constraints:\n%s", text)
+	}
+	if _, stderr, code := env("apply", "--lock=strict"); code != 0 {
+		t.Fatalf("apply: exit %d\n%s", code, stderr)
+	}
+
+	// A newer matching version installed later: the locked one still runs.
+	install("0.14.11")
+	if out, stderr, code := env("providers"); code != 0 || !strings.Contains(out, "0.14.10/") || !strings.Contains(out, "locked") {
+		t.Errorf("providers after 0.14.11 was installed: exit %d, want the locked 0.14.10\n%s\n%s", code, out, stderr)
+	}
+	if _, stderr, code := env("plan", "--lock=strict"); code != 0 {
+		t.Errorf("plan after 0.14.11 was installed: exit %d\n%s", code, stderr)
+	}
+
+	// Constraints the locked version does not meet choose another, which
+	// the lock refuses until it is upgraded.
+	d.write(deployment(">= 0.13, < 1.0, != 0.14.10"))
+	if _, stderr, code := env("plan", "--lock=strict"); code != 1 || !strings.Contains(stderr, "version 0.14.10") || !strings.Contains(stderr, "version 0.14.11") {
+		t.Errorf("plan with constraints that exclude the locked version: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := env("providers", "lock", "--upgrade"); code != 0 {
+		t.Fatalf("providers lock --upgrade: %s", stderr)
+	}
+	if text := lockText(); !strings.Contains(text, `version     = "0.14.11"`) || !strings.Contains(text, `constraints = ">= 0.13, < 1.0, != 0.14.10"`) {
+		t.Errorf("upgraded lock file:\n%s", text)
+	}
+
+	// An exact version keeps the constraints already recorded (Terraform's
+	// lock file has them; so may one edited by hand).
+	d.write(deployment("0.14.11"))
+	if _, stderr, code := env("providers", "lock"); code != 0 {
+		t.Fatalf("providers lock with an exact version: %s", stderr)
+	}
+	if text := lockText(); !strings.Contains(text, `constraints = ">= 0.13, < 1.0, != 0.14.10"`) {
+		t.Errorf("providers lock dropped the recorded constraints:\n%s", text)
+	}
+
+	d.write(deployment("~> 2.0"))
+	if _, stderr, code := env("plan"); code != 1 || !strings.Contains(stderr, "Provider package not found") || !strings.Contains(stderr, "matching ~> 2.0") {
+		t.Errorf("plan with constraints nothing installed meets: exit %d\n%s", code, stderr)
+	}
 }

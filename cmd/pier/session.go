@@ -21,6 +21,7 @@ func openSession(o deployOptions, stderr io.Writer) (*session.Deployment, error)
 	opts := session.Options{
 		Flake:         o.Flake,
 		VarFiles:      o.VarFiles,
+		EnvVars:       o.EnvVars,
 		Parallelism:   o.Parallelism,
 		Timeout:       o.Timeout,
 		Lock:          mode,

@@ -156,7 +156,7 @@ variable "region" { default = "eu" }
 		},
 		"source without version": {
 			src:  `provider "p" {` + "\n" + `  source = "hashicorp/time"` + "\n}\n",
-			want: []string{`main.pier.hcl:2:3: Missing provider version: provider "p" names source "hashicorp/time" and needs an exact version too, e.g. version = "0.14.2".`},
+			want: []string{`main.pier.hcl:2:3: Missing provider version: provider "p" names source "hashicorp/time" and needs a version too, e.g. version = "0.14.2" or "~> 0.14".`},
 		},
 		"version without source": {
 			src:  `provider "p" {` + "\n" + `  executable = "x"` + "\n" + `  version    = "1.0.0"` + "\n}\n",

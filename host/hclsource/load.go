@@ -32,6 +32,11 @@ type Options struct {
 	// validate (which checks what it can), output and state list (which
 	// read state). Whatever depends on such a variable is unknown too.
 	UnsetUnknown bool
+	// LockedVersions are the Terraform package versions the lock file
+	// records, by source address: a declaration's version constraints
+	// choose the locked version while it is installed and meets them, as
+	// under Terraform, not a newer one.
+	LockedVersions map[string]string
 	// Builtins are the adapters pier ships, by name, with what each
 	// publishes about itself: a provider's builtin = NAME must be one of
 	// them, and a type that needs a state handler without one is an error
@@ -55,11 +60,13 @@ type Deployment struct {
 	topo      []*resourceDecl // dependency order
 	outputs   []*outputDecl
 	builtins  map[string]schema.Capabilities // see Options.Builtins
-	variables map[string]*variableDecl
-	locals    map[string]*localDecl
-	baseCtx   *hcl.EvalContext
-	imports   []*source.Import  // import blocks, one per for_each element
-	removed   []*source.Removed // removed blocks
+	// lockedVersions are Options.LockedVersions.
+	lockedVersions map[string]string
+	variables      map[string]*variableDecl
+	locals         map[string]*localDecl
+	baseCtx        *hcl.EvalContext
+	imports        []*source.Import  // import blocks, one per for_each element
+	removed        []*source.Removed // removed blocks
 
 	// Resolve's cache: blocks to evaluate, blocks whose evaluation failed
 	// (evaluated again next time), and blocks whose outputs someone reads.
@@ -191,9 +198,10 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 		locals:    map[string]*localDecl{},
 		scope:     newScope("", nil, hcl.Range{}),
 
-		maxInstances: maxCount,
-		readers:      map[string]map[reader]bool{},
-		builtins:     opts.Builtins,
+		maxInstances:   maxCount,
+		readers:        map[string]map[reader]bool{},
+		builtins:       opts.Builtins,
+		lockedVersions: opts.LockedVersions,
 	}
 	var diags hcl.Diagnostics
 	var blocks hcl.Blocks

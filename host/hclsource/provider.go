@@ -151,9 +151,9 @@ func (d *Deployment) findPackage(p *source.Provider, a, v *hcl.Attribute) hcl.Di
 	raw := stringAttr(d.baseCtx, a, &diags)
 	if v == nil {
 		return append(diags, diagErr(a.NameRange, "Missing provider version",
-			"provider %q names source %q and needs an exact version too, e.g. version = \"0.14.2\".", p.Name, raw))
+			"provider %q names source %q and needs a version too, e.g. version = \"0.14.2\" or \"~> 0.14\".", p.Name, raw))
 	}
-	version := strings.TrimPrefix(stringAttr(d.baseCtx, v, &diags), "v")
+	arg := strings.TrimPrefix(strings.TrimSpace(stringAttr(d.baseCtx, v, &diags)), "v")
 	if diags.HasErrors() || raw == "" {
 		return diags
 	}
@@ -161,11 +161,14 @@ func (d *Deployment) findPackage(p *source.Provider, a, v *hcl.Attribute) hcl.Di
 	if err != nil {
 		return append(diags, diagErr(a.Expr.Range(), "Invalid provider source", "%s.", err))
 	}
-	pkg, err := tfcache.DefaultDirs(d.root).Find(src, version)
+	pkg, err := tfcache.DefaultDirs(d.root).Select(src, arg, d.lockedVersions[src.String()])
 	if err != nil {
-		return append(diags, diagErr(a.Expr.Range(), "Provider package not found", "provider %q: %s.", p.Name, err))
+		return append(diags, diagErr(v.Expr.Range(), "Provider package not found", "provider %q: %s.", p.Name, err))
 	}
-	p.Source, p.Version, p.Terraform = src.String(), version, pkg.Executable
+	p.Source, p.Version, p.Terraform = src.String(), pkg.Version, pkg.Executable
+	if arg != pkg.Version {
+		p.Constraints = arg
+	}
 	return diags
 }
 

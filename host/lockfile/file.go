@@ -20,6 +20,18 @@ import (
 // Name is the lock file's name, next to the deployment.
 const Name = ".pier.lock.hcl"
 
+// Versions returns the Terraform package versions the lock records, by
+// source address, for choosing among installed versions.
+func (f *File) Versions() map[string]string {
+	out := map[string]string{}
+	for k, e := range f.Entries {
+		if e.Kind == KindPackage {
+			out[k] = e.Version
+		}
+	}
+	return out
+}
+
 // File is a lock file: entries by key.
 type File struct {
 	Entries map[string]*Entry
@@ -93,7 +105,7 @@ func Parse(src []byte, filename string) (*File, hcl.Diagnostics) {
 				Detail: fmt.Sprintf("provider %q is locked twice.", key), Subject: b.DefRange.Ptr()})
 			continue
 		}
-		e := &Entry{Key: key, Version: body.Version, Hashes: body.Hashes, StorePath: body.StorePath}
+		e := &Entry{Key: key, Version: body.Version, Constraints: body.Constraints, Hashes: body.Hashes, StorePath: body.StorePath}
 		switch {
 		case body.StorePath != "":
 			e.Kind = KindStorePath
@@ -144,6 +156,9 @@ func (f *File) Bytes() []byte {
 		switch e.Kind {
 		case KindPackage:
 			b.SetAttributeValue("version", cty.StringVal(e.Version))
+			if e.Constraints != "" {
+				b.SetAttributeValue("constraints", cty.StringVal(e.Constraints))
+			}
 		case KindExecutable, KindStorePath:
 			attr := "executable"
 			if e.Terraform {

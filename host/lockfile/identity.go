@@ -56,6 +56,10 @@ type Entry struct {
 	Kind Kind
 	// Version of a Terraform package.
 	Version string
+	// Constraints are the version constraints the declaration gave for a
+	// Terraform package ("~> 0.14"), recorded as Terraform records them;
+	// informative: Version is what is checked.
+	Constraints string
 	// Hashes are "scheme:value" strings (h1:, sha256:). A provider matches
 	// when its current hash is any one of them, as in Terraform, where a
 	// lock may list one hash per platform.
@@ -81,7 +85,7 @@ func Identify(p *source.Provider, dir string) (*Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("provider %s: hash package %s: %w", p.Name, filepath.Dir(p.Terraform), err)
 		}
-		return &Entry{Key: p.Source, Kind: KindPackage, Version: p.Version, Hashes: []string{h}}, nil
+		return &Entry{Key: p.Source, Kind: KindPackage, Version: p.Version, Constraints: p.Constraints, Hashes: []string{h}}, nil
 	}
 	path, isTF := p.Executable, false
 	if p.Terraform != "" {

@@ -214,6 +214,11 @@ func (f *File) Lock(decls map[string]*source.Provider, dir string, upgrade bool)
 			if err := match(n, old, cur); err != nil {
 				return nil, err
 			}
+			// Keep constraints recorded by hand or by Terraform when the
+			// declaration gives an exact version.
+			if cur.Constraints == "" {
+				cur.Constraints = old.Constraints
+			}
 			// Keep hashes recorded for other platforms.
 			cur.Hashes = append(slices.Clone(old.Hashes), cur.Hashes...)
 			slices.Sort(cur.Hashes)

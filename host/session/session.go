@@ -38,6 +38,9 @@ type Options struct {
 	// Vars and VarFiles set an HCL deployment's variables.
 	Vars     map[string]string
 	VarFiles []string
+	// EnvVars are variable values from the environment
+	// (hclsource.Options.EnvVars).
+	EnvVars map[string]string
 	// PierExecutable runs the built-in adapters.
 	PierExecutable string
 	Parallelism    int
@@ -113,7 +116,18 @@ func (d *Deployment) load() (source.Source, error) {
 	if d.opts.Flake != "" {
 		return nixsource.New(d.opts.Flake, nixsource.Options{Logger: d.opts.Logger})
 	}
-	return hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, Builtins: d.opts.Builtins})
+	return hclsource.Load(d.dir, d.hclOptions())
+}
+
+// hclOptions are the options an HCL deployment loads with. Version
+// constraints choose the locked version while it fits; a lock file that
+// does not parse is reported by the lock check.
+func (d *Deployment) hclOptions() hclsource.Options {
+	o := hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, EnvVars: d.opts.EnvVars, Builtins: d.opts.Builtins}
+	if lock, _, err := lockfile.Read(d.LockPath()); err == nil {
+		o.LockedVersions = lock.Versions()
+	}
+	return o
 }
 
 // locked wraps a freshly loaded source in the lock check.
@@ -264,7 +278,7 @@ func (d *Deployment) hcl() ([]string, bool) {
 	if d.opts.Flake != "" {
 		return nil, false
 	}
-	src, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, Builtins: d.opts.Builtins})
+	src, err := hclsource.Load(d.dir, d.hclOptions())
 	if err != nil {
 		return nil, false
 	}
@@ -311,7 +325,7 @@ func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) 
 	if d.opts.Flake != "" {
 		return inspect.New(nil, states), nil
 	}
-	h, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, Builtins: d.opts.Builtins})
+	h, err := hclsource.Load(d.dir, d.hclOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -144,11 +144,15 @@ type Provider struct {
 	Builtin    string
 	Terraform  string
 	// Source and Version are set when a Terraform provider was declared by
-	// source address (HOST/NAMESPACE/TYPE, canonical) and exact version
-	// instead of a path; Terraform is then the executable found for them
+	// source address (HOST/NAMESPACE/TYPE, canonical) and version (or
+	// constraints) instead of a path; Terraform is then the executable found for them
 	// in Terraform's plugin directories, inside its package directory.
 	Source  string
 	Version string
+	// Constraints are the version constraints the declaration gave
+	// instead of an exact version ("~> 0.14"), which chose Version; ""
+	// when it gave the version itself.
+	Constraints string
 	// Config is the Terraform provider configuration. It never travels in
 	// resource inputs or into state.
 	Config map[string]any

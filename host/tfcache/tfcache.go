@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/hashicorp/go-version"
 )
 
 // DefaultHost is the registry host a two-part source address implies, as
@@ -106,9 +108,58 @@ func (e *NotFoundError) Error() string {
 		e.Source, e.Version, Platform(), strings.Join(e.Searched, ", "))
 }
 
-// Find returns the first package of source at version for this platform
-// in dirs. The version is exact: pier locks what it runs, so it takes no
-// constraints.
+// Select resolves a provider's version argument as Terraform does: an
+// exact version ("0.14.2") is found with [Dirs.Find]; constraints ("~>
+// 0.14", ">= 0.13, < 1.0", "!= 0.14.1") pick the newest version
+// installed for this platform in any of dirs that meets them, or locked
+// when it is installed and meets them (a lock file's version wins over a
+// newer one, as under Terraform; "" is none). Versions are compared with
+// hashicorp/go-version, so "0.14.10" is newer than "0.14.9"; pre-releases
+// match only a constraint that names them, as in Terraform.
+func (ds Dirs) Select(source Source, arg, locked string) (*Package, error) {
+	arg = strings.TrimSpace(arg)
+	if v, err := version.NewVersion(arg); err == nil && !strings.ContainsAny(arg, "<>=!~,") {
+		return ds.Find(source, v.Original())
+	}
+	cs, err := version.NewConstraint(arg)
+	if err != nil {
+		return nil, fmt.Errorf("provider %s: version %q is neither a version nor constraints such as \"~> 0.14\": %w", source, arg, err)
+	}
+	if locked != "" {
+		if v, err := version.NewVersion(locked); err == nil && cs.Check(v) {
+			if p, err := ds.Find(source, locked); err == nil {
+				return p, nil
+			}
+		}
+	}
+	var best *version.Version
+	var searched []string
+	for _, d := range ds {
+		typeDir := filepath.Join(d, source.Host, source.Namespace, source.Type)
+		searched = append(searched, typeDir)
+		entries, err := os.ReadDir(typeDir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			v, err := version.NewVersion(e.Name())
+			if err != nil || !cs.Check(v) || (best != nil && !v.GreaterThan(best)) {
+				continue
+			}
+			if _, err := executableIn(filepath.Join(typeDir, e.Name(), Platform()), source.Type); err != nil {
+				continue
+			}
+			best = v
+		}
+	}
+	if best == nil {
+		return nil, &NotFoundError{Source: source, Version: "matching " + arg, Searched: searched}
+	}
+	return ds.Find(source, best.Original())
+}
+
+// Find returns the first package of source at exactly version for this
+// platform in dirs.
 func (ds Dirs) Find(source Source, version string) (*Package, error) {
 	version = strings.TrimPrefix(version, "v")
 	if version == "" {

@@ -118,3 +118,62 @@ func TestDefaultDirsCache(t *testing.T) {
 		}
 	}
 }
+
+// TestSelect: an exact version is found as such; constraints pick the
+// newest installed version that meets them (compared as versions, so
+// 0.14.10 beats 0.14.9), across directories, or the locked one while it
+// is installed and meets them.
+func TestSelect(t *testing.T) {
+	t.Parallel()
+	first, second := t.TempDir(), t.TempDir()
+	for _, v := range []string{"0.13.1", "0.14.9", "0.14.10", "1.0.0", "1.1.0-beta1"} {
+		mkPackage(t, first, "hashicorp/time", v)
+	}
+	mkPackage(t, second, "hashicorp/time", "0.14.11")
+	// A version directory without this platform's executable is skipped.
+	if err := os.MkdirAll(filepath.Join(first, "registry.terraform.io", "hashicorp", "time", "0.14.12", "plan9_mips"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dirs := Dirs{first, second}
+	s, _ := ParseSource("hashicorp/time")
+	tests := map[string]struct {
+		arg, locked string
+		want        string // "" means not found
+	}{
+		"exact":                      {arg: "0.14.9", want: "0.14.9"},
+		"exact with v":               {arg: "v0.13.1", want: "0.13.1"},
+		"exact not installed":        {arg: "0.14.8"},
+		"pessimistic minor":          {arg: "~> 0.14", want: "0.14.11"},
+		"pessimistic patch":          {arg: "~> 0.14.9", want: "0.14.11"},
+		"at least":                   {arg: ">= 0.13", want: "1.0.0"},
+		"range with exclusion":       {arg: ">= 0.13, < 1.0, != 0.14.11", want: "0.14.10"},
+		"equals operator":            {arg: "= 0.14.9", want: "0.14.9"},
+		"pre-release only if named":  {arg: ">= 1.1.0-beta1", want: "1.1.0-beta1"},
+		"nothing matches":            {arg: "~> 2.0"},
+		"locked wins":                {arg: "~> 0.14", locked: "0.14.9", want: "0.14.9"},
+		"locked outside constraints": {arg: "~> 0.14", locked: "0.13.1", want: "0.14.11"},
+		"locked not installed":       {arg: "~> 0.14", locked: "0.14.5", want: "0.14.11"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			pkg, err := dirs.Select(s, tc.arg, tc.locked)
+			if tc.want == "" {
+				var nf *NotFoundError
+				if !errors.As(err, &nf) {
+					t.Fatalf("Select(%q) = %+v, %v; want a NotFoundError", tc.arg, pkg, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Select(%q): %v", tc.arg, err)
+			}
+			if pkg.Version != tc.want {
+				t.Errorf("Select(%q, locked %q) = %s, want %s", tc.arg, tc.locked, pkg.Version, tc.want)
+			}
+		})
+	}
+	if _, err := dirs.Select(s, "~> banana", ""); err == nil || !strings.Contains(err.Error(), `version "~> banana" is neither a version nor constraints`) {
+		t.Errorf("bad constraints: %v", err)
+	}
+}
