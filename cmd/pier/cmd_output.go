@@ -40,7 +40,7 @@ Exit codes: 0 shown, 1 error (e.g. no such output), 64 usage.`,
 func runOutput(ctx context.Context, o outputOptions, stdout, stderr io.Writer) error {
 	view := newProgress(stderr, false, o.Verbose)
 	defer view.close()
-	o.ReadOnlyState = true // a reader: no lock, so it answers during an apply
+	o.ReadOnlyState = true    // a reader: no lock, so it answers during an apply
 	o.UnsetVarsUnknown = true // it reads state: no variable values needed
 	eng, err := newEngine(o.deployOptions, view, stderr)
 	if err != nil {
