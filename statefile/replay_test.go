@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -285,9 +286,21 @@ func FuzzReplay(f *testing.F) {
 		f.Add([]byte(init + `{"index":1,"meta":{"time":"t"},"patch":` + p + "}\n" + `{"index":2,"meta":{},"patch":[{"op":"add","path":"/re`))
 		f.Add([]byte(init + `{"index":1,"meta":{"time":"t"},"patch":` + p + "}\n\x00\x00\x00"))
 	}
+	var pier bytes.Buffer
+	for _, ev := range []Event{initEvent("t"), {Index: 1, Meta: Meta{Time: "t", Event: "create"}, Patch: createPatch("a")}} {
+		line, err := ev.encodeLine()
+		if err != nil {
+			f.Fatal(err)
+		}
+		pier.Write(line)
+	}
+	f.Add(pier.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rep, err := Replay(bytes.NewReader(data))
-		if hasEmptyToken(data) {
+		if err == nil && !utf8.Valid(data[:rep.End]) {
+			t.Fatalf("Replay accepted invalid UTF-8")
+		}
+		if hasEmptyToken(data) || errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrChecksum) {
 			return // pier deliberately differs from json-patch here
 		}
 		want, refErr := referenceReplay(data)
