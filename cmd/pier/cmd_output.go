@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 )
@@ -15,6 +16,8 @@ func init() { register(newOutputCommand) }
 type outputOptions struct {
 	deployOptions
 	Name string
+	// Raw prints NAME's value alone, for scripts: a string without quotes.
+	Raw bool
 }
 
 func newOutputCommand() *cli.Command {
@@ -26,13 +29,22 @@ func newOutputCommand() *cli.Command {
 Sensitive outputs show as (sensitive): pier does not keep their values in
 state.
 
+With --raw NAME (as terraform output -raw) the value alone is printed, for
+scripts: a string as it is, without quotes or escapes, a number or bool as
+text, and no newline after it. A list, map or object is refused (use
+--json), and so is a sensitive output, whose value pier does not keep.
+
 Exit codes: 0 shown, 1 error (e.g. no such output), 64 usage.`,
-		Flags: deployFlags(),
+		Flags: append(deployFlags(), &cli.BoolFlag{Name: "raw", Usage: "print NAME's value alone: a string without quotes, for scripts"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usagef("output takes at most one argument, an output name")
 			}
-			return runOutput(c.Context, outputOptions{deployOptions: readDeployOptions(c), Name: c.Args().First()}, c.App.Writer, c.App.ErrWriter)
+			o := outputOptions{deployOptions: readDeployOptions(c), Name: c.Args().First(), Raw: c.Bool("raw")}
+			if o.Raw && (o.Name == "" || o.JSON) {
+				return usagef("--raw prints one output's value: give its name, and no --json")
+			}
+			return runOutput(c.Context, o, c.App.Writer, c.App.ErrWriter)
 		},
 	}
 }
@@ -65,9 +77,16 @@ func runOutput(ctx context.Context, o outputOptions, stdout, stderr io.Writer) e
 		if !ok {
 			return fmt.Errorf("no output %q is recorded (apply first, or see pier output)", o.Name)
 		}
-		if o.JSON {
+		switch {
+		case o.Raw:
+			text, err := outputRaw(o.Name, out.Value, out.Sensitive)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(stdout, text)
+		case o.JSON:
 			writeJSONLine(stdout, outputJSON(out.Value, out.Sensitive))
-		} else {
+		default:
 			fmt.Fprintln(stdout, outputText(out.Value, out.Sensitive))
 		}
 		return nil
@@ -102,6 +121,25 @@ func outputText(v any, sensitive bool) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// outputRaw renders a primitive output value as terraform output -raw
+// does: strings as they are, numbers and bools as text.
+func outputRaw(name string, v any, sensitive bool) (string, error) {
+	if sensitive {
+		return "", fmt.Errorf("output %q is sensitive, and pier does not keep sensitive values in state, so it has none to print", name)
+	}
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), nil
+	case bool, json.Number:
+		return fmt.Sprint(v), nil
+	case nil:
+		return "", fmt.Errorf("output %q is null: --raw prints strings, numbers and bools", name)
+	}
+	return "", fmt.Errorf("output %q is a list, map or object: --raw prints strings, numbers and bools; use --json", name)
 }
 
 // outputJSON renders an output for --json.
