@@ -61,8 +61,12 @@ func (m *Meta) UnmarshalJSON(b []byte) error {
 }
 
 // metaFromMap takes the named keys out of a decoded meta object; raw
-// becomes Extra.
+// becomes Extra. A checksum ([ChecksumKey]) is dropped: it belongs to the
+// line the event was read from, and the writer computes a new one for
+// every line it writes (a pull from PostgreSQL, whose jsonb reorders an
+// event's members, would otherwise carry one that no longer matches).
 func metaFromMap(raw map[string]any) Meta {
+	delete(raw, ChecksumKey)
 	var m Meta
 	take := func(k string, dst *string) {
 		if s, ok := raw[k].(string); ok {

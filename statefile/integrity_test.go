@@ -189,3 +189,28 @@ func TestInvalidUTF8Refused(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodedEventCarriesNoChecksum: a checksum belongs to the line it
+// was read from. An event decoded from one (as pier state push reads a
+// log) keeps none, so that the store it is copied into, PostgreSQL's
+// jsonb reordering its members, or the writer that encodes it again,
+// never holds one that no longer matches.
+func TestDecodedEventCarriesNoChecksum(t *testing.T) {
+	t.Parallel()
+	_, data := pierLog(t)
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	var ev Event
+	if err := json.Unmarshal(lines[2], &ev); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ev.Meta.Extra[ChecksumKey]; ok || ev.Meta.Extra["note"] != "é ✓" {
+		t.Errorf("decoded meta extra = %v, want the note and no checksum", ev.Meta.Extra)
+	}
+	line, err := ev.encodeLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(line), lines[2]) {
+		t.Errorf("encoded again:\n%s\nwant what was read:\n%s", line, lines[2])
+	}
+}
