@@ -23,6 +23,8 @@ type applyOptions struct {
 	PlanFile string
 	Controls engine.PlanOptions
 	Yes      bool
+	// UI serves the run's live web view (--ui).
+	UI *uiOptions
 }
 
 func newApplyCommand() *cli.Command {
@@ -54,10 +56,10 @@ new and waits for running operations; the second stops them.
 
 Exit codes: 0 applied, 1 error (some resources failed), 64 usage,
 3 saved plan is stale, 130 interrupted.`,
-		Flags: append(append(deployFlags(), planControlFlags()...),
+		Flags: append(append(append(deployFlags(), planControlFlags()...), liveViewFlags()...),
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation, and allow destroys and replacements off a terminal"}),
 		Action: func(c *cli.Context) error {
-			o := applyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes")}
+			o := applyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes"), UI: readLiveView(c)}
 			var members []string
 			if c.NArg() == 1 && isPlanFile(c.Args().First()) {
 				o.PlanFile = c.Args().First()
@@ -122,7 +124,12 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 	if err := confirmApply(ctx, plan, o.Yes, interactive, stdin, stop, stdout); err != nil {
 		return err
 	}
+	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, plan, stderr)
+	if err != nil {
+		return err
+	}
 	res, err := eng.Apply(ctx, stop, plan)
+	live.end(res, plan.Destroy, err)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, plan.Destroy, eng.ProvidersStarted())
 }
@@ -164,7 +171,12 @@ func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, st
 		renderPlan(stdout, engine.Showable(sp.Changes, sp.Warnings, sp.Destroy))
 		fmt.Fprintln(stdout)
 	}
+	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, engine.Showable(sp.Changes, sp.Warnings, sp.Destroy), stderr)
+	if err != nil {
+		return err
+	}
 	res, err := eng.ApplyGraph(ctx, stop, g)
+	live.end(res, sp.Destroy, err)
 	view.close()
 	if res == nil {
 		return staleStates(o.PlanFile, err)

@@ -15,6 +15,8 @@ func init() { register(newDestroyCommand) }
 type destroyOptions struct {
 	deployOptions
 	Yes bool
+	// UI serves the run's live web view (--ui).
+	UI *uiOptions
 }
 
 func newDestroyCommand() *cli.Command {
@@ -29,12 +31,12 @@ what would be destroyed and changes nothing.
 
 Exit codes: 0 destroyed (or nothing to do), 1 error or the confirmation was
 declined, 64 usage (e.g. no --yes off a terminal), 130 interrupted.`,
-		Flags: append(deployFlags(), &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}),
+		Flags: append(append(deployFlags(), liveViewFlags()...), &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"}),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("destroy takes no arguments")
 			}
-			o := destroyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes")}
+			o := destroyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes"), UI: readLiveView(c)}
 			return runDestroy(c.Context, o, gracefulStop(), os.Stdin, c.App.Writer, c.App.ErrWriter)
 		},
 	}
@@ -76,7 +78,12 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 			return declinedError{"destroy"}
 		}
 	}
+	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, plan, stderr)
+	if err != nil {
+		return err
+	}
 	res, err := eng.Apply(ctx, stop, plan)
+	live.end(res, true, err)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, true, eng.ProvidersStarted())
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -180,4 +181,70 @@ func openBrowser(url string) error {
 	}
 	go cmd.Wait()
 	return nil
+}
+
+// liveViewFlags are pier apply's and pier destroy's --ui and its address
+// flags.
+func liveViewFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.BoolFlag{Name: "ui", Usage: "serve a live web view of this run and print its URL (see pier ui)"},
+	}, uiFlags()...)
+}
+
+// readLiveView returns the --ui options, or nil without --ui.
+func readLiveView(c *cli.Context) *uiOptions {
+	if !c.Bool("ui") {
+		return nil
+	}
+	return &uiOptions{Listen: c.String("listen"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key")}
+}
+
+// caughtUpBound is how long a finished run waits for the pages watching
+// it to receive its last events before pier exits.
+const caughtUpBound = 30 * time.Second
+
+// liveView is the web view of a run the terminal drives (pier apply --ui);
+// nil without --ui, and then its methods do nothing.
+type liveView struct {
+	srv    *webview.Server
+	watch  *webview.Watch
+	served chan error
+}
+
+// startLiveView serves the run of plan, and sends it view's events from
+// now on.
+func startLiveView(ctx context.Context, ui *uiOptions, o deployOptions, view *progress, plan *engine.Plan, stderr io.Writer) (*liveView, error) {
+	if ui == nil {
+		return nil, nil
+	}
+	u := *ui
+	u.deployOptions = o
+	dep, err := openSession(o, stderr)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := newUIServer(u, dep, true)
+	if err != nil {
+		return nil, err
+	}
+	l := &liveView{srv: srv, served: make(chan error, 1)}
+	go func() { l.served <- srv.Serve(context.WithoutCancel(ctx)) }()
+	if l.watch, err = srv.Begin(plan); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	view.tee(l.watch.Event)
+	fmt.Fprintf(stderr, "pier: watch this run in a browser (the link signs you in: share it with no one):\n\n    %s\n\n", srv.URL())
+	return l, nil
+}
+
+// end sends the summary, waits (boundedly) for the watching pages to
+// receive it, and stops serving.
+func (l *liveView) end(res *engine.Result, destroy bool, err error) {
+	if l == nil {
+		return
+	}
+	l.watch.End(res, destroy, err)
+	l.srv.Shutdown(caughtUpBound)
+	<-l.served
 }

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,9 +33,9 @@ const uiBound = 3 * time.Minute
 
 // startUI runs `pier ARGS` in dir and returns the URL it prints; the
 // process is interrupted when the test ends.
-func startUI(t *testing.T, dir string, env []string, args ...string) (url string, cmd *exec.Cmd) {
+func startUI(t *testing.T, dir string, env []string, args ...string) (url string, wait func() error) {
 	t.Helper()
-	cmd = exec.Command(testbin.Pier(t), args...)
+	cmd := exec.Command(testbin.Pier(t), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
@@ -48,9 +49,24 @@ func startUI(t *testing.T, dir string, env []string, args ...string) (url string
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var waitErr error
+	exited := make(chan struct{})
 	t.Cleanup(func() {
+		// As a user would: Ctrl-C, and again if running operations do
+		// not finish; a test that failed may have left one waiting.
 		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
+		select {
+		case <-exited:
+			return
+		case <-time.After(10 * time.Second):
+		}
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(uiBound):
+			cmd.Process.Kill()
+			<-exited
+		}
 	})
 	found := make(chan string, 1)
 	scan := func(r *bufio.Scanner) {
@@ -63,14 +79,34 @@ func startUI(t *testing.T, dir string, env []string, args ...string) (url string
 			}
 		}
 	}
-	go scan(bufio.NewScanner(out))
-	go scan(bufio.NewScanner(errOut))
+	var pipes sync.WaitGroup
+	pipes.Add(2)
+	go func() { defer pipes.Done(); scan(bufio.NewScanner(out)) }()
+	go func() { defer pipes.Done(); scan(bufio.NewScanner(errOut)) }()
+	go func() {
+		pipes.Wait()
+		state, err := cmd.Process.Wait()
+		waitErr = err
+		if err == nil && !state.Success() {
+			waitErr = fmt.Errorf("pier %v: %s", args, state)
+		}
+		close(exited)
+	}()
 	select {
 	case url = <-found:
+	case <-exited:
+		t.Fatalf("pier %v exited without printing a URL: %v", args, waitErr)
 	case <-time.After(uiBound):
 		t.Fatalf("pier %v printed no URL", args)
 	}
-	return url, cmd
+	return url, func() error {
+		select {
+		case <-exited:
+			return waitErr
+		case <-time.After(uiBound):
+			return fmt.Errorf("pier %v did not exit", args)
+		}
+	}
 }
 
 // newBrowser starts a headless chromium with an empty profile and no
@@ -109,11 +145,12 @@ func browse(t *testing.T, ctx context.Context, what string, steps ...chromedp.Ac
 	c, cancel := context.WithTimeout(ctx, uiBound)
 	defer cancel()
 	if err := chromedp.Do(c, steps...); err != nil {
-		html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("body")))
-		if len(html) > 4000 {
-			html = html[:4000]
+		// What a person would read, without the graph's SVG.
+		seen, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.outerHTML.replace(/<svg[\s\S]*<\/svg>/, "<svg>…</svg>")`))
+		if len(seen) > 6000 {
+			seen = seen[:6000]
 		}
-		t.Fatalf("%s: %v\npage body:\n%s", what, err, html)
+		t.Fatalf("%s: %v\npage body:\n%s", what, err, seen)
 	}
 }
 
@@ -351,4 +388,108 @@ func TestUIPlanApplyAndHistory(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "resource")
+}
+
+// TestUIWatchesATerminalApply watches pier apply --ui from two browser
+// contexts that share nothing: each sees every resource reach its final
+// status and the counts pier prints. One resource waits for a file the
+// test writes once both pages show it running, so the pages join a run
+// under way; pier destroy --ui is watched the same way.
+func TestUIWatchesATerminalApply(t *testing.T) {
+	t.Parallel()
+	d := newDeployment(t, map[string]string{"main.pier.hcl": `
+provider "local" { builtin = "local" }
+provider "journal" {
+  executable = "JOURNAL_PROVIDER"
+  operations = ["destroy"]
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "a" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = "a" }
+}
+resource "b" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = "b" }
+}
+resource "gate" {
+  provider = provider.journal
+  type     = "echo"
+  state    = resource.state
+  inputs   = { value = "open", gate = "go" }
+}
+resource "note" {
+  provider = provider.local
+  type     = "file"
+  state    = resource.state
+  inputs   = { name = "note.txt", contents = "${resource.a.outputs.value}${resource.b.outputs.value} ${resource.gate.outputs.value}" }
+}
+`})
+	first := newBrowser(t)
+	// A browser context of its own: no cookie or storage of the first.
+	// Its first call opens its tab, for as long as the context lives.
+	second, cancel := chromedp.NewContext(first, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(second); err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]context.Context{"first": first, "second": second}
+	env := []string{"JOURNAL=" + filepath.Join(d.dir, "journal.jsonl")}
+
+	// watch runs pier VERB --ui; both pages open it while the gate
+	// resource is held, then see every resource reach final.
+	watch := func(verb, final, wantSummary string, release func()) {
+		url, wait := startUI(t, d.dir, env, verb, "--ui", "--yes")
+		for name, ctx := range pages {
+			browse(t, ctx, name+" page opens "+verb, chromedp.Navigate(url),
+				chromedp.WaitVisible(chromedp.CSS(`#run-table tr[data-address="gate"][data-status="applying"]`)))
+		}
+		release()
+		for name, ctx := range pages {
+			browse(t, ctx, name+" page sees "+verb+" end", chromedp.WaitVisible(chromedp.CSS(`body[data-run="done"] #summary`)))
+			statuses := pageEval[map[string]string](t, ctx, `Object.fromEntries(Array.from(document.querySelectorAll("#run-table tbody tr")).map(tr => [tr.dataset.address, tr.dataset.status]))`)
+			for _, a := range []string{"a", "b", "gate", "note"} {
+				if statuses[a] != final {
+					t.Errorf("%s page: %s of %s ended %q; want %s (all: %v)", name, verb, a, statuses[a], final, statuses)
+				}
+			}
+			if got := get(t, ctx, "read the summary", chromedp.Text(chromedp.CSS(`#summary`))); got != wantSummary {
+				t.Errorf("%s page's summary of %s: %q; want %q", name, verb, got, wantSummary)
+			}
+			if name == "second" {
+				screenshot(t, ctx, "watch-"+verb)
+			}
+		}
+		if err := wait(); err != nil {
+			t.Fatalf("pier %s --ui after its run: %v", verb, err)
+		}
+	}
+	watch("apply", "applied", "Done: 4 created, 0 updated, 0 destroyed.", func() {
+		if err := os.WriteFile(filepath.Join(d.dir, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if b, err := os.ReadFile(filepath.Join(d.dir, "note.txt")); err != nil || string(b) != "ab open" {
+		t.Errorf("note.txt after the watched apply: %q, %v", b, err)
+	}
+	hold := filepath.Join(d.dir, "hold-destroy")
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	watch("destroy", "applied", "Done: 0 created, 0 updated, 4 destroyed.", func() {
+		if err := os.Remove(hold); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if _, err := os.Stat(filepath.Join(d.dir, "note.txt")); !os.IsNotExist(err) {
+		t.Errorf("note.txt after the watched destroy: %v", err)
+	}
 }

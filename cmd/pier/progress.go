@@ -29,6 +29,8 @@ type progress struct {
 	drawn int
 	stop  chan struct{}
 	done  chan struct{}
+	// also receives every event too: pier apply --ui's web view.
+	also func(engine.Event)
 }
 
 type progressMode int
@@ -89,6 +91,9 @@ func (p *progress) close() {
 func (p *progress) event(ev engine.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.also != nil {
+		p.also(ev)
+	}
 	if p.mode == modeJSON {
 		writeJSONLine(p.w, jsonEvent(ev, p.verbose))
 		return
@@ -265,4 +270,11 @@ func writeJSONLine(w io.Writer, v any) {
 		b, _ = json.Marshal(map[string]string{"message_type": "error", "error": err.Error()})
 	}
 	fmt.Fprintf(w, "%s\n", b)
+}
+
+// tee sends every later event to f as well.
+func (p *progress) tee(f func(engine.Event)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.also = f
 }

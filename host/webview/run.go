@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/pierhq/pier/host/engine"
 )
@@ -39,13 +38,8 @@ type runs struct {
 	closed  bool
 	// changed is closed, and replaced, whenever there is news.
 	changed chan struct{}
-	// streams are the open event streams, with how many of the current
-	// run's events each has sent.
-	streams map[*stream]int
 	plans   map[string]planned
 }
-
-type stream struct{}
 
 // planned is a plan the page was shown: what it was asked, and its
 // fingerprint, so that the apply carries out what was reviewed.
@@ -56,7 +50,7 @@ type planned struct {
 }
 
 func newRuns() *runs {
-	return &runs{changed: make(chan struct{}), streams: map[*stream]int{}, plans: map[string]planned{}}
+	return &runs{changed: make(chan struct{}), plans: map[string]planned{}}
 }
 
 func (rs *runs) notify() {
@@ -125,24 +119,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
 	rs := s.runs
-	me := &stream{}
-	rs.mu.Lock()
-	rs.streams[me] = 0
-	rs.mu.Unlock()
-	defer func() {
-		rs.mu.Lock()
-		delete(rs.streams, me)
-		rs.notify()
-		rs.mu.Unlock()
-	}()
 	var seen *run
 	sent := 0
 	for {
 		rs.mu.Lock()
-		if rs.closed {
-			rs.mu.Unlock()
-			return
-		}
+		closed := rs.closed
 		cur, changed := rs.current, rs.changed
 		if cur != seen {
 			seen, sent = cur, 0
@@ -157,51 +138,20 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+		if closed {
+			// The server is shutting down: what is sent is the whole run,
+			// and the response ends properly.
+			return
+		}
 		if len(batch) > 0 {
 			flusher.Flush()
 			sent += len(batch)
-			rs.mu.Lock()
-			if rs.current == seen {
-				rs.streams[me] = sent
-			}
-			rs.notify()
-			rs.mu.Unlock()
 			continue
 		}
 		select {
 		case <-changed:
 		case <-r.Context().Done():
 			return
-		}
-	}
-}
-
-// CaughtUp waits until every open event stream has sent the current run's
-// last event, or until timeout: pier apply --ui waits so that a watching
-// page sees the summary before the server goes.
-func (s *Server) CaughtUp(timeout time.Duration) bool {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	rs := s.runs
-	for {
-		rs.mu.Lock()
-		all := true
-		if rs.current != nil {
-			for _, n := range rs.streams {
-				if n < len(rs.current.events) {
-					all = false
-				}
-			}
-		}
-		changed := rs.changed
-		rs.mu.Unlock()
-		if all {
-			return true
-		}
-		select {
-		case <-changed:
-		case <-deadline.C:
-			return false
 		}
 	}
 }
@@ -458,7 +408,10 @@ func (s *Server) Begin(p *engine.Plan) (*Watch, error) {
 	wt := &Watch{s: s, run: run}
 	obj, err := s.vocab.Plan(p)
 	if err != nil {
-		return nil, err
+		// A saved plan's changes have no execution graph to show; the
+		// summary still says what the run does.
+		s.log.Warn("pier ui: show the plan", "err", err)
+		obj = map[string]any{"message_type": "plan", "summary": p.Summary()}
 	}
 	s.runs.publish(run, obj)
 	return wt, nil

@@ -146,10 +146,23 @@ func (s *Server) Serve(ctx context.Context) error {
 	return err
 }
 
-// Close stops serving at once: open event streams end.
+// Close stops serving at once.
 func (s *Server) Close() error {
 	s.runs.close()
 	return s.http.Close()
+}
+
+// Shutdown stops serving once every open event stream has sent what it
+// has not yet sent and ended, or after timeout: pier apply --ui calls it
+// so that the pages watching see the summary.
+func (s *Server) Shutdown(timeout time.Duration) error {
+	s.runs.close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := s.http.Shutdown(ctx); err != nil {
+		return s.http.Close()
+	}
+	return nil
 }
 
 func (s *Server) routes() http.Handler {

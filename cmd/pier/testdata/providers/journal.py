@@ -18,7 +18,9 @@ Types:
                                                the provider's hands)
   fail   {message}         -> errorResponse    always fails
 It implements the optional destroy operation. While a file named
-fail-destroy exists in its working directory, every destroy fails.
+fail-destroy exists in its working directory, every destroy fails; while
+one named hold-destroy exists, every destroy waits (for tests that watch
+a destroy under way).
 """
 import json
 import os
@@ -80,6 +82,9 @@ def handle(req):
         r = req["destroyResourceRequest"]["resource"]
         if os.path.exists("fail-destroy"):
             raise ValueError("destroy refused: fail-destroy exists")
+        deadline = time.monotonic() + 300
+        while os.path.exists("hold-destroy") and time.monotonic() < deadline:
+            time.sleep(0.02)
         journal("destroy", r["type"], r["inputProperties"])
         return {"destroyResourceResponse": {}}
     raise ValueError("unsupported request %s" % ", ".join(req))
