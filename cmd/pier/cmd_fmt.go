@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v2"
 
+	"github.com/pierhq/pier/host/hcldepth"
 	"github.com/pierhq/pier/host/hclsource"
 )
 
@@ -182,6 +183,10 @@ func fmtFiles(path string, recursive bool) ([]string, error) {
 // formatHCL returns src in canonical layout. It parses first: hclwrite
 // formats tokens, and would silently rearrange a file that is not HCL.
 func formatHCL(name string, src []byte) ([]byte, error) {
+	if diags := hcldepth.CheckSyntax(src, name, false); diags.HasErrors() {
+		// Parsing it would exhaust the stack.
+		return nil, &hclsource.DiagnosticsError{Diagnostics: diags, Files: map[string]*hcl.File{name: {Bytes: src}}}
+	}
 	f, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, &hclsource.DiagnosticsError{Diagnostics: diags, Files: map[string]*hcl.File{name: f}}

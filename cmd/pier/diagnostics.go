@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/hcldepth"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/tfschema"
@@ -233,7 +234,7 @@ func loadFile(files map[string]*hcl.File, name string) {
 	if err != nil {
 		return
 	}
-	if hclsource.CheckNesting(src, name).HasErrors() {
+	if hcldepth.Check(src, name).HasErrors() {
 		files[name] = &hcl.File{Bytes: src} // parsing it would exhaust the stack
 		return
 	}

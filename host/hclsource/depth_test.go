@@ -2,13 +2,14 @@ package hclsource
 
 import (
 	"errors"
+	"github.com/pierhq/pier/host/hcldepth"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestNestingTooDeep checks that input nested far past MaxNesting is a
+// TestNestingTooDeep checks that input nested far past hcldepth.Max is a
 // positioned diagnostic, not a Go stack overflow (which no recover can
 // catch: before the bound, each of these cases killed the test binary).
 func TestNestingTooDeep(t *testing.T) {
@@ -86,19 +87,19 @@ func TestNestingTooDeep(t *testing.T) {
 	}
 }
 
-// TestNestingAtTheBound checks that nesting up to MaxNesting still loads.
+// TestNestingAtTheBound checks that nesting up to hcldepth.Max still loads.
 func TestNestingAtTheBound(t *testing.T) {
 	t.Parallel()
 	// locals { x = (((1))) }: the block's brace is one level.
-	src := "locals {\n  x = " + strings.Repeat("(", MaxNesting-1) + "1" + strings.Repeat(")", MaxNesting-1) + "\n}\n"
-	if ds := CheckNesting([]byte(src), "main.pier.hcl"); ds.HasErrors() {
-		t.Fatalf("%d levels refused: %v", MaxNesting, ds)
+	src := "locals {\n  x = " + strings.Repeat("(", hcldepth.Max-1) + "1" + strings.Repeat(")", hcldepth.Max-1) + "\n}\n"
+	if ds := hcldepth.Check([]byte(src), "main.pier.hcl"); ds.HasErrors() {
+		t.Fatalf("%d levels refused: %v", hcldepth.Max, ds)
 	}
-	src = "locals {\n  x = " + strings.Repeat("(", MaxNesting) + "1" + strings.Repeat(")", MaxNesting) + "\n}\n"
-	ds := CheckNesting([]byte(src), "main.pier.hcl")
+	src = "locals {\n  x = " + strings.Repeat("(", hcldepth.Max) + "1" + strings.Repeat(")", hcldepth.Max) + "\n}\n"
+	ds := hcldepth.Check([]byte(src), "main.pier.hcl")
 	// The refused "(" is the last: column 7 is the first.
-	if !ds.HasErrors() || ds[0].Subject.Start.Line != 2 || ds[0].Subject.Start.Column != 7+MaxNesting-1 {
-		t.Errorf("%d levels: %v", MaxNesting+1, ds)
+	if !ds.HasErrors() || ds[0].Subject.Start.Line != 2 || ds[0].Subject.Start.Column != 7+hcldepth.Max-1 {
+		t.Errorf("%d levels: %v", hcldepth.Max+1, ds)
 	}
 }
 
@@ -106,25 +107,29 @@ func TestNestingAtTheBound(t *testing.T) {
 // comments are not nesting, while templates inside them are.
 func TestNestingIgnoresText(t *testing.T) {
 	t.Parallel()
-	many := strings.Repeat("([{", MaxNesting)
+	many := strings.Repeat("([{", hcldepth.Max)
 	tests := map[string]struct {
 		src  string
 		deep bool
 	}{
-		"string":              {src: "x = \"" + many + "\"\n"},
-		"escaped quote":       {src: "x = \"\\\"" + many + "\"\n"},
-		"heredoc":             {src: "x = <<EOF\n" + many + "\nEOF\ny = 1\n"},
-		"indented heredoc":    {src: "x = <<-EOT\n  " + many + "\n  EOT\n"},
-		"line comment":        {src: "# " + many + "\n// " + many + "\nx = 1\n"},
-		"block comment":       {src: "/* " + many + "\n" + many + " */\nx = 1\n"},
-		"literal $${":         {src: "x = \"" + strings.Repeat("$${", MaxNesting+1) + "\"\n"},
-		"template in string":  {src: "x = " + strings.Repeat(`"${`, MaxNesting/2+1) + "1" + strings.Repeat(`}"`, MaxNesting/2+1) + "\n", deep: true},
-		"template in heredoc": {src: "x = <<EOF\n" + strings.Repeat("${(", MaxNesting/2+1) + "1" + strings.Repeat(")}", MaxNesting/2+1) + "\nEOF\n", deep: true},
+		"string":                  {src: "x = \"" + many + "\"\n"},
+		"escaped quote":           {src: "x = \"\\\"" + many + "\"\n"},
+		"heredoc":                 {src: "x = <<EOF\n" + many + "\nEOF\ny = 1\n"},
+		"indented heredoc":        {src: "x = <<-EOT\n  " + many + "\n  EOT\n"},
+		"line comment":            {src: "# " + many + "\n// " + many + "\nx = 1\n"},
+		"block comment":           {src: "/* " + many + "\n" + many + " */\nx = 1\n"},
+		"literal $${":             {src: "x = \"" + strings.Repeat("$${", hcldepth.Max+1) + "\"\n"},
+		"template in string":      {src: "x = " + strings.Repeat(`"${`, hcldepth.Max/2+1) + "1" + strings.Repeat(`}"`, hcldepth.Max/2+1) + "\n", deep: true},
+		"template in heredoc":     {src: "x = <<EOF\n" + strings.Repeat("${(", hcldepth.Max/2+1) + "1" + strings.Repeat(")}", hcldepth.Max/2+1) + "\nEOF\n", deep: true},
+		"nested %{if}":            {src: "x = \"" + strings.Repeat("%{if true}", hcldepth.Max+1) + strings.Repeat("%{endif}", hcldepth.Max+1) + "\"\n", deep: true},
+		"nested %{for}":           {src: "x = <<EOF\n" + strings.Repeat("%{~ for i in [1] }", hcldepth.Max+1) + strings.Repeat("%{endfor}", hcldepth.Max+1) + "\nEOF\n", deep: true},
+		"%{if} one after another": {src: "x = \"" + strings.Repeat("%{if true}a%{else}b%{endif}", hcldepth.Max+1) + "\"\n"},
+		"literal %%{if}":          {src: "x = \"" + strings.Repeat("%%{if true}", hcldepth.Max+1) + "\"\n"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if got := CheckNesting([]byte(tc.src), "main.pier.hcl").HasErrors(); got != tc.deep {
+			if got := hcldepth.Check([]byte(tc.src), "main.pier.hcl").HasErrors(); got != tc.deep {
 				t.Errorf("too deep = %v, want %v", got, tc.deep)
 			}
 		})
@@ -144,7 +149,7 @@ func TestNestingAcceptsEveryExample(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if ds := CheckNesting(src, path); ds.HasErrors() {
+		if ds := hcldepth.Check(src, path); ds.HasErrors() {
 			t.Errorf("%s: %v", path, ds)
 		}
 		return nil

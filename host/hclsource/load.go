@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/pierhq/pier/host/hcldepth"
 	"github.com/pierhq/pier/host/source"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -177,7 +178,7 @@ func loadFiles(dir string, files []sourceFile, opts Options) (*Deployment, error
 }
 
 func parseFile(p *hclparse.Parser, path string, src []byte) (*hcl.File, hcl.Diagnostics) {
-	if ds := checkNesting(src, path, strings.HasSuffix(path, ".json")); ds.HasErrors() {
+	if ds := hcldepth.CheckSyntax(src, path, strings.HasSuffix(path, ".json")); ds.HasErrors() {
 		return nil, ds
 	}
 	if strings.HasSuffix(path, ".json") {

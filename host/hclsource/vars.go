@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/hcl/v2/json"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/pierhq/pier/host/hcldepth"
 )
 
 var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
@@ -152,7 +154,7 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 func (v *variableDecl) fromText(raw, from string) (cty.Value, hcl.Diagnostics) {
 	val := cty.StringVal(raw)
 	if !v.typ.IsPrimitiveType() && v.typ != cty.DynamicPseudoType {
-		ds := checkNesting([]byte(raw), from, false)
+		ds := hcldepth.CheckSyntax([]byte(raw), from, false)
 		var expr hclsyntax.Expression
 		if !ds.HasErrors() {
 			expr, ds = hclsyntax.ParseExpression([]byte(raw), from, hcl.InitialPos)
@@ -178,7 +180,7 @@ func (d *Deployment) readVarFile(path string, vals map[string]cty.Value, given m
 		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unreadable variable file", Detail: err.Error()}}
 	}
 	var f *hcl.File
-	diags := checkNesting(src, path, strings.HasSuffix(path, ".json"))
+	diags := hcldepth.CheckSyntax(src, path, strings.HasSuffix(path, ".json"))
 	switch {
 	case diags.HasErrors():
 	case strings.HasSuffix(path, ".json"):

@@ -13,6 +13,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/hcldepth"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/source"
 )
@@ -58,6 +59,9 @@ const SensitiveText = "(sensitive value)"
 // Eval parses and evaluates expr. Errors in it are diagnostics in the
 // result, never a Go error: they are the user's.
 func (in *Inspector) Eval(expr string) Result {
+	if diags := hcldepth.CheckSyntax([]byte(expr), "<expression>", false); diags.HasErrors() {
+		return Result{Diagnostics: diags} // parsing it would exhaust the stack
+	}
 	e, diags := hclsyntax.ParseExpression([]byte(expr), "<expression>", hcl.InitialPos)
 	if diags.HasErrors() {
 		return Result{Diagnostics: diags}

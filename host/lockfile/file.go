@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/pierhq/pier/host/hcldepth"
 )
 
 // Name is the lock file's name, next to the deployment.
@@ -88,6 +90,9 @@ func (e *DiagnosticsError) Error() string {
 
 // Parse decodes lock file source.
 func Parse(src []byte, filename string) (*File, hcl.Diagnostics) {
+	if diags := hcldepth.CheckSyntax(src, filename, false); diags.HasErrors() {
+		return nil, diags // parsing it would exhaust the stack
+	}
 	hf, diags := hclparse.NewParser().ParseHCL(src, filename)
 	if diags.HasErrors() {
 		return nil, diags

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/pierhq/pier/host/hcldepth"
 	"github.com/pierhq/pier/host/source"
 	"github.com/zclconf/go-cty/cty"
 )
@@ -87,7 +88,9 @@ func (l *Locator) file(name string) *hcl.File {
 	if src, err := os.ReadFile(name); err == nil {
 		// A file that no longer parses (edited since loading) just means
 		// no finer position: its errors were the loader's to report.
-		if parsed, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos); !diags.HasErrors() {
+		if hcldepth.Check(src, name).HasErrors() {
+			// Too deep to parse: the loader has said so.
+		} else if parsed, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos); !diags.HasErrors() {
 			f = parsed
 		}
 	}

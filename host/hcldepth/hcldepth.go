@@ -1,4 +1,11 @@
-package hclsource
+// Package hcldepth bounds how deeply HCL input nests before anything
+// parses it. HCL's parsers recurse once (or more) per level, and a Go
+// stack overflow is a crash no recover can catch, so every parser of HCL
+// that pier did not write itself (deployment files, variable files and
+// --var values, the lock file, pier fmt's files, pier eval and console
+// expressions, the RPC service's) calls [Check] first. It is the one
+// home of that bound.
+package hcldepth
 
 import (
 	"fmt"
@@ -7,27 +14,29 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// MaxNesting bounds how deeply brackets, parentheses, braces, strings and
-// template sequences may nest in a deployment file, a variable file or a
-// --var expression. HCL's parsers recurse once (or more) per level, so
-// without a bound 100,000 nested "(" exhaust the Go stack, a crash no
-// recover can catch. Real configurations nest a dozen levels.
-const MaxNesting = 1000
+// Max bounds how deeply brackets, parentheses, braces, strings, template
+// sequences and template directives (%{if}, %{for}) may nest in HCL
+// input. HCL's parsers recurse once (or more) per level, so without a
+// bound 100,000 nested "(" exhaust the Go stack. Real configurations nest
+// a dozen levels.
+const Max = 1000
 
-// CheckNesting returns a positioned diagnostic when src, the contents of
-// the file filename (JSON when its name ends in .json), nests deeper than
-// MaxNesting. Anything that parses a deployment file calls it first; so
-// does a renderer that parses one again for a snippet.
-func CheckNesting(src []byte, filename string) hcl.Diagnostics {
-	return checkNesting(src, filename, strings.HasSuffix(filename, ".json"))
+// Check returns a positioned diagnostic when src, the contents of the file
+// filename (JSON when its name ends in .json), nests deeper than Max.
+// Anything that parses HCL calls it first; so does a renderer that parses
+// a file again for a snippet.
+func Check(src []byte, filename string) hcl.Diagnostics {
+	return CheckSyntax(src, filename, strings.HasSuffix(filename, ".json"))
 }
 
-// checkNesting returns a positioned diagnostic when src nests deeper than
-// MaxNesting. It only scans, byte by byte with a stack of at most
-// MaxNesting contexts, so it costs one linear pass and no allocation
+// CheckSyntax is [Check] for input whose syntax its name does not tell
+// (a --var value, an expression): HCL's JSON syntax when isJSON.
+//
+// It returns a positioned diagnostic when src nests deeper than Max. It only scans, byte by byte with a stack of at most
+// Max contexts, so it costs one linear pass and no allocation
 // beyond that stack before the parse (lexing the file with hclsyntax
 // instead would allocate every token a second time).
-func checkNesting(src []byte, filename string, isJSON bool) hcl.Diagnostics {
+func CheckSyntax(src []byte, filename string, isJSON bool) hcl.Diagnostics {
 	if isJSON {
 		return checkJSONNesting(src, filename)
 	}
@@ -36,6 +45,10 @@ func checkNesting(src []byte, filename string, isJSON bool) hcl.Diagnostics {
 	// heredoc, whose marker is heredoc.
 	var stack []byte
 	var heredoc []string
+	// directives counts the %{if} and %{for} open around this point: the
+	// template parser nests their bodies as it nests brackets, though each
+	// directive's own %{ } closes.
+	directives := 0
 	line, col := 1, 1
 	top := func() byte {
 		if len(stack) == 0 {
@@ -45,7 +58,7 @@ func checkNesting(src []byte, filename string, isJSON bool) hcl.Diagnostics {
 	}
 	push := func(c byte, i int) hcl.Diagnostics {
 		stack = append(stack, c)
-		if len(stack) > MaxNesting {
+		if len(stack)+directives > Max {
 			at := hcl.Pos{Line: line, Column: col, Byte: i}
 			return tooDeep(hcl.Range{Filename: filename, Start: at, End: hcl.Pos{Line: line, Column: col + 1, Byte: i + 1}})
 		}
@@ -75,6 +88,14 @@ func checkNesting(src []byte, filename string, isJSON bool) hcl.Diagnostics {
 				i++ // $${ and %%{ are literal
 				col++
 			case (c == '$' || c == '%') && i+1 < len(src) && src[i+1] == '{':
+				if c == '%' {
+					switch directiveKeyword(src[i+2:]) {
+					case "if", "for":
+						directives++
+					case "endif", "endfor":
+						directives = max(directives-1, 0)
+					}
+				}
 				ds = push('t', i)
 				i++
 				col++
@@ -121,6 +142,23 @@ func checkNesting(src []byte, filename string, isJSON bool) hcl.Diagnostics {
 		}
 	}
 	return nil
+}
+
+// directiveKeyword returns the keyword that opens a template directive,
+// b being what follows its "%{": an optional "~", blanks, then a word.
+func directiveKeyword(b []byte) string {
+	n := 0
+	if n < len(b) && b[n] == '~' {
+		n++
+	}
+	for n < len(b) && (b[n] == ' ' || b[n] == '\t' || b[n] == '\r' || b[n] == '\n') {
+		n++
+	}
+	start := n
+	for n < len(b) && b[n] >= 'a' && b[n] <= 'z' {
+		n++
+	}
+	return string(b[start:n])
 }
 
 // heredocMarker reads the rest of a heredoc opener after "<<": an optional
@@ -181,7 +219,7 @@ func checkJSONNesting(src []byte, filename string) hcl.Diagnostics {
 			inString = true
 		case c == '[' || c == '{':
 			depth++
-			if depth > MaxNesting {
+			if depth > Max {
 				at := hcl.Pos{Line: pos.Line, Column: pos.Column, Byte: i}
 				return tooDeep(hcl.Range{Filename: filename, Start: at, End: hcl.Pos{Line: at.Line, Column: at.Column + 1, Byte: i + 1}})
 			}
@@ -201,7 +239,7 @@ func tooDeep(rng hcl.Range) hcl.Diagnostics {
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagError,
 		Summary:  "Nesting too deep",
-		Detail:   fmt.Sprintf("Brackets, parentheses, braces, strings and templates nest more than %d levels deep here; pier refuses such input rather than exhaust its stack. Split the expression, e.g. into locals.", MaxNesting),
+		Detail:   fmt.Sprintf("Brackets, parentheses, braces, strings, templates and template directives nest more than %d levels deep here; pier refuses such input rather than exhaust its stack. Split the expression, e.g. into locals.", Max),
 		Subject:  rng.Ptr(),
 	}}
 }
