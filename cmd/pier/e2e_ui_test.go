@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/pierhq/pier/internal/testbin"
@@ -492,4 +493,119 @@ resource "note" {
 	if _, err := os.Stat(filepath.Join(d.dir, "note.txt")); !os.IsNotExist(err) {
 		t.Errorf("note.txt after the watched destroy: %v", err)
 	}
+}
+
+// TestUISecretNeverReachesThePage plans, applies and inspects a
+// deployment with a sensitive variable from the page, and checks that the
+// value is in no network response, no event and not in the DOM.
+func TestUISecretNeverReachesThePage(t *testing.T) {
+	t.Parallel()
+	const secret = "hunter2-do-not-show"
+	d := newDeployment(t, map[string]string{"main.pier.hcl": `
+provider "local" { builtin = "local" }
+provider "journal" {
+  executable = "JOURNAL_PROVIDER"
+  operations = ["destroy"]
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+variable "token" {
+  type      = string
+  sensitive = true
+}
+resource "conf" {
+  provider = provider.journal
+  type     = "echo"
+  state    = resource.state
+  inputs   = { value = "token=${var.token}" }
+}
+resource "reader" {
+  provider = provider.journal
+  type     = "echo"
+  state    = resource.state
+  inputs   = { value = "read ${resource.conf.outputs.value}" }
+}
+`})
+	env := []string{"JOURNAL=" + filepath.Join(d.dir, "journal.jsonl")}
+	url, _ := startUI(t, d.dir, env, "ui", "--var", "token="+secret)
+	ctx := newBrowser(t)
+
+	// Every response the page receives, and every event of its stream.
+	var mu sync.Mutex
+	urls := map[network.RequestID]string{}
+	var finished []network.RequestID
+	var events []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventResponseReceived:
+			urls[e.RequestID] = e.Response.URL
+		case *network.EventLoadingFinished:
+			finished = append(finished, e.RequestID)
+		case *network.EventEventSourceMessageReceived:
+			events = append(events, e.Data)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+
+	browse(t, ctx, "plan and apply",
+		chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`body[data-graph="ready"] #graph svg`)),
+		chromedp.Click(chromedp.CSS(`nav button[data-view="plan"]`)), chromedp.Click(chromedp.CSS(`#plan-button`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-plan="ready"] #plan-text`)),
+		chromedp.Click(chromedp.CSS(`#apply-button`)), chromedp.WaitVisible(chromedp.CSS(`dialog#confirm[open]`)),
+		chromedp.Click(chromedp.CSS(`#confirm-apply`)), chromedp.WaitVisible(chromedp.CSS(`body[data-run="done"] #summary`)))
+	browse(t, ctx, "open conf and reader",
+		chromedp.Click(chromedp.CSS(`nav button[data-view="graph"]`)),
+		chromedp.Click(chromedp.CSS(`g.node[data-address="conf"]`)), chromedp.WaitVisible(chromedp.CSS(`#details table.events`)),
+		chromedp.Click(chromedp.CSS(`g.node[data-address="reader"]`)), chromedp.WaitVisible(chromedp.CSS(`#details h2`)))
+	details := get(t, ctx, "read reader", chromedp.Text(chromedp.CSS(`#details`)))
+	browse(t, ctx, "open the state after the last event", chromedp.Click(chromedp.CSS(`nav button[data-view="history"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-history="ready"] #history tr[data-index]`)))
+	last := pageEval[int](t, ctx, `Math.max(...Array.from(document.querySelectorAll("#history tr[data-index]")).map(tr => Number(tr.dataset.index)))`)
+	browse(t, ctx, "show the last state", chromedp.Click(chromedp.CSS(fmt.Sprintf(`#history tr[data-index="%d"] td:nth-child(5) button`, last))),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#history-detail .state-at[data-at="%d"] pre`, last))))
+
+	// The value was there, redacted: else this test proves nothing.
+	if !strings.Contains(details, `"value": "(sensitive)"`) {
+		t.Errorf("the resource view of reader does not show its redacted value:\n%s", details)
+	}
+	if dom := pageEval[string](t, ctx, `document.documentElement.outerHTML`); strings.Contains(dom, secret) {
+		t.Errorf("the DOM holds the secret")
+	}
+	mu.Lock()
+	ids := slices.Clone(finished)
+	mu.Unlock()
+	bodies, redacted := 0, 0
+	for _, id := range ids {
+		r, err := chromedp.Call(ctx, network.GetResponseBody, network.GetResponseBodyParams{RequestID: id})
+		if err != nil {
+			continue // a redirect or a stream has no body to give
+		}
+		bodies++
+		if strings.Contains(string(r.Body), secret) {
+			t.Errorf("the response of %s holds the secret", urls[id])
+		}
+		if strings.Contains(string(r.Body), "(sensitive)") {
+			redacted++
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range events {
+		if strings.Contains(e, secret) {
+			t.Errorf("an event of the stream holds the secret: %s", e)
+		}
+	}
+	if bodies < 8 || redacted < 2 || len(events) < 5 {
+		t.Errorf("checked %d response bodies (%d with redacted values) and %d events; want the page's whole traffic", bodies, redacted, len(events))
+	}
+	t.Logf("checked %d response bodies, %d with redacted values, and %d events", bodies, redacted, len(events))
 }
