@@ -230,6 +230,13 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 	a.run(ctx, stop)
 	unwatch()
 	a.drainLost()
+	// A handler whose last request failed as its process died may end
+	// the run before its watcher has said so.
+	for _, h := range sortedAddresses(a.recorders) {
+		if a.handlerLost(h) != nil {
+			a.loseHandler(h)
+		}
+	}
 	if len(a.lostState.handlers) > 0 {
 		a.retake(ctx)
 	}

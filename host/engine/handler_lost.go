@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -230,6 +232,11 @@ func (a *applier) retakeHandler(ctx context.Context, herr *HandlerLostError, res
 	rec := newRecorder(a.e, herr.Handler, ref)
 	defer rec.close()
 	for _, u := range us {
+		if alreadyRecorded(ref.view, u) {
+			herr.Recorded = append(herr.Recorded, fmt.Sprintf("%s (%s, by the lost process before it exited)", u.change.Addr(), u.event))
+			a.recovered(u.change)
+			continue
+		}
 		if why := a.notOurs(ref.view, u); why != "" {
 			notRecorded(u, why)
 			continue
@@ -271,6 +278,50 @@ func (a *applier) notOurs(view *StateView, u unrecorded) string {
 		return fmt.Sprintf("the state no longer holds this apply's pending %s of it (started %s): another command has recorded it since, or the lost process did before it exited; check that what is recorded is the object this apply made", mine.Operation, mine.Started)
 	}
 	return ""
+}
+
+// alreadyRecorded reports whether view already holds u's outcome, with
+// no operation pending: the lost process appended it, and died before it
+// answered.
+func alreadyRecorded(view *StateView, u unrecorded) bool {
+	addr := u.change.Addr()
+	if view.Pending[addr] != nil {
+		return false
+	}
+	pb := &patchBuilder{doc: view.stored()}
+	if err := u.build(pb); err != nil {
+		return false
+	}
+	ptr := entryPointer(u.change.Address)
+	rec := view.Entries[addr]
+	touched := false
+	for _, op := range pb.ops {
+		if op.Path != ptr {
+			continue
+		}
+		touched = true
+		switch op.Op {
+		case "remove":
+			return rec == nil
+		case "add", "replace":
+			if rec == nil {
+				return false
+			}
+			have, err := json.Marshal(rec.Entry)
+			return err == nil && sameJSON(have, op.Value)
+		}
+	}
+	// A destroy of what is not recorded builds no operation on it.
+	return !touched && rec == nil && u.event == "destroy"
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // recovered counts a change recorded by retake as done, not failed.

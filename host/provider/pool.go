@@ -76,10 +76,15 @@ func NewHolderPool(cfg Config) *Pool {
 // (see [NewHolderPool]); it is nil, so never ready, for any other pool.
 func (pl *Pool) Lost() <-chan struct{} { return pl.lost }
 
-// LostErr returns why a holder pool is lost, or nil.
+// LostErr returns why a holder pool is lost, or nil. It asks the kernel
+// whether the held process has exited, so it is exact even before the
+// watcher behind Lost has noticed.
 func (pl *Pool) LostErr() *LostError {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
+	if pl.holder && !pl.closed { // closing ends the process: not a loss
+		_ = pl.checkHeld()
+	}
 	return pl.lostErr
 }
 
