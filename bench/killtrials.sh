@@ -19,6 +19,12 @@
 #
 # kill, instead of pier, the Terraform provider or the pier tf hold that
 # holds it, mid-apply; see bench/killtrials-tf.sh.
+#
+#   KILL=statefile bench/killtrials.sh [TRIALS] [PIER]
+#   KILL=pgstate   bench/killtrials.sh [TRIALS] [PIER]   (a server in PG*)
+#
+# kill the state handler's process (state_file, pg_state) mid-apply while
+# a second apply waits for the lock; see bench/killtrials-handler.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trials=${1:-30}
@@ -29,6 +35,11 @@ case ${KILL:-pier} in
 tfprovider | tfholder)
   . bench/killtrials-tf.sh
   tf_trials "$KILL" "$trials"
+  exit
+  ;;
+statefile | pgstate)
+  . bench/killtrials-handler.sh
+  handler_trials "$KILL" "$trials"
   exit
   ;;
 esac
