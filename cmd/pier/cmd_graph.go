@@ -62,12 +62,8 @@ func runGraph(_ context.Context, o graphOptions, stdout, stderr io.Writer) error
 	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: hclsource.EnvVars(os.Environ()), Builtins: builtin.Capabilities})
 	var de *hclsource.DiagnosticsError
 	if errors.As(err, &de) {
-		// Show the diagnostics with their source lines; the returned error
-		// only sums up.
-		if werr := de.WriteText(stderr, 0, false); werr != nil {
-			return fmt.Errorf("graph %s: %w", o.Dir, err)
-		}
-		return reportedError{n: len(de.Diagnostics), dir: o.Dir, err: err}
+		// main prints it once, with the source lines, as for pier plan.
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("graph: %w", err)
@@ -77,17 +73,3 @@ func runGraph(_ context.Context, o graphOptions, stdout, stderr io.Writer) error
 	}
 	return nil
 }
-
-// reportedError is a configuration error whose diagnostics were already
-// written to stderr with their source lines.
-type reportedError struct {
-	n   int
-	dir string
-	err error
-}
-
-func (e reportedError) Error() string {
-	return fmt.Sprintf("deployment %s: %d configuration problem(s), shown above", e.dir, e.n)
-}
-
-func (e reportedError) Unwrap() error { return e.err }

@@ -37,6 +37,9 @@ func TestRunGraph(t *testing.T) {
 	}
 }
 
+// TestRunGraphErrors runs pier graph as main does, printing the error
+// too: each problem is printed once, configuration errors with their
+// source line (pier graph printed them twice).
 func TestRunGraphErrors(t *testing.T) {
 	t.Parallel()
 	bad := t.TempDir()
@@ -45,14 +48,13 @@ func TestRunGraphErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := map[string]struct {
-		opts       graphOptions
-		wantErr    string
+		args       []string
 		wantStderr []string
+		wantOnce   string
 		wantCode   int
 	}{
 		"configuration error shows the source": {
-			opts:     graphOptions{Dir: bad},
-			wantErr:  "deployment " + bad + ": 1 configuration problem(s), shown above",
+			args:     []string{"--dir", bad},
 			wantCode: exitError,
 			wantStderr: []string{
 				"Error: Unknown provider",
@@ -60,37 +62,35 @@ func TestRunGraphErrors(t *testing.T) {
 				"provider = provider.nope",
 				`no provider "nope" is declared.`,
 			},
+			wantOnce: "Error: Unknown provider",
 		},
 		"bad --var": {
-			opts:     graphOptions{Dir: graphFixture, Vars: []string{"novalue"}},
-			wantErr:  `--var "novalue": want NAME=VALUE`,
-			wantCode: exitUsage,
+			args:       []string{"--dir", graphFixture, "--var", "novalue"},
+			wantStderr: []string{`--var "novalue": want NAME=VALUE`},
+			wantCode:   exitUsage,
 		},
 		"missing directory": {
-			opts:     graphOptions{Dir: filepath.Join(bad, "nope")},
-			wantErr:  "graph: load deployment: open " + filepath.Join(bad, "nope") + ": no such file or directory",
-			wantCode: exitError,
+			args:       []string{"--dir", filepath.Join(bad, "nope")},
+			wantStderr: []string{"pier: graph: load deployment: open " + filepath.Join(bad, "nope") + ": no such file or directory"},
+			wantOnce:   "no such file",
+			wantCode:   exitError,
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			err := runGraph(t.Context(), tc.opts, &stdout, &stderr)
-			if err == nil {
-				t.Fatal("runGraph succeeded, want an error")
-			}
-			if err.Error() != tc.wantErr {
-				t.Errorf("error = %q, want %q", err, tc.wantErr)
-			}
-			var ue usageError
-			if got := errors.As(err, &ue); got != (tc.wantCode == exitUsage) {
-				t.Errorf("usage error = %v, want exit code %d", got, tc.wantCode)
+			err := run(t.Context(), append([]string{"pier", "graph"}, tc.args...), &stdout, &stderr)
+			if got := exitCode(err); got != tc.wantCode {
+				t.Errorf("exit %d (%v), want %d", got, err, tc.wantCode)
 			}
 			for _, w := range tc.wantStderr {
 				if !strings.Contains(stderr.String(), w) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
 				}
+			}
+			if n := strings.Count(stderr.String(), tc.wantOnce); tc.wantOnce != "" && n != 1 {
+				t.Errorf("stderr has %q %d times, want once:\n%s", tc.wantOnce, n, stderr.String())
 			}
 			if stdout.Len() != 0 {
 				t.Errorf("stdout = %q, want nothing", stdout.String())
