@@ -3,8 +3,10 @@ BIN := $(CURDIR)/bin
 
 .PHONY: build test tools lint demo race bench proto tfproviders tfproviders-test
 
+# COMMIT is what pier version reports: the commit, +dirty with changes.
+COMMIT = $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 build:
-	$(GO) build -o $(BIN)/pier ./cmd/pier
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN)/pier ./cmd/pier
 
 # test runs every test: none may skip for a missing tool (PIER_TEST_STRICT=1
 # makes internal/testneed fail instead). tools checks .ci/tools.txt first:

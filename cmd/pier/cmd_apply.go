@@ -115,6 +115,10 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 	if !o.JSON {
 		renderPlan(stdout, plan)
 		fmt.Fprintln(stdout)
+	} else {
+		for _, w := range plan.Warnings {
+			writeWarning(stdout, w)
+		}
 	}
 	// The question follows stdin, as tofu's does: pier apply | tee log on
 	// a terminal still asks (the question goes down the pipe, the answer
@@ -219,13 +223,16 @@ func reportProviders(w io.Writer, jsonOut bool, started map[string]int) {
 // the errors, after it.
 // late is an error after the resources were applied, or nil.
 func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, late error) {
+	failed := res.Interrupted || len(res.Errors) > 0 || late != nil
 	if jsonOut {
 		writeJSONLine(w, summaryMessage(res, late))
 		outs := map[string]any{}
 		for _, o := range res.Outputs {
 			outs[o.Name] = outputJSON(o.Value, o.Sensitive)
 		}
-		writeJSONLine(w, map[string]any{"message_type": "outputs", "outputs": outs})
+		if !failed {
+			writeJSONLine(w, map[string]any{"message_type": "outputs", "outputs": outs})
+		}
 		return
 	}
 	w = colourWriter{w, !jsonOut && colourFor(w)}
@@ -253,7 +260,9 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 	default:
 		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed.\n", ok(verb+" complete!"), res.Created, res.Updated, res.Destroyed)
 	}
-	if len(res.Outputs) > 0 {
+	// After a failure the outputs may be partly stale, and the errors are
+	// what to read: no Outputs:, as in tofu. pier output still shows them.
+	if len(res.Outputs) > 0 && !failed {
 		fmt.Fprintln(w, "\nOutputs:")
 		fmt.Fprintln(w)
 		for _, o := range res.Outputs {

@@ -65,12 +65,13 @@ type evalJSON struct {
 	Value       any      `json:"value"`
 	Type        string   `json:"type,omitempty"`
 	Sensitive   bool     `json:"sensitive,omitempty"`
+	Unknown     bool     `json:"unknown,omitempty"`
 	Diagnostics []string `json:"diagnostics,omitempty"`
 }
 
 func writeEvalResult(w io.Writer, asJSON bool, r inspect.Result) {
 	if asJSON {
-		j := evalJSON{MessageType: "eval", Type: r.Type, Sensitive: r.Sensitive}
+		j := evalJSON{MessageType: "eval", Type: r.Type, Sensitive: r.Sensitive, Unknown: r.Unknown}
 		if r.JSON != nil {
 			j.Value = r.JSON
 		}

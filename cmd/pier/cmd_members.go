@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -126,7 +126,7 @@ func runMembersList(ctx context.Context, o deployOptions, path string, stdout, s
 	for k := range found {
 		names = append(names, k)
 	}
-	sort.Strings(names)
+	slices.SortFunc(names, source.CompareAddresses)
 	for _, k := range names {
 		if o.JSON {
 			writeJSONLine(stdout, found[k])

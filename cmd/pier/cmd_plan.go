@@ -69,6 +69,9 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		return err
 	}
 	if o.JSON {
+		for _, w := range plan.Warnings {
+			writeWarning(stdout, w)
+		}
 		m, err := planMessage(plan)
 		if err != nil {
 			return err

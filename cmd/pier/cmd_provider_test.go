@@ -116,13 +116,13 @@ func TestProviderCommands(t *testing.T) {
 			args:     []string{"create", "--provider-exe", faulty("exit-nonzero.sh"), "--type", "thing"},
 			wantCode: 1, wantStderr: []string{"exited before responding (exit status 3)", "faulty: out of cheese"},
 		},
-		"usage: no provider":       {args: []string{"create", "--type", "x"}, wantCode: 2, wantStderr: []string{"--provider-exe PATH or --builtin local"}},
-		"usage: both providers":    {args: []string{"create", "--type", "x", "--builtin", "local", "--provider-exe", py}, wantCode: 2, wantStderr: []string{"not both"}},
-		"usage: unknown builtin":   {args: []string{"create", "--type", "x", "--builtin", "cloud"}, wantCode: 2, wantStderr: []string{`--builtin "cloud"`}},
-		"usage: bad input-str":     {args: []string{"create", "--provider-exe", py, "--type", "x", "--input-str", "novalue"}, wantCode: 2, wantStderr: []string{"want KEY=VALUE"}},
-		"usage: duplicate input":   {args: []string{"create", "--provider-exe", py, "--type", "x", "--input-str", "a=1", "--input-json", "a=1"}, wantCode: 2, wantStderr: []string{`input "a" is already set`}},
-		"usage: bad inputs-json":   {args: []string{"create", "--provider-exe", py, "--type", "x", "--inputs-json", "[1]"}, wantCode: 2, wantStderr: []string{"--inputs-json: want a JSON object"}},
-		"usage: unknown operation": {args: []string{"create", "--provider-exe", py, "--type", "x", "--operations", "fly"}, wantCode: 2, wantStderr: []string{"unknown optional operation"}},
+		"usage: no provider":       {args: []string{"create", "--type", "x"}, wantCode: exitUsage, wantStderr: []string{"--provider-exe PATH or --builtin local"}},
+		"usage: both providers":    {args: []string{"create", "--type", "x", "--builtin", "local", "--provider-exe", py}, wantCode: exitUsage, wantStderr: []string{"not both"}},
+		"usage: unknown builtin":   {args: []string{"create", "--type", "x", "--builtin", "cloud"}, wantCode: exitUsage, wantStderr: []string{`--builtin "cloud"`}},
+		"usage: bad input-str":     {args: []string{"create", "--provider-exe", py, "--type", "x", "--input-str", "novalue"}, wantCode: exitUsage, wantStderr: []string{"want KEY=VALUE"}},
+		"usage: duplicate input":   {args: []string{"create", "--provider-exe", py, "--type", "x", "--input-str", "a=1", "--input-json", "a=1"}, wantCode: exitUsage, wantStderr: []string{`input "a" is already set`}},
+		"usage: bad inputs-json":   {args: []string{"create", "--provider-exe", py, "--type", "x", "--inputs-json", "[1]"}, wantCode: exitUsage, wantStderr: []string{"--inputs-json: want a JSON object"}},
+		"usage: unknown operation": {args: []string{"create", "--provider-exe", py, "--type", "x", "--operations", "fly"}, wantCode: exitUsage, wantStderr: []string{"unknown optional operation"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

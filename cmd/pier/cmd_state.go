@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/source"
 )
 
 func init() {
@@ -34,7 +35,7 @@ func newStateListCommand() *cli.Command {
 						rows = append(rows, row{addr, rec.Entry.Type, rec.Entry.Provider, h})
 					}
 				}
-				sort.Slice(rows, func(i, j int) bool { return rows[i].addr < rows[j].addr })
+				sort.Slice(rows, func(i, j int) bool { return source.CompareAddresses(rows[i].addr, rows[j].addr) < 0 })
 				for _, r := range rows {
 					if c.Bool("json") {
 						writeJSONLine(c.App.Writer, map[string]string{"message_type": "resource", "address": r.addr, "type": r.typ, "provider": r.provider, "state": r.handler})

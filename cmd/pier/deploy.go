@@ -44,6 +44,26 @@ type deployOptions struct {
 	// UnsetVarsUnknown lets variables without a value be unknown
 	// (hclsource.Options.UnsetUnknown): set by commands that need none.
 	UnsetVarsUnknown bool
+	// Stdout is the command's output, where --json puts warnings.
+	Stdout io.Writer
+}
+
+// warn prints a warning once, in the command's format: a message_type
+// "diagnostic" line of severity "warning" on stdout under --json, as
+// errors are, or a "pier: warning:" line on stderr.
+func (o deployOptions) warn(stderr io.Writer) func(string) {
+	if o.JSON && o.Stdout != nil {
+		return func(msg string) { writeWarning(o.Stdout, msg) }
+	}
+	return func(msg string) { fmt.Fprintln(stderr, "pier: warning:", msg) }
+}
+
+// writeWarning writes one warning as a --json diagnostic line.
+func writeWarning(stdout io.Writer, msg string) {
+	writeJSONLine(stdout, struct {
+		MessageType string `json:"message_type"`
+		diagnostic
+	}{"diagnostic", diagnostic{Severity: "warning", Summary: msg}})
 }
 
 func deployFlags() []cli.Flag {
@@ -73,6 +93,7 @@ func readDeployOptions(c *cli.Context) deployOptions {
 		JSON:        c.Bool("json"),
 		Verbose:     c.Bool("verbose"),
 		Lock:        c.String("lock"),
+		Stdout:      c.App.Writer,
 	}
 	o.File = c.String("file")
 	if f := o.File; f != "" && o.Flake == "" {
@@ -96,7 +117,7 @@ func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src sou
 		if len(o.Vars) > 0 || len(o.VarFiles) > 0 {
 			return nil, "", usagef("--var and --var-file apply to HCL deployments, not to --flake or --file")
 		}
-		s, err := nixsource.New(o.Flake, nixsource.Options{Logger: logger, Warn: func(msg string) { fmt.Fprintln(stderr, "pier: warning:", msg) }})
+		s, err := nixsource.New(o.Flake, nixsource.Options{Logger: logger, Warn: o.warn(stderr)})
 		if err != nil {
 			return nil, "", err
 		}
@@ -153,7 +174,7 @@ func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engin
 	if err != nil {
 		return nil, err
 	}
-	if src, err = lockedSource(src, dir, o.Lock, stderr); err != nil {
+	if src, err = lockedSource(src, dir, o.Lock, o.warn(stderr)); err != nil {
 		return nil, err
 	}
 	self, err := os.Executable()

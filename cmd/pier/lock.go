@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -18,7 +16,7 @@ func lockFlag() cli.Flag {
 
 // lockedSource wraps src so that every provider it declares is checked
 // against the deployment's lock file before the engine can start it.
-func lockedSource(src source.Source, dir, mode string, stderr io.Writer) (source.Source, error) {
+func lockedSource(src source.Source, dir, mode string, warn func(string)) (source.Source, error) {
 	m, err := lockfile.ParseMode(mode)
 	if err != nil {
 		return nil, usageError{err}
@@ -30,7 +28,5 @@ func lockedSource(src source.Source, dir, mode string, stderr io.Writer) (source
 	if err != nil {
 		return nil, err
 	}
-	return &lockfile.Source{Source: src, Lock: lock, Dir: dir, Mode: m, NoFile: !exists, Warn: func(msg string) {
-		fmt.Fprintln(stderr, "pier: warning:", msg)
-	}}, nil
+	return &lockfile.Source{Source: src, Lock: lock, Dir: dir, Mode: m, NoFile: !exists, Warn: warn}, nil
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/tfschema"
 )
 
 // version is pier's version, reported by --version and sent as
@@ -130,7 +132,7 @@ func runApp(ctx context.Context, args []string, stdout, stderr io.Writer, flags 
 	// is pier's stale-plan code.
 	var notFound string
 	app.CommandNotFound = func(_ *cli.Context, name string) { notFound = name }
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	if err == nil && notFound != "" {
 		err = usagef("no help for %q: no such command; see pier --help", notFound)
 	}
@@ -140,6 +142,9 @@ func runApp(ctx context.Context, args []string, stdout, stderr io.Writer, flags 
 // usageErrorOf makes a flag-parsing error (an unknown flag, a bad value) a
 // usage error, so it exits 64 (exitUsage) and is printed once, without the whole help.
 func usageErrorOf(c *cli.Context, err error, _ bool) error {
+	if h := flagHint(err); h != "" {
+		return usagef("%w; %s; see %s --help", err, h, c.Command.HelpName)
+	}
 	return usagef("%w; see %s --help", err, c.Command.HelpName)
 }
 
@@ -163,10 +168,126 @@ func unknownSubcommand(c *cli.Context) error {
 	if where != c.App.Name {
 		msg = where + ": " + msg
 	}
-	if s := cli.SuggestCommand(subs, name); s != "" {
-		msg += "; " + strings.ToLower(s[:1]) + s[1:]
+	if s := suggestCommand(subs, name); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return usagef("%s; see %s --help", msg, where)
+}
+
+// suggestCommand is the command name, or alias, close to name: within an
+// edit distance of 2, or none. urfave/cli's own guess always names
+// something (pier version suggested destroy, pier init import).
+func suggestCommand(cs []*cli.Command, name string) string {
+	var names []string
+	for _, c := range cs {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	return tfschema.Suggest(name, names)
+}
+
+// terraformHints answer Terraform's spellings of flags pier names
+// differently or does without, after "flag provided but not defined".
+var terraformHints = map[string]string{
+	"auto-approve":     "Terraform's -auto-approve is pier's --yes",
+	"input":            "pier has no -input: it asks only when stdin is a terminal, and --yes skips the question",
+	"lock":             "pier has no -lock: it always takes the state's lock",
+	"chdir":            "Terraform's -chdir is pier's --dir",
+	"compact-warnings": "pier has no -compact-warnings: it prints each warning once",
+}
+
+// flagsFirst moves the flags written after a command's positional
+// arguments before them, so that pier apply web --yes means what it says:
+// urfave/cli, like Go's flag package, stops reading flags at the first
+// argument and would take --yes for an address. After "--" everything is
+// an argument, as usual.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	// Find the command: global flags, then names down to a leaf.
+	i, cmds, flags := 1, app.Commands, app.Flags
+	var cmd *cli.Command
+	for i < len(args) {
+		a := args[i]
+		if a == "--" {
+			return args
+		}
+		if strings.HasPrefix(a, "-") {
+			i += flagWidth(flags, a)
+			continue
+		}
+		next := findCommand(cmds, a)
+		if next == nil {
+			break
+		}
+		cmd, cmds, flags = next, next.Subcommands, next.Flags
+		i++
+		if len(cmds) == 0 {
+			break
+		}
+	}
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args
+	}
+	var front, positional []string
+	rest := args[i:]
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if a == "--" {
+			positional = append(positional, rest[j:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' {
+			w := min(flagWidth(flags, a), len(rest)-j)
+			front = append(front, rest[j:j+w]...)
+			j += w - 1
+			continue
+		}
+		positional = append(positional, a)
+	}
+	out := append(slices.Clone(args[:i]), front...)
+	return append(out, positional...)
+}
+
+// flagWidth is how many arguments the flag a takes up: 2 for a flag that
+// takes a value given apart (--dir x), else 1 (--yes, --dir=x, or a flag
+// pier does not know, which parsing then refuses).
+func flagWidth(flags []cli.Flag, a string) int {
+	name := strings.TrimLeft(a, "-")
+	if strings.Contains(name, "=") {
+		return 1
+	}
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		if _, ok := f.(*cli.BoolFlag); ok {
+			return 1
+		}
+		return 2
+	}
+	return 1
+}
+
+func findCommand(cs []*cli.Command, name string) *cli.Command {
+	for _, c := range cs {
+		if slices.Contains(c.Names(), name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// flagHint is the hint for a flag error of Go's flag package (which
+// urfave/cli parses with; its errors carry no flag name but in the text).
+func flagHint(err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	return terraformHints[strings.TrimPrefix(name, "-")]
 }
 
 func walkCommands(cs []*cli.Command, f func(*cli.Command)) {

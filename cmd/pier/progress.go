@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/source"
 )
 
 // progress renders engine events: a live view on a terminal (one line per
@@ -178,7 +179,7 @@ func (p *progress) redraw() {
 	for a := range p.running {
 		addrs = append(addrs, a)
 	}
-	sort.Strings(addrs)
+	slices.SortFunc(addrs, source.CompareAddresses)
 	for _, a := range addrs {
 		ev := p.running[a]
 		fmt.Fprintf(p.w, "  %s: %s... %s\n", a, verbing(ev.Action), time.Since(ev.Time).Round(time.Second))

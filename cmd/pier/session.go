@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"github.com/pierhq/pier/internal/builtin"
 	"io"
 	"log/slog"
@@ -27,7 +26,7 @@ func openSession(o deployOptions, stderr io.Writer) (*session.Deployment, error)
 		Lock:          mode,
 		NixopsVersion: "pier " + version,
 		Builtins:      builtin.Capabilities,
-		Warn:          func(msg string) { fmt.Fprintln(stderr, "pier: warning:", msg) },
+		Warn:          o.warn(stderr),
 	}
 	if o.Flake == "" {
 		opts.Dir = o.Dir

@@ -175,14 +175,19 @@ type Plan struct {
 	madeBy *Engine
 }
 
-// Summary counts the changes by action.
+// Summary counts the changes by action. Its JSON keys are snake_case,
+// as every other key of pier's --json output.
 type Summary struct {
-	Create, Update, Destroy, Replace, NoOp int
+	Create  int `json:"create"`
+	Update  int `json:"update"`
+	Destroy int `json:"destroy"`
+	Replace int `json:"replace"`
+	NoOp    int `json:"no_op"`
 	// Forget counts the records a removed block lets go of.
-	Forget int `json:",omitempty"`
+	Forget int `json:"forget,omitempty"`
 	// Import counts the objects import blocks adopt, whatever else their
 	// change does.
-	Import int `json:",omitempty"`
+	Import int `json:"import,omitempty"`
 }
 
 // Summary counts the plan's changes; state handlers are not counted.
@@ -241,7 +246,7 @@ func (p *Plan) sort() {
 	for i, c := range p.Changes {
 		ks[i] = keyed{c.Addr(), c}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	slices.SortStableFunc(ks, func(a, b keyed) int { return source.CompareAddresses(a.key, b.key) })
 	for i, k := range ks {
 		p.Changes[i] = k.c
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
@@ -93,6 +94,9 @@ func knownPart(inputs map[string]any, prefix string) (map[string]any, []string) 
 		default:
 			out[k] = v
 		}
+	}
+	if prefix == "" {
+		slices.Sort(unknown) // map order: the same plan must print the same
 	}
 	return out, unknown
 }

@@ -300,7 +300,11 @@ type Operation struct {
 	Provider string         `json:"provider,omitempty"`
 	Type     string         `json:"type,omitempty"`
 	Inputs   map[string]any `json:"inputs,omitempty"`
-	Operands []int          `json:"operands,omitempty"`
+	// InputsUnknown are the dotted paths of inputs known only after
+	// apply, left out of Inputs: a program must not read a placeholder
+	// string as a value (pier show --json's after_unknown likewise).
+	InputsUnknown []string `json:"inputs_unknown,omitempty"`
+	Operands      []int    `json:"operands,omitempty"`
 	// Import is the id an import operation adopts.
 	Import string `json:"import,omitempty"`
 }
@@ -354,6 +358,7 @@ func (p *Plan) RedactedGraph() (*Graph, error) {
 			}
 			op.Inputs = inputs
 		}
+		op.Inputs, op.InputsUnknown = knownPart(op.Inputs, "")
 		view.Operations = append(view.Operations, op)
 	}
 	return view, nil

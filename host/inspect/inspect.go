@@ -49,7 +49,11 @@ type Result struct {
 	Type string
 	// Sensitive means the value, or part of it, is secret: it is not
 	// rendered at all.
-	Sensitive   bool
+	Sensitive bool
+	// Unknown means the value, or part of it, is known only after apply;
+	// JSON is then null, never a placeholder string a program would read
+	// as the value.
+	Unknown     bool
 	Diagnostics hcl.Diagnostics
 }
 
@@ -83,7 +87,7 @@ func (in *Inspector) Eval(expr string) Result {
 		return r
 	}
 	if !unmarked.IsWhollyKnown() {
-		r.JSON = json.RawMessage(`"(known after apply)"`)
+		r.JSON, r.Unknown = json.RawMessage("null"), true
 		return r
 	}
 	b, err := ctyjson.Marshal(unmarked, unmarked.Type())
@@ -100,6 +104,9 @@ func (in *Inspector) Eval(expr string) Result {
 func (r Result) Text() string {
 	if r.Sensitive {
 		return SensitiveText
+	}
+	if r.Unknown {
+		return "(known after apply)"
 	}
 	var v any
 	if err := json.Unmarshal(r.JSON, &v); err != nil {

@@ -59,7 +59,7 @@ func TestFileDeployment(t *testing.T) {
 		t.Errorf("pier wrote into the working directory: %v", left)
 	}
 	again := runPier(t, dir, "plan", "--file", "nixops4.nix")
-	if p := again.ofType("plan"); len(p) != 1 || p[0]["summary"].(map[string]any)["NoOp"] != 1.0 {
+	if p := again.ofType("plan"); len(p) != 1 || p[0]["summary"].(map[string]any)["no_op"] != 1.0 {
 		t.Errorf("plan --file after apply: %v", again.events)
 	}
 

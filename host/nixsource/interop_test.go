@@ -40,7 +40,7 @@ func TestNixOps4StateInterop(t *testing.T) {
 			if len(plans) != 1 {
 				t.Fatalf("plan: want one plan event, got %v\n%s", plan.events, plan.stderr)
 			}
-			if d := cmp.Diff(map[string]any{"Create": 0.0, "Update": 0.0, "Destroy": 0.0, "Replace": 0.0, "NoOp": 2.0}, plans[0]["summary"]); d != "" {
+			if d := cmp.Diff(map[string]any{"create": 0.0, "update": 0.0, "destroy": 0.0, "replace": 0.0, "no_op": 2.0}, plans[0]["summary"]); d != "" {
 				t.Errorf("plan of the state NixOps4 wrote (-want +got):\n%s", d)
 			}
 
