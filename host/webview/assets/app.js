@@ -285,7 +285,7 @@ async function plan(e) {
 
 function confirmApply() {
   const s = planned.plan.summary;
-  $("#confirm-summary").textContent = `${s.Create} to create, ${s.Update} to update, ${s.Replace} to replace, ${s.Destroy} to destroy.`;
+  $("#confirm-summary").textContent = `${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.destroy} to destroy.`;
   const box = $("#confirm-destructive");
   box.replaceChildren();
   if (planned.destructive.length) {
