@@ -58,7 +58,7 @@ func TestRunGraphErrors(t *testing.T) {
 			wantCode: exitError,
 			wantStderr: []string{
 				"Error: Unknown provider",
-				"main.pier.hcl line 2, in resource \"a\":",
+				"main.pier.hcl:2:",
 				"provider = provider.nope",
 				`no provider "nope" is declared.`,
 			},

@@ -16,7 +16,9 @@ import (
 	"github.com/pierhq/pier/host/hcldepth"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
+	"github.com/pierhq/pier/schema"
 )
 
 // This file renders the error a command returned, once, for a person (on
@@ -76,7 +78,13 @@ func diagnosticsOf(err error, verbose bool) []diagnostic {
 		var de *hclsource.DiagnosticsError
 		var re *engine.ResourceError
 		var ie *tfschema.InputError
+		var pe *engine.DiagnosticError
+		var pd *engine.PreventDestroyError
 		switch {
+		case errors.As(err, &pe):
+			out = append(out, providerDiagnostic(pe))
+		case errors.As(err, &pd):
+			out = append(out, diagnostic{Severity: "error", Summary: "Instance cannot be " + map[string]string{"destroy": "destroyed", "replace": "replaced"}[pd.Verb], Detail: pd.Detail(), Address: pd.Address, Range: pointRange(pd.Range)})
 		case errors.As(err, &de):
 			for _, d := range de.Diagnostics {
 				out = append(out, fromHCL(d))
@@ -132,8 +140,41 @@ func fromHCL(d *hcl.Diagnostic) diagnostic {
 	return out
 }
 
-// resourceDiagnostic says what failed in the user's words: "create of out
-// failed: disk full". The provider's executable and the protocol request
+// providerDiagnostic is a provider's own diagnostic about a change found
+// at plan (a preview's, or the Terraform provider's validation), at the
+// input it names, saying which resource and provider it is about.
+func providerDiagnostic(e *engine.DiagnosticError) diagnostic {
+	d := diagnostic{Severity: "error", Summary: e.Diagnostic.Summary, Address: e.Resource, Provider: e.Provider, Range: pointRange(e.Range)}
+	if e.Diagnostic.Severity == schema.SeverityWarning {
+		d.Severity = "warning"
+	}
+	detail := fmt.Sprintf("resource %s (provider %s)", e.Resource, e.Provider)
+	if len(e.Diagnostic.Attribute) > 0 {
+		detail += fmt.Sprintf(": input %s", e.Diagnostic.Attribute)
+	}
+	if e.Diagnostic.Detail != "" {
+		detail += ": " + e.Diagnostic.Detail
+	}
+	if e.Others > 0 {
+		detail += fmt.Sprintf("; %d more instances of this resource have it too", e.Others)
+	}
+	d.Detail = detail
+	return d
+}
+
+// pointRange is a file:line:col position as a one-character range, or
+// nil for none.
+func pointRange(r source.Range) *diagRange {
+	if r.Filename == "" {
+		return nil
+	}
+	p := diagPos{Line: r.Line, Column: r.Column}
+	return &diagRange{Filename: r.Filename, Start: p, End: diagPos{Line: p.Line, Column: p.Column + 1}}
+}
+
+// resourceDiagnostic says what failed in the user's words, naming the
+// resource and the provider: "create of out (provider journal) failed:
+// disk full". The provider's executable and the protocol request
 // appear only with --verbose.
 func resourceDiagnostic(re *engine.ResourceError, verbose bool) diagnostic {
 	d := diagnostic{
@@ -141,6 +182,9 @@ func resourceDiagnostic(re *engine.ResourceError, verbose bool) diagnostic {
 		Summary:  fmt.Sprintf("%s of %s failed", re.Action, re.Address),
 		Address:  re.Address,
 		Provider: re.Provider,
+	}
+	if re.Provider != "" {
+		d.Summary = fmt.Sprintf("%s of %s (provider %s) failed", re.Action, re.Address, re.Provider)
 	}
 	var resp *provider.ResponseError
 	var perr *provider.Error
@@ -289,7 +333,8 @@ func writeSnippet(w io.Writer, d *hcl.Diagnostic, f *hcl.File, colour bool) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "  on %s line %d%s:\n", name, r.Start.Line, where)
+	// file:line:col, which editors and terminals open at the place.
+	fmt.Fprintf(w, "  on %s:%d:%d%s:\n", name, r.Start.Line, r.Start.Column, where)
 	if f != nil {
 		lines := strings.Split(string(f.Bytes), "\n")
 		if r.Start.Line >= 1 && r.Start.Line <= len(lines) {

@@ -33,10 +33,11 @@ resource "keep" {
 		t.Fatal(err)
 	}
 	line := strings.Count(string(src[:strings.Index(string(src), "prevent_destroy")]), "\n") + 1
-	want := "main.pier.hcl:" + strconv.Itoa(line) + ":5: resource keep has lifecycle.prevent_destroy set, but this plan would "
+	at := "on main.pier.hcl:" + strconv.Itoa(line) + ":5, in resource \"keep\""
+	want := "resource keep has lifecycle.prevent_destroy set, but this plan would "
 	for _, args := range [][]string{{"plan", "--replace", "keep"}, {"apply", "--replace", "keep", "--yes"}, {"destroy", "--yes"}} {
 		out, errs, code := d.run(args...)
-		if code != exitError || !strings.Contains(errs, want) {
+		if code != exitError || !strings.Contains(errs, want) || !strings.Contains(errs, at) || !strings.Contains(errs, "Error: Instance cannot be") {
 			t.Errorf("pier %v: exit %d, want %d and %q\n%s\n%s", args, code, exitError, want, out, errs)
 		}
 	}

@@ -361,7 +361,7 @@ func TestNixLifecyclePreventDestroy(t *testing.T) {
 	}
 	d.mustRun("apply", "--flake", ".")
 	_, errs, code := d.run("plan", "--flake", ".", "--replace", "first")
-	if code != exitError || !strings.Contains(errs, "flake.nix:30:13: resource first has lifecycle.prevent_destroy set, but this plan would replace it") {
+	if code != exitError || !strings.Contains(errs, "flake.nix:30:13") || !strings.Contains(errs, "resource first has lifecycle.prevent_destroy set, but this plan would replace it") {
 		t.Errorf("plan --replace of a protected member: exit %d\n%s", code, errs)
 	}
 }

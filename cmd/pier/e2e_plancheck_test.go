@@ -63,7 +63,9 @@ func (d *deployment) mustFailAtPlan(want ...string) {
 
 // at is the regular expression of a position in the deployment's file.
 func at(line, col int) string {
-	return regexp.QuoteMeta(fmt.Sprintf("main.pier.hcl:%d:%d: ", line, col))
+	// The snippet's header (on main.pier.hcl:17:35, in resource ...), or
+	// a one-line error's prefix; the problem follows.
+	return regexp.QuoteMeta(fmt.Sprintf("main.pier.hcl:%d:%d", line, col)) + `(?s)[:,].*`
 }
 
 // TestPlanRejectsUnknownLocalInput: the local adapter previews its

@@ -189,9 +189,33 @@ func preventDestroy(p *Plan, snap *source.Snapshot) error {
 		if at.Filename == "" {
 			at = r.Range
 		}
-		errs = append(errs, fmt.Errorf("%s: resource %s has lifecycle.prevent_destroy set, but this plan would %s it (%s); change the plan, or remove prevent_destroy first", at, c.Address, verb, changeReason(p, c)))
+		errs = append(errs, &PreventDestroyError{Range: at, Address: c.Address.String(), Verb: verb, Reason: changeReason(p, c)})
 	}
 	return errors.Join(errs...)
+}
+
+// PreventDestroyError refuses a plan that would destroy or replace a
+// resource whose lifecycle sets prevent_destroy. Range is the setting's
+// position (or the resource's).
+type PreventDestroyError struct {
+	Range   source.Range
+	Address string
+	Verb    string // "destroy" or "replace"
+	Reason  string // why the plan would do it
+}
+
+func (e *PreventDestroyError) Error() string {
+	msg := e.Detail()
+	if pos := e.Range.String(); pos != "" {
+		msg = pos + ": " + msg
+	}
+	return msg
+}
+
+// Detail is the error without its position, for a renderer that shows
+// the position itself.
+func (e *PreventDestroyError) Detail() string {
+	return fmt.Sprintf("resource %s has lifecycle.prevent_destroy set, but this plan would %s it (%s); change the plan, or remove prevent_destroy first", e.Address, e.Verb, e.Reason)
 }
 
 func changeReason(p *Plan, c *Change) string {
