@@ -313,10 +313,9 @@ resource "odd" {
 			t.Fatalf("%s with typos: exit %d, want %d\n%s\n%s", cmd, code, exitError, out, errs)
 		}
 		for _, w := range want {
-			// Shown as a snippet: "on FILE line N", the message under it.
+			// Shown as a snippet: "on FILE:LINE:COL", the message under it.
 			pos, msg, _ := strings.Cut(w, ": ")
-			parts := strings.Split(pos, ":")
-			at := fmt.Sprintf("on %s line %s", filepath.Base(parts[0]), parts[1])
+			at := "on " + filepath.Base(pos)
 			if !strings.Contains(errs, at) || !strings.Contains(errs, msg) {
 				t.Errorf("%s: stderr lacks\n  %s\n  %s\ngot:\n%s", cmd, at, msg, errs)
 			}
