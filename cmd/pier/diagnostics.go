@@ -152,8 +152,13 @@ func providerDiagnostic(e *engine.DiagnosticError) diagnostic {
 	if len(e.Diagnostic.Attribute) > 0 {
 		detail += fmt.Sprintf(": input %s", e.Diagnostic.Attribute)
 	}
-	if e.Diagnostic.Detail != "" {
+	switch {
+	case e.Diagnostic.Detail != "":
 		detail += ": " + e.Diagnostic.Detail
+	case e.Diagnostic.Summary != "":
+		// A Terraform provider's diagnostics often say it all in the
+		// summary; the line under the snippet still says it.
+		detail += ": " + e.Diagnostic.Summary
 	}
 	if e.Others > 0 {
 		detail += fmt.Sprintf("; %d more instances of this resource have it too", e.Others)

@@ -67,7 +67,7 @@ func (d *deployment) checkRefused(pending map[string]map[string]any, out, errs s
 		if p["operation"] != "create" {
 			continue
 		}
-		want := `pier: create of ` + addr + ` failed: pier was interrupted while provider "` + asString(p["provider"]) + `" was creating ` + addr + ` (type ` + asString(p["type"]) + `), started ` + asString(p["started"])
+		want := `pier: create of ` + addr + ` (provider ` + asString(p["provider"]) + `) failed: pier was interrupted while provider "` + asString(p["provider"]) + `" was creating ` + addr + ` (type ` + asString(p["type"]) + `), started ` + asString(p["started"])
 		if !strings.Contains(errs, want) {
 			d.t.Errorf("apply's error does not name the pending create of %s; want %q in\n%s", addr, want, errs)
 		}

@@ -148,7 +148,7 @@ func TestPlanRejectsOpenstackTooManyBlocks(t *testing.T) {
   }
 }
 `)
-	d.mustFailAtPlan(at(22, 5) + `resource port \(provider openstack\): input binding: Too many list items: Attribute binding supports 1 item maximum, but config has 2 declared`)
+	d.mustFailAtPlan(`Error: Too many list items`, at(22, 5)+`resource port \(provider openstack\): input binding: Attribute binding supports 1 item maximum, but config has 2 declared`)
 }
 
 // TestPlanShowsPlannedValues: a bridged create shows the provider's
@@ -184,7 +184,8 @@ func TestPlanReportsSharedMistakeOnce(t *testing.T) {
 }
 `)
 	d.mustFailAtPlan(at(18, 49) + `resource typo\[\d\] \(provider local\): input contnets: .*; 4 more instances of this resource have it too`)
-	if _, errs, _ := d.run("plan"); strings.Count(errs, "contnets") != 1 {
+	// Once: one snippet (its source line names contnets too), one message.
+	if _, errs, _ := d.run("plan"); strings.Count(errs, "input contnets") != 1 || strings.Count(errs, "Error: ") != 1 {
 		t.Errorf("the mistake is reported more than once:\n%s", errs)
 	}
 }
