@@ -300,6 +300,11 @@ func decodeEntry(raw any) (Entry, error) {
 }
 
 func parseStep(key string) (source.Step, error) {
+	if strings.HasPrefix(key, `"`) {
+		// A name NixOps4 allows that starts with a quote: quoted in an
+		// address, and kept whole here.
+		return source.Step{Name: key}, nil
+	}
 	a, err := source.ParseAddress(key)
 	if err != nil || len(a) != 1 {
 		// A name pier would not produce (e.g. containing a dot) is still a

@@ -2,8 +2,11 @@
 #
 # pier runs, once per round:
 #   nix eval --json --impure REF#ATTR --apply 'import driver.nix "params.json"'
-# params.json holds { known = { "<address>" = { <output> = value; }; };
-# cached = { "<address>" = true; }; strict = null | [ path ]; }.
+# params.json holds { known = TREE; cached = TREE; strict = null | [ path ]; },
+# where a TREE node is { m = { <member name> = node; }; o = { <output> = value; };
+# c = true; }, each part there only when needed: known outputs under o,
+# cached members with c. Members are looked up by path, never by an address
+# string, so that no name needs quoting here.
 #
 # The result lists every member of the deployment as ready, blocked or
 # structurally blocked. Which outputs a member needed or read is reported
@@ -36,7 +39,16 @@ let
   known = params.known;
 
   note = event: builtins.trace ("pier:" + builtins.toJSON event);
-  addrOf = path: builtins.concatStringsSep "." path;
+  # An address, for messages only: a name that is not plain is quoted, as
+  # pier quotes it (web."file.txt").
+  addrOf = path: builtins.concatStringsSep "." (map
+    (n: if builtins.match "[^].[\"\\[:space:]]+" n != null then n
+      else "\"" + builtins.replaceStrings [ "\\" "\"" "\n" "\t" ] [ "\\\\" "\\\"" "\\n" "\\t" ] n + "\"")
+    path);
+  # The node at path in a TREE of params.json, or null.
+  nodeAt = tree: path: builtins.foldl'
+    (node: n: if node != null && node ? m && node.m ? ${n} then node.m.${n} else null)
+    tree path;
   filterAttrs = pred: set:
     builtins.removeAttrs set (builtins.filter (n: !(pred n set.${n})) (builtins.attrNames set));
 
@@ -72,11 +84,12 @@ let
       addr = addrOf path;
       skeleton = res.outputsSkeleton or { };
       noteIf = event: if traced then note event else (x: x);
+      node = nodeAt knownSet path;
     in
-    if knownSet ? ${addr} then
+    if node != null && node ? o then
       builtins.mapAttrs
-        (name: _: noteIf { read = path; } (knownSet.${addr}.${name} or
-          (abort "pier: resource ${addr} has no output '${name}': its provider returned [ ${toString (builtins.attrNames knownSet.${addr})} ]")))
+        (name: _: noteIf { read = path; } (node.o.${name} or
+          (abort "pier: resource ${addr} has no output '${name}': its provider returned [ ${toString (builtins.attrNames node.o)} ]")))
         skeleton
     else
       builtins.mapAttrs
@@ -125,7 +138,7 @@ let
       # structure, so only a member that is ready and whose reads pier must
       # learn gets one. A blocked member's needs are traced in the shared
       # instance too, since a throw is never memoised.
-      fresh = !readsNothing && !(cached ? ${addrOf path}) && shared.status == "ready";
+      fresh = !readsNothing && !((nodeAt cached path).c or false) && shared.status == "ready";
     in
     (if fresh then examine (lookup (instance known true null) path) else shared) // { inherit path; });
 

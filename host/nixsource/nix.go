@@ -33,11 +33,50 @@ var nixFlags = []string{
 // is cancelled, so a stray grandchild holding them cannot hang a round.
 const waitDelay = 5 * time.Second
 
-// evalParams is the params.json the driver reads.
+// evalParams is the params.json the driver reads. Known outputs and cached
+// members are trees by member name (see [memberTree]), not maps by
+// address: the driver then looks a member up by its path, and need not
+// spell addresses exactly as Go quotes a name such as "file.txt".
 type evalParams struct {
-	Known  source.Outputs  `json:"known"`
-	Cached map[string]bool `json:"cached"`
-	Strict []string        `json:"strict"`
+	Known  *memberNode `json:"known"`
+	Cached *memberNode `json:"cached"`
+	Strict []string    `json:"strict"`
+}
+
+// memberNode is one member in a tree of members: its outputs, whether it
+// is cached, and its own members by name.
+type memberNode struct {
+	Members map[string]*memberNode `json:"m,omitempty"`
+	// Outputs is a map[string]any, never nil on a known resource: as an
+	// interface, omitempty keeps a resource with no outputs known.
+	Outputs any  `json:"o,omitempty"`
+	Cached  bool `json:"c,omitempty"`
+}
+
+// memberTree puts each address's value in a tree by member name, with set
+// filling in the node.
+func memberTree[T any](byAddress map[string]T, set func(*memberNode, T)) (*memberNode, error) {
+	root := &memberNode{}
+	for addr, v := range byAddress {
+		a, err := source.ParseAddress(addr)
+		if err != nil {
+			return nil, err
+		}
+		n := root
+		for _, st := range a {
+			if n.Members == nil {
+				n.Members = map[string]*memberNode{}
+			}
+			next := n.Members[st.Name]
+			if next == nil {
+				next = &memberNode{}
+				n.Members[st.Name] = next
+			}
+			n = next
+		}
+		set(n, v)
+	}
+	return root, nil
 }
 
 // evalOutput is the driver's result in a normal round.
@@ -100,15 +139,23 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 		return nil, nil, fmt.Errorf("evaluate %s: %w", s.label, err)
 	}
 	defer os.RemoveAll(dir)
-	visible := make(source.Outputs, len(known))
-	for addr, m := range known {
-		visible[addr] = source.Visible(m)
+	knownTree, err := memberTree(known, func(n *memberNode, outs map[string]any) {
+		// Without the bridge's bookkeeping (source.Visible), and never
+		// nil: a resource with no outputs is still known.
+		outs = source.Visible(outs)
+		if outs == nil {
+			outs = map[string]any{}
+		}
+		n.Outputs = outs
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluate %s: known outputs: %w", s.label, err)
 	}
-	known = visible
-	if cached == nil {
-		cached = map[string]bool{}
+	cachedTree, err := memberTree(cached, func(n *memberNode, c bool) { n.Cached = c })
+	if err != nil {
+		return nil, nil, fmt.Errorf("evaluate %s: cached members: %w", s.label, err)
 	}
-	params, err := json.Marshal(evalParams{Known: known, Cached: cached, Strict: strict})
+	params, err := json.Marshal(evalParams{Known: knownTree, Cached: cachedTree, Strict: strict})
 	if err != nil {
 		return nil, nil, fmt.Errorf("evaluate %s: encode known outputs: %w", s.label, err)
 	}

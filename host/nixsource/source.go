@@ -222,9 +222,6 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		if addr == nil {
 			return nil, s.rootError(ctx, known, tr)
 		}
-		if err := checkNames(m.Path); err != nil {
-			return nil, &EvalError{Flake: s.label, Member: addr, Message: err.Error()}
-		}
 		mt := tr.member(m.Path)
 		positions[addr.String()] = m.Pos
 		outputs[addr.String()] = slices.Compact(slices.Sorted(slices.Values(mt.outputs)))
@@ -284,7 +281,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 		s.last = &driverAnswer{stdout: stdout, traces: tr, needed: map[string]bool{}}
 		for _, mt := range tr.byMember {
 			for _, n := range mt.needs {
-				s.last.needed[strings.Join(n, ".")] = true
+				s.last.needed[addressOf(n).String()] = true
 			}
 		}
 	}
@@ -582,9 +579,6 @@ func stateAddress(raw json.RawMessage) (*source.Address, error) {
 		}
 		return &a, nil
 	}
-	if err := checkNames(path); err != nil {
-		return nil, err
-	}
 	a := addressOf(path)
 	if a == nil {
 		return nil, fmt.Errorf("empty member path")
@@ -650,14 +644,4 @@ func addresses(paths [][]string, self source.Address) []source.Address {
 	}
 	slices.SortFunc(out, func(a, b source.Address) int { return strings.Compare(a.String(), b.String()) })
 	return out
-}
-
-// checkNames rejects member names that would make an address ambiguous.
-func checkNames(path []string) error {
-	for _, n := range path {
-		if n == "" || strings.ContainsAny(n, `.[]"`) {
-			return fmt.Errorf("member name %q: names may not be empty or contain . [ ] \"", n)
-		}
-	}
-	return nil
 }

@@ -17,7 +17,8 @@ func TestStateAddress(t *testing.T) {
 		"list":          {raw: `["infra","state"]`, want: "infra.state"},
 		"dotted string": {raw: `"infra.state"`, want: "infra.state"},
 		"empty list":    {raw: `[]`, wantErr: true},
-		"dot in name":   {raw: `["a.b"]`, wantErr: true},
+		"dot in name":   {raw: `["a.b"]`, want: `"a.b"`},
+		"quoted string": {raw: `"infra.\"state.json\""`, want: `infra."state.json"`},
 		"number":        {raw: `3`, wantErr: true},
 		"bad address":   {raw: `"a..b"`, wantErr: true},
 	}

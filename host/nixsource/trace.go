@@ -3,7 +3,6 @@ package nixsource
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strings"
 )
 
@@ -35,7 +34,7 @@ type memberTrace struct {
 
 // traces is the parsed stderr of one driver run.
 type traces struct {
-	// byMember maps a member path (joined with ".") to its events.
+	// byMember maps a member path (as an address) to its events.
 	byMember map[string]*memberTrace
 	// last is the member whose evaluation began last: an error that aborted
 	// the evaluation happened there. nil when no member had begun.
@@ -63,7 +62,7 @@ func parseTraces(stderr []byte) *traces {
 		}
 		switch {
 		case ev.Begin != nil:
-			key := strings.Join(ev.Begin, ".")
+			key := addressOf(ev.Begin).String()
 			cur = t.byMember[key]
 			if cur == nil {
 				cur = &memberTrace{}
@@ -72,7 +71,7 @@ func parseTraces(stderr []byte) *traces {
 			t.last = ev.Begin
 		case ev.Need != nil && cur != nil:
 			cur.needs = append(cur.needs, ev.Need)
-			cur.outputs = append(cur.outputs, strings.Join(append(slices.Clone(ev.Need), ev.Output), "."))
+			cur.outputs = append(cur.outputs, addressOf(ev.Need).String()+"."+ev.Output)
 		case ev.Read != nil && cur != nil:
 			cur.reads = append(cur.reads, ev.Read)
 		}
@@ -82,7 +81,7 @@ func parseTraces(stderr []byte) *traces {
 
 // member returns the events of the member at path, never nil.
 func (t *traces) member(path []string) *memberTrace {
-	if m := t.byMember[strings.Join(path, ".")]; m != nil {
+	if m := t.byMember[addressOf(path).String()]; m != nil {
 		return m
 	}
 	return &memberTrace{}

@@ -1,6 +1,10 @@
 package source
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 func TestAddressString(t *testing.T) {
 	t.Parallel()
@@ -34,5 +38,48 @@ func TestAddressString(t *testing.T) {
 				t.Errorf("ParseAddress(%q).String() = %q", tc.want, back.String())
 			}
 		})
+	}
+}
+
+// TestAddressQuotedNames covers member names NixOps4 allows that a plain
+// dotted address cannot spell: they are quoted, and parse back.
+func TestAddressQuotedNames(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		addr     Address
+		want     string
+		stateKey []string
+	}{
+		"a dot":            {Address{{Name: "myDeployment"}, {Name: "file.txt"}}, `myDeployment."file.txt"`, []string{"deployments", "myDeployment", "resources", "file.txt"}},
+		"top level":        {Address{{Name: "file.txt"}}, `"file.txt"`, []string{"resources", "file.txt"}},
+		"a quote":          {Address{{Name: `say "hi"`}}, `"say \"hi\""`, []string{"resources", `say "hi"`}},
+		"brackets":         {Address{{Name: "a[0]"}, {Name: "b"}}, `"a[0]".b`, []string{"deployments", "a[0]", "resources", "b"}},
+		"empty":            {Address{{Name: ""}, {Name: "x"}}, `"".x`, []string{"deployments", "", "resources", "x"}},
+		"space":            {Address{{Name: "my site"}}, `"my site"`, []string{"resources", "my site"}},
+		"quoted and keyed": {Address{{Name: "a.b", Key: "k"}}, `"a.b"["k"]`, []string{"resources", `a.b["k"]`}},
+		"plain unicode":    {Address{{Name: "café-1"}}, "café-1", []string{"resources", "café-1"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.addr.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+			back, err := ParseAddress(tc.want)
+			if err != nil {
+				t.Fatalf("ParseAddress(%q): %v", tc.want, err)
+			}
+			if d := cmp.Diff(tc.addr, back); d != "" {
+				t.Errorf("ParseAddress(%q) (-want +got):\n%s", tc.want, d)
+			}
+			if d := cmp.Diff(tc.stateKey, tc.addr.StateKey()); d != "" {
+				t.Errorf("StateKey (-want +got):\n%s", d)
+			}
+		})
+	}
+	for _, bad := range []string{`"open`, `a."b`, `"a"b`, `a["k"`, `"a".`} {
+		if a, err := ParseAddress(bad); err == nil {
+			t.Errorf("ParseAddress(%q) = %v, want an error", bad, a)
+		}
 	}
 }

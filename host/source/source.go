@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Source is a deployment description that the engine resolves in rounds.
@@ -209,43 +210,58 @@ type Step struct {
 	Key any
 }
 
-// Address is a dotted member path, e.g. web.db or web.db["a"].
+// Address is a dotted member path, e.g. web.db or web.db["a"]. A member
+// name that is not plain (see [PlainName]) is quoted, as Nix quotes an
+// attribute name: web."file.txt".
 type Address []Step
+
+// PlainName reports whether a member name can be written in an address as
+// it is: not empty, and without a dot, bracket, quote, backslash, space or
+// unprintable character. NixOps4 allows any attribute name as a member
+// name; the others are quoted.
+func PlainName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if strings.ContainsRune(`.[]"\`, r) || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseAddress parses the form produced by [Address.String].
 func ParseAddress(s string) (Address, error) {
 	var a Address
 	rest := s
 	for rest != "" {
-		name := rest
-		if i := strings.IndexAny(rest, ".["); i >= 0 {
-			name = rest[:i]
+		var step Step
+		if strings.HasPrefix(rest, `"`) {
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				return nil, fmt.Errorf("parse address %q: unclosed or bad quoted name", s)
+			}
+			step.Name, _ = strconv.Unquote(q)
+			rest = rest[len(q):]
+		} else {
+			name := rest
+			if i := strings.IndexAny(rest, ".["); i >= 0 {
+				name = rest[:i]
+			}
+			if name == "" {
+				return nil, fmt.Errorf("parse address %q: empty member name", s)
+			}
+			step.Name = name
+			rest = rest[len(name):]
 		}
-		if name == "" {
-			return nil, fmt.Errorf("parse address %q: empty member name", s)
-		}
-		rest = rest[len(name):]
-		step := Step{Name: name}
 		if strings.HasPrefix(rest, "[") {
-			end := strings.Index(rest, "]")
-			if end < 0 {
-				return nil, fmt.Errorf("parse address %q: unclosed [", s)
+			key, n, err := parseKey(rest[1:])
+			if err != nil {
+				return nil, fmt.Errorf("parse address %q: %w", s, err)
 			}
-			key := rest[1:end]
-			if strings.HasPrefix(key, `"`) {
-				k, err := strconv.Unquote(key)
-				if err != nil {
-					return nil, fmt.Errorf("parse address %q: bad key %s", s, key)
-				}
-				step.Key = k
-			} else {
-				n, err := strconv.Atoi(key)
-				if err != nil {
-					return nil, fmt.Errorf("parse address %q: bad index %s", s, key)
-				}
-				step.Key = n
-			}
-			rest = rest[end+1:]
+			step.Key = key
+			rest = rest[1+n:]
 		}
 		a = append(a, step)
 		if strings.HasPrefix(rest, ".") {
@@ -263,11 +279,33 @@ func ParseAddress(s string) (Address, error) {
 	return a, nil
 }
 
-// String renders the address as NAME.NAME[0].NAME["key"].
+// parseKey parses an instance key and its closing bracket at the start
+// of s, and says how many bytes it took.
+func parseKey(s string) (any, int, error) {
+	if strings.HasPrefix(s, `"`) {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil || !strings.HasPrefix(s[len(q):], "]") {
+			return nil, 0, fmt.Errorf("bad key %s", s)
+		}
+		k, _ := strconv.Unquote(q)
+		return k, len(q) + 1, nil
+	}
+	end := strings.Index(s, "]")
+	if end < 0 {
+		return nil, 0, fmt.Errorf("unclosed [")
+	}
+	n, err := strconv.Atoi(s[:end])
+	if err != nil {
+		return nil, 0, fmt.Errorf("bad index %s", s[:end])
+	}
+	return n, end + 1, nil
+}
+
+// String renders the address as NAME.NAME[0].NAME["key"]."other name".
 // Plans spell every resource's address several times, so this avoids
 // fmt and spells a plain top-level name without copying it.
 func (a Address) String() string {
-	if len(a) == 1 && a[0].Key == nil {
+	if len(a) == 1 && a[0].Key == nil && PlainName(a[0].Name) {
 		return a[0].Name
 	}
 	b := make([]byte, 0, 32)
@@ -275,30 +313,48 @@ func (a Address) String() string {
 		if i > 0 {
 			b = append(b, '.')
 		}
-		b = append(b, s.Name...)
-		switch k := s.Key.(type) {
-		case int:
-			b = append(b, '[')
-			b = strconv.AppendInt(b, int64(k), 10)
-			b = append(b, ']')
-		case string:
-			b = append(b, '[')
-			b = strconv.AppendQuote(b, k)
-			b = append(b, ']')
+		if PlainName(s.Name) {
+			b = append(b, s.Name...)
+		} else {
+			b = strconv.AppendQuote(b, s.Name)
 		}
+		b = s.appendKey(b)
 	}
 	return string(b)
 }
 
+func (s Step) appendKey(b []byte) []byte {
+	switch k := s.Key.(type) {
+	case int:
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(k), 10)
+		b = append(b, ']')
+	case string:
+		b = append(b, '[')
+		b = strconv.AppendQuote(b, k)
+		b = append(b, ']')
+	}
+	return b
+}
+
 // StateKey is the path of the resource's entry in a NixOps4 state document:
 // resources.NAME at the top, deployments.C.resources.NAME below composite C.
-// An instance key becomes part of the name, e.g. NAME[0].
+// A name is kept as it is, unquoted, as NixOps4 keys it; an instance key
+// becomes part of the name, e.g. NAME[0].
 func (a Address) StateKey() []string {
 	var path []string
 	for _, s := range a[:len(a)-1] {
-		path = append(path, "deployments", Address{s}.String())
+		path = append(path, "deployments", s.stateName())
 	}
-	return append(path, "resources", Address{a[len(a)-1]}.String())
+	return append(path, "resources", a[len(a)-1].stateName())
+}
+
+// stateName is the step's member name in a state document.
+func (s Step) stateName() string {
+	if s.Key == nil {
+		return s.Name
+	}
+	return string(s.appendKey([]byte(s.Name)))
 }
 
 // HasPrefix reports whether p is a (non-strict) prefix of a.
