@@ -96,6 +96,15 @@ func readDeployOptions(c *cli.Context) deployOptions {
 		Stdout:      c.App.Writer,
 	}
 	o.File = c.String("file")
+	if o.Flake == "" && o.File == "" && !hclsource.HasFiles(o.Dir) {
+		// As nixops4 does: a directory with a flake.nix and no pier
+		// files is the flake's deployment.
+		if _, err := os.Stat(filepath.Join(o.Dir, "flake.nix")); err == nil {
+			if abs, err := filepath.Abs(o.Dir); err == nil {
+				o.Flake = abs
+			}
+		}
+	}
 	if f := o.File; f != "" && o.Flake == "" {
 		// A Nix file travels as a reference nixsource reads as a file,
 		// absolute so that a saved plan finds it from anywhere.

@@ -226,6 +226,9 @@ func reportError(err error, o runFlags, stdout, stderr io.Writer) {
 	if !printable(err) {
 		return
 	}
+	if errors.Is(err, hclsource.ErrNoFiles) {
+		err = fmt.Errorf("%w; for a Nix deployment give --flake REF (a flake.nix in the directory is used without it) or --file nixops4.nix", err)
+	}
 	diags := diagnosticsOf(err, o.verbose)
 	if o.json {
 		for _, d := range diags {

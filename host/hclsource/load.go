@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"errors"
 	"fmt"
 	"github.com/pierhq/pier/schema"
 	"os"
@@ -135,10 +136,28 @@ func Load(dir string, opts Options) (*Deployment, error) {
 		files = append(files, sourceFile{path, src})
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("load deployment %s: no %s or %s files", dir, suffixHCL, suffixJSON)
+		return nil, fmt.Errorf("load deployment %s: %w", dir, ErrNoFiles)
 	}
 	opts.VarFiles = append(sortAutoVarFiles(auto), opts.VarFiles...)
 	return loadFiles(dir, files, opts)
+}
+
+// ErrNoFiles is the error of a directory that holds no deployment files.
+var ErrNoFiles = errors.New("no " + suffixHCL + " or " + suffixJSON + " files")
+
+// HasFiles reports whether dir holds deployment files: a directory that
+// does not, but holds a flake.nix, is a Nix deployment.
+func HasFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if name := e.Name(); !e.IsDir() && (strings.HasSuffix(name, suffixHCL) || strings.HasSuffix(name, suffixJSON)) {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceFile is one deployment file's path and contents.
