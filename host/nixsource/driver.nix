@@ -33,8 +33,36 @@ let
     else abort "pier: the flake exports several deployments in NixOps4's shape before 2026-01-25 (nixops4Deployments: ${toString legacySet}); pick one with --flake REF#nixops4Deployments.NAME";
   legacy = typeOf picked == "nixops4Deployment";
   component =
-    if legacy then picked // { _type = "nixops4Component"; rootFunction = picked.deploymentFunction; }
+    if legacy then picked // { _type = "nixops4Component"; rootFunction = legacyRoot; }
     else picked;
+  # A deployment of that shape, as a root component. Its deploymentFunction
+  # took { resources, deployments, resourceProviderSystem, ... } and
+  # returned { resources; deployments; }, and NixOps4 built the arguments
+  # of each level from what that level returned, as a fixpoint
+  # (perform_load_deployment in rust/nixops4-eval/src/eval.rs before
+  # commit 8ab123d): resources.NAME.OUTPUT is an output, deployments.NAME
+  # the same arguments for a nested deployment. outputValues is passed
+  # too, and a result with members read as it is, for the variant with
+  # rootFunction's arguments that existed while that change was made.
+  legacyRoot = { outputValues, resourceProviderSystem, ... }:
+    let
+      argsFor = values: decl: {
+        inherit resourceProviderSystem;
+        resources = builtins.mapAttrs (name: _: values.${name}) (decl.resources or { });
+        deployments = builtins.mapAttrs (name: d: argsFor values.${name} d) (decl.deployments or { });
+      };
+      declared = picked.deploymentFunction (argsFor outputValues declared // { inherit outputValues; });
+      membersOf = path: decl:
+        let
+          resources = decl.resources or { };
+          deployments = decl.deployments or { };
+          both = builtins.filter (n: deployments ? ${n}) (builtins.attrNames resources);
+        in
+        if both != [ ] then abort "pier: ${addrOf (path ++ [ (builtins.head both) ])} is both a resource and a nested deployment; a root component has one member of each name: rename one"
+        else builtins.mapAttrs (_: r: { resource = r; }) resources
+          // builtins.mapAttrs (n: d: { members = membersOf (path ++ [ n ]) d; }) deployments;
+    in
+    if declared ? members then declared else { members = membersOf [ ] declared; };
   params = builtins.fromJSON (builtins.readFile paramsFile);
   known = params.known;
 

@@ -130,6 +130,72 @@ func TestLegacyExportShape(t *testing.T) {
 	}
 }
 
+// legacyDeployment is a deployment in the shape NixOps4's mkDeployment
+// produced before commit 8ab123d (nix/lib/lib.nix and nix/deployment/ at
+// 8ab123d's ancestor c55298b^): deploymentFunction takes { resources,
+// deployments, resourceProviderSystem, ... } and returns { resources;
+// deployments; }, nested deployments in the same shape, and reads outputs
+// as resources.NAME.OUTPUT and deployments.NAME.resources.NAME.OUTPUT.
+const legacyDeployment = `{
+  _type = "nixops4Deployment";
+  deploymentFunction = { resources, deployments, resourceProviderSystem, ... }: {
+    resources = {
+      state = { provider.builtin = "local"; type = "state_file"; inputs.name = "state.json"; outputsSkeleton = { }; state = null; };
+      greeting = { provider.builtin = "local"; type = "memo"; inputs.initialize_with = "hello"; outputsSkeleton.value = { }; state = [ "state" ]; };
+      echo = { provider.builtin = "local"; type = "memo"; inputs.initialize_with = "echo of ${deployments.web.resources.page.value}"; outputsSkeleton.value = { }; state = [ "state" ]; };
+    };
+    deployments.web = {
+      resources.page = { provider.builtin = "local"; type = "memo"; inputs.initialize_with = "page for ${resources.greeting.value} on ${resourceProviderSystem}"; outputsSkeleton.value = { }; state = [ "state" ]; };
+    };
+  };
+}`
+
+// TestLegacyDeploymentFunction applies a deployment in the export shape
+// NixOps4 shipped before 8ab123d, with outputs read across levels, and
+// checks what it recorded as NixOps4 reads it.
+func TestLegacyDeploymentFunction(t *testing.T) {
+	t.Parallel()
+	needNix(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"flake.nix": `{ outputs = { self }: { nixops4Deployments.prod = ` + legacyDeployment + `; }; }`})
+	first := runPier(t, dir, "apply", "--flake", "path:"+dir)
+	if d := cmp.Diff(map[string]float64{"created": 3, "updated": 0, "destroyed": 0}, first.summary(t)); d != "" {
+		t.Errorf("apply (-want +got):\n%s\n%s", d, first.stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := nixops4state.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := st.Deployments["web"].Resources["page"].OutputProperties["value"]
+	if s, _ := page.(string); !strings.HasPrefix(s, "page for hello on ") {
+		t.Errorf("web.page = %v, want it made from greeting's output", page)
+	}
+	if got := st.Resources["echo"].OutputProperties["value"]; got != "echo of "+page.(string) {
+		t.Errorf("echo = %v, want it made from web.page's output", got)
+	}
+	again := runPier(t, dir, "plan", "--flake", "path:"+dir)
+	if p := again.ofType("plan"); len(p) != 1 || p[0]["summary"].(map[string]any)["NoOp"] != 3.0 {
+		t.Errorf("plan after apply: %v", again.events)
+	}
+
+	// A name that is both a resource and a nested deployment has no one
+	// address in a root component.
+	clash := strings.Replace(legacyDeployment, "deployments.web = {", "deployments.echo = {", 1)
+	clash = strings.Replace(clash, "deployments.web.resources.page.value", `"x"`, 1)
+	writeFiles(t, dir, map[string]string{"flake.nix": `{ outputs = { self }: { nixops4Deployments.prod = ` + clash + `; }; }`})
+	src, err := New("path:"+dir, Options{Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Resolve(t.Context(), nil); err == nil || !strings.Contains(err.Error(), "echo is both a resource and a nested deployment") {
+		t.Errorf("Resolve of a clashing name: err = %v", err)
+	}
+}
+
 // pierOut runs the real pier in dir and returns its stdout.
 func pierOut(tb testing.TB, dir string, args ...string) string {
 	tb.Helper()
