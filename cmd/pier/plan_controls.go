@@ -44,7 +44,26 @@ func readPlanControls(c *cli.Context, members []string) (engine.PlanOptions, err
 			}
 		}
 	}
-	return o, nil
+	return o, overlappingMembers(members)
+}
+
+// overlappingMembers refuses member arguments of which one contains
+// another, as nixops4 apply refuses them (validate_no_overlapping_paths
+// in rust/nixops4/src/apply.rs): the inner one would say nothing, and
+// was likely meant otherwise.
+func overlappingMembers(members []string) error {
+	addrs := make([]source.Address, len(members))
+	for i, m := range members {
+		addrs[i], _ = source.ParseAddress(m) // parsed above
+	}
+	for i, a := range addrs {
+		for j, b := range addrs {
+			if i != j && len(a) < len(b) && b.HasPrefix(a) {
+				return usagef("overlapping member paths: %s contains %s; name only one of them", a, b)
+			}
+		}
+	}
+	return nil
 }
 
 // changesFound is pier plan --detailed-exitcode's answer when the plan
