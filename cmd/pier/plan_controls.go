@@ -30,7 +30,7 @@ func planControlFlags() []cli.Flag {
 // nixops4 apply <paths> does).
 func readPlanControls(c *cli.Context, members []string) (engine.PlanOptions, error) {
 	o := engine.PlanOptions{Replace: c.StringSlice("replace"), Targets: append(c.StringSlice("target"), members...)}
-	o.Refresh, o.RefreshTargets = readRefresh(c)
+	o.Refresh, o.RefreshTargets, o.NoRefresh = readRefresh(c)
 	o.RefreshOnly = c.Bool("refresh-only")
 	if o.RefreshOnly && (len(o.Replace) > 0 || len(o.Targets) > 0) {
 		// A refresh-only plan changes nothing, so there is nothing to

@@ -283,6 +283,10 @@ type PlanOptions struct {
 	// plans nothing but recording what the reads found, as Terraform's
 	// -refresh-only; see refresh_only.go.
 	RefreshOnly bool `json:"refreshOnly,omitempty"`
+	// NoRefresh reads nothing, whatever a block or provider's
+	// refresh = true says (--refresh=false, as Terraform's
+	// -refresh=false).
+	NoRefresh bool `json:"noRefresh,omitempty"`
 }
 
 // Plan resolves the deployment against its recorded state. It starts the

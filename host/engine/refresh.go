@@ -68,18 +68,29 @@ func (o PlanOptions) refreshes(a source.Address) bool {
 // creation. A gone object no longer in the deployment stays, to be
 // destroyed (a destroy of what is gone records that it is).
 func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOptions) error {
+	if o.NoRefresh {
+		return nil
+	}
 	present := map[string]bool{}
-	// always are the resources with refresh = true: read on every plan.
+	// always are the resources with refresh = true, their own or their
+	// provider's: read on every plan.
 	always := map[string]*source.Resource{}
+	alwaysRead := func(r *source.Resource) bool {
+		if r.Refresh {
+			return true
+		}
+		p := snap.Providers[r.Provider]
+		return p != nil && p.Refresh && !r.NoRefresh
+	}
 	for _, r := range snap.Ready {
 		present[r.Address.String()] = true
-		if r.Refresh {
+		if alwaysRead(r) {
 			always[r.Address.String()] = r
 		}
 	}
 	for _, b := range snap.Blocked {
 		present[b.Address.String()] = true
-		if b.Resource != nil && b.Resource.Refresh {
+		if b.Resource != nil && alwaysRead(b.Resource) {
 			always[b.Address.String()] = b.Resource
 		}
 	}
@@ -94,7 +105,11 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 		}
 		if !pl.e.providers.declared(rec.Entry.Provider) || !pl.e.providers.supports(rec.Entry.Provider, schema.OperationRead) {
 			if r := always[addr]; r != nil {
-				pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("%s (%s) sets refresh = true, but provider %q does not declare the read operation: its recorded object is trusted as recorded", addr, r.Range, rec.Entry.Provider))
+				who := fmt.Sprintf("%s (%s) sets", addr, r.Range)
+				if !r.Refresh {
+					who = fmt.Sprintf("the provider of %s (%s) sets", addr, r.Range)
+				}
+				pl.plan.Warnings = append(pl.plan.Warnings, fmt.Sprintf("%s refresh = true, but provider %q does not declare the read operation: its recorded object is trusted as recorded", who, rec.Entry.Provider))
 			}
 			continue
 		}

@@ -87,6 +87,7 @@ type resourceDecl struct {
 	dependsOn []*ref // explicit depends_on
 	lifecycle *source.Lifecycle
 	refresh   bool // refresh = true: read on every plan
+	noRefresh bool // refresh = false: not read for its provider's refresh = true
 	// schemaSensitive are the input paths the provider's schema calls
 	// sensitive, for instances whose outputs do not list them (see
 	// SetSchemaSensitive).

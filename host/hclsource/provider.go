@@ -27,6 +27,7 @@ var providerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "config"},
 	{Name: "operations"},
 	{Name: "parallelism"},
+	{Name: "refresh"},
 }}
 
 func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
@@ -63,6 +64,7 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	if a, ok := attrs["executable"]; ok {
 		p.Executable = d.providerPath(stringAttr(d.baseCtx, a, &diags))
 	}
+	p.Refresh, _ = d.decodeRefresh(fmt.Sprintf("provider %q", name), attrs, &diags)
 	if a, ok := attrs["terraform"]; ok {
 		p.Terraform = d.providerPath(stringAttr(d.baseCtx, a, &diags))
 	}

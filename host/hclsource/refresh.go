@@ -9,21 +9,23 @@ import (
 // plan read the recorded object, as --refresh=ADDR does. Like the
 // lifecycle settings it must be known when the deployment loads, since it
 // decides which providers a plan starts.
-func (d *Deployment) decodeRefresh(r *resourceDecl, attrs hcl.Attributes, diags *hcl.Diagnostics) bool {
+// It also says whether the block sets it at all: a block's own setting
+// wins over its provider's.
+func (d *Deployment) decodeRefresh(what string, attrs hcl.Attributes, diags *hcl.Diagnostics) (refresh, set bool) {
 	a, ok := attrs["refresh"]
 	if !ok {
-		return false
+		return false, false
 	}
 	v, ds := a.Expr.Value(d.baseCtx)
 	*diags = append(*diags, ds...)
 	if ds.HasErrors() {
-		return false
+		return false, false
 	}
 	v, _ = v.Unmark()
 	if !v.IsKnown() || v.IsNull() || v.Type() != cty.Bool {
 		*diags = append(*diags, diagErr(a.Expr.Range(), "Invalid refresh setting",
-			"refresh of resource %q must be true or false, known when the deployment loads.", r.name))
-		return false
+			"refresh of %s must be true or false, known when the deployment loads.", what))
+		return false, false
 	}
-	return v.True()
+	return v.True(), true
 }

@@ -664,6 +664,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		SensitiveInputs: sensitive,
 		Lifecycle:       r.lifecycle,
 		Refresh:         r.refresh,
+		NoRefresh:       r.noRefresh,
 	}
 	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil

@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"fmt"
 	"math/big"
 	"slices"
 	"strings"
@@ -79,7 +80,8 @@ func (d *Deployment) decodeResource(r *resourceDecl, b *hcl.Block) (*hcl.BodyCon
 	case hasForEach:
 		r.expand, r.expandBy = expandForEach, f.Expr
 	}
-	r.refresh = d.decodeRefresh(r, attrs, &diags)
+	refresh, set := d.decodeRefresh(fmt.Sprintf("resource %q", r.name), attrs, &diags)
+	r.refresh, r.noRefresh = refresh, set && !refresh
 	for i, lb := range content.Blocks {
 		if i > 0 {
 			diags = append(diags, diagErr(lb.DefRange, "Duplicate lifecycle block",

@@ -99,6 +99,9 @@ type Resource struct {
 	// Refresh makes every plan read the resource's recorded object, as
 	// --refresh=ADDR would (HCL's refresh = true).
 	Refresh bool
+	// NoRefresh is a block's refresh = false: its provider's
+	// refresh = true does not read it.
+	NoRefresh bool
 }
 
 // Lifecycle are a resource's controls over how a plan changes it, as
@@ -163,7 +166,11 @@ type Provider struct {
 	// Parallelism bounds how many requests run at once against this
 	// provider; 0 means the engine's default.
 	Parallelism int
-	Range       Range
+	// Refresh makes every plan read the recorded objects of this
+	// provider's resources, as Terraform refreshes, except those whose
+	// block sets refresh = false.
+	Refresh bool
+	Range   Range
 }
 
 // Output is a deployment output value.
