@@ -320,6 +320,16 @@ func (s *Server) OpenDeployment(ctx context.Context, req *pier1.OpenDeployment_R
 	if opts.Dir == "" && opts.Flake == "" {
 		return nil, status.Error(codes.InvalidArgument, "OpenDeployment needs dir or flake")
 	}
+	// A relative var file is the deployment's, as a state file's name is:
+	// this server's working directory means nothing to its client.
+	if opts.Dir != "" {
+		opts.VarFiles = slices.Clone(opts.VarFiles)
+		for i, f := range opts.VarFiles {
+			if !filepath.IsAbs(f) {
+				opts.VarFiles[i] = filepath.Join(opts.Dir, f)
+			}
+		}
+	}
 	d, err := session.Open(opts)
 	if err != nil {
 		return &pier1.OpenDeployment_Response{Diagnostics: diagnostics(err)}, nil

@@ -85,11 +85,19 @@ func Open(opts Options) (*Deployment, error) {
 		}
 		d.dir = abs
 	} else {
-		wd, err := os.Getwd()
+		// A local flake's relative paths (a state_file's name) are its
+		// directory's, as the CLI resolves them, not this process's
+		// working directory: an RPC server runs anywhere. Only a flake
+		// with no directory here (github:…) falls back to the latter.
+		src, err := nixsource.New(opts.Flake, nixsource.Options{Logger: opts.Logger})
 		if err != nil {
 			return nil, err
 		}
-		d.dir = wd
+		if d.dir = src.Dir(); d.dir == "" {
+			if d.dir, err = os.Getwd(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if _, err := d.load(); err != nil {
 		return nil, err
@@ -97,8 +105,9 @@ func Open(opts Options) (*Deployment, error) {
 	return d, nil
 }
 
-// Dir is the deployment's directory (the working directory for a flake):
-// where its lock file is.
+// Dir is the deployment's directory (a local flake's own, the working
+// directory for a remote one): where its lock file is, and what relative
+// paths in it are relative to.
 func (d *Deployment) Dir() string { return d.dir }
 
 // Name describes the deployment for messages.
