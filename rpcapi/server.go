@@ -50,6 +50,10 @@ type Server struct {
 	handshakeMu sync.Mutex
 	shaken      atomic.Bool
 	client      *pier1.ClientCapabilities
+
+	// stopped is closed by Setup.Stop.
+	stopped  chan struct{}
+	stopOnce sync.Once
 }
 
 // NewServer returns a server with no open handles.
@@ -57,7 +61,27 @@ func NewServer(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{cfg: cfg, handles: newHandles()}
+	return &Server{cfg: cfg, handles: newHandles(), stopped: make(chan struct{})}
+}
+
+// Stop implements Setup.Stop.
+func (s *Server) Stop(ctx context.Context, req *pier1.Stop_Request) (*pier1.Stop_Response, error) {
+	s.stopOnce.Do(func() { close(s.stopped) })
+	return &pier1.Stop_Response{}, nil
+}
+
+// untilStopped is ctx, cancelled as well once Setup.Stop is called; the
+// caller calls cancel.
+func (s *Server) untilStopped(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-s.stopped:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }
 
 // Register adds the services to a gRPC server.
@@ -458,7 +482,8 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 		}
 		return complete(&pier1.PlanDeployment_Complete{})
 	}
-	ctx := stream.Context()
+	ctx, cancel := s.untilStopped(stream.Context())
+	defer cancel()
 	var p *engine.Plan
 	opts := engine.PlanOptions{RefreshOnly: req.GetRefreshOnly()}
 	if req.GetDestroy() {
@@ -516,7 +541,7 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 			out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_AppliedChange{AppliedChange: &pier1.AppliedChange{Address: rs.Address, Action: rs.Action, Provider: rs.Provider}}})
 		}
 	})
-	res, err := pl.eng.Apply(stream.Context(), nil, pl.plan)
+	res, err := pl.eng.Apply(stream.Context(), s.stopped, pl.plan)
 	pl.sink.attach(nil)
 	diag := func(d *pier1.Diagnostic) {
 		out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_Diagnostic{Diagnostic: d}})

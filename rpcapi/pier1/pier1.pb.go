@@ -215,7 +215,7 @@ func (x GetProviderSchema_Response_Status) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use GetProviderSchema_Response_Status.Descriptor instead.
 func (GetProviderSchema_Response_Status) EnumDescriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{8, 1, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{9, 1, 0}
 }
 
 type Progress_ResourceStatus_Status int32
@@ -281,7 +281,7 @@ func (x Progress_ResourceStatus_Status) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Progress_ResourceStatus_Status.Descriptor instead.
 func (Progress_ResourceStatus_Status) EnumDescriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22, 0, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{23, 0, 0}
 }
 
 type Diagnostic_Severity int32
@@ -330,7 +330,43 @@ func (x Diagnostic_Severity) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Diagnostic_Severity.Descriptor instead.
 func (Diagnostic_Severity) EnumDescriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{26, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{27, 0}
+}
+
+type Stop struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Stop) Reset() {
+	*x = Stop{}
+	mi := &file_pier1_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Stop) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Stop) ProtoMessage() {}
+
+func (x *Stop) ProtoReflect() protoreflect.Message {
+	mi := &file_pier1_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Stop.ProtoReflect.Descriptor instead.
+func (*Stop) Descriptor() ([]byte, []int) {
+	return file_pier1_proto_rawDescGZIP(), []int{0}
 }
 
 type Handshake struct {
@@ -341,7 +377,7 @@ type Handshake struct {
 
 func (x *Handshake) Reset() {
 	*x = Handshake{}
-	mi := &file_pier1_proto_msgTypes[0]
+	mi := &file_pier1_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -353,7 +389,7 @@ func (x *Handshake) String() string {
 func (*Handshake) ProtoMessage() {}
 
 func (x *Handshake) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[0]
+	mi := &file_pier1_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -366,7 +402,7 @@ func (x *Handshake) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Handshake.ProtoReflect.Descriptor instead.
 func (*Handshake) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{0}
+	return file_pier1_proto_rawDescGZIP(), []int{1}
 }
 
 // What the client asks for.
@@ -381,7 +417,7 @@ type ClientCapabilities struct {
 
 func (x *ClientCapabilities) Reset() {
 	*x = ClientCapabilities{}
-	mi := &file_pier1_proto_msgTypes[1]
+	mi := &file_pier1_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -393,7 +429,7 @@ func (x *ClientCapabilities) String() string {
 func (*ClientCapabilities) ProtoMessage() {}
 
 func (x *ClientCapabilities) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[1]
+	mi := &file_pier1_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -406,7 +442,7 @@ func (x *ClientCapabilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClientCapabilities.ProtoReflect.Descriptor instead.
 func (*ClientCapabilities) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{1}
+	return file_pier1_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ClientCapabilities) GetProviderLogs() bool {
@@ -436,7 +472,7 @@ type ServerCapabilities struct {
 
 func (x *ServerCapabilities) Reset() {
 	*x = ServerCapabilities{}
-	mi := &file_pier1_proto_msgTypes[2]
+	mi := &file_pier1_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +484,7 @@ func (x *ServerCapabilities) String() string {
 func (*ServerCapabilities) ProtoMessage() {}
 
 func (x *ServerCapabilities) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[2]
+	mi := &file_pier1_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +497,7 @@ func (x *ServerCapabilities) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServerCapabilities.ProtoReflect.Descriptor instead.
 func (*ServerCapabilities) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{2}
+	return file_pier1_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ServerCapabilities) GetProviderLogs() bool {
@@ -507,7 +543,7 @@ type OpenDependencyLockFile struct {
 
 func (x *OpenDependencyLockFile) Reset() {
 	*x = OpenDependencyLockFile{}
-	mi := &file_pier1_proto_msgTypes[3]
+	mi := &file_pier1_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -519,7 +555,7 @@ func (x *OpenDependencyLockFile) String() string {
 func (*OpenDependencyLockFile) ProtoMessage() {}
 
 func (x *OpenDependencyLockFile) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[3]
+	mi := &file_pier1_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -532,7 +568,7 @@ func (x *OpenDependencyLockFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenDependencyLockFile.ProtoReflect.Descriptor instead.
 func (*OpenDependencyLockFile) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{3}
+	return file_pier1_proto_rawDescGZIP(), []int{4}
 }
 
 type CreateDependencyLocks struct {
@@ -543,7 +579,7 @@ type CreateDependencyLocks struct {
 
 func (x *CreateDependencyLocks) Reset() {
 	*x = CreateDependencyLocks{}
-	mi := &file_pier1_proto_msgTypes[4]
+	mi := &file_pier1_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +591,7 @@ func (x *CreateDependencyLocks) String() string {
 func (*CreateDependencyLocks) ProtoMessage() {}
 
 func (x *CreateDependencyLocks) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[4]
+	mi := &file_pier1_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +604,7 @@ func (x *CreateDependencyLocks) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDependencyLocks.ProtoReflect.Descriptor instead.
 func (*CreateDependencyLocks) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{4}
+	return file_pier1_proto_rawDescGZIP(), []int{5}
 }
 
 type CloseDependencyLocks struct {
@@ -579,7 +615,7 @@ type CloseDependencyLocks struct {
 
 func (x *CloseDependencyLocks) Reset() {
 	*x = CloseDependencyLocks{}
-	mi := &file_pier1_proto_msgTypes[5]
+	mi := &file_pier1_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +627,7 @@ func (x *CloseDependencyLocks) String() string {
 func (*CloseDependencyLocks) ProtoMessage() {}
 
 func (x *CloseDependencyLocks) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[5]
+	mi := &file_pier1_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +640,7 @@ func (x *CloseDependencyLocks) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseDependencyLocks.ProtoReflect.Descriptor instead.
 func (*CloseDependencyLocks) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{5}
+	return file_pier1_proto_rawDescGZIP(), []int{6}
 }
 
 type GetLockedProviderDependencies struct {
@@ -615,7 +651,7 @@ type GetLockedProviderDependencies struct {
 
 func (x *GetLockedProviderDependencies) Reset() {
 	*x = GetLockedProviderDependencies{}
-	mi := &file_pier1_proto_msgTypes[6]
+	mi := &file_pier1_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -627,7 +663,7 @@ func (x *GetLockedProviderDependencies) String() string {
 func (*GetLockedProviderDependencies) ProtoMessage() {}
 
 func (x *GetLockedProviderDependencies) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[6]
+	mi := &file_pier1_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -640,7 +676,7 @@ func (x *GetLockedProviderDependencies) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetLockedProviderDependencies.ProtoReflect.Descriptor instead.
 func (*GetLockedProviderDependencies) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{6}
+	return file_pier1_proto_rawDescGZIP(), []int{7}
 }
 
 // One provider block of a lock file.
@@ -665,7 +701,7 @@ type ProviderLock struct {
 
 func (x *ProviderLock) Reset() {
 	*x = ProviderLock{}
-	mi := &file_pier1_proto_msgTypes[7]
+	mi := &file_pier1_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -677,7 +713,7 @@ func (x *ProviderLock) String() string {
 func (*ProviderLock) ProtoMessage() {}
 
 func (x *ProviderLock) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[7]
+	mi := &file_pier1_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -690,7 +726,7 @@ func (x *ProviderLock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderLock.ProtoReflect.Descriptor instead.
 func (*ProviderLock) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{7}
+	return file_pier1_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ProviderLock) GetKey() string {
@@ -743,7 +779,7 @@ type GetProviderSchema struct {
 
 func (x *GetProviderSchema) Reset() {
 	*x = GetProviderSchema{}
-	mi := &file_pier1_proto_msgTypes[8]
+	mi := &file_pier1_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -755,7 +791,7 @@ func (x *GetProviderSchema) String() string {
 func (*GetProviderSchema) ProtoMessage() {}
 
 func (x *GetProviderSchema) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[8]
+	mi := &file_pier1_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -768,7 +804,7 @@ func (x *GetProviderSchema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProviderSchema.ProtoReflect.Descriptor instead.
 func (*GetProviderSchema) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{8}
+	return file_pier1_proto_rawDescGZIP(), []int{9}
 }
 
 type GetBuiltInProviders struct {
@@ -779,7 +815,7 @@ type GetBuiltInProviders struct {
 
 func (x *GetBuiltInProviders) Reset() {
 	*x = GetBuiltInProviders{}
-	mi := &file_pier1_proto_msgTypes[9]
+	mi := &file_pier1_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +827,7 @@ func (x *GetBuiltInProviders) String() string {
 func (*GetBuiltInProviders) ProtoMessage() {}
 
 func (x *GetBuiltInProviders) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[9]
+	mi := &file_pier1_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +840,7 @@ func (x *GetBuiltInProviders) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBuiltInProviders.ProtoReflect.Descriptor instead.
 func (*GetBuiltInProviders) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{9}
+	return file_pier1_proto_rawDescGZIP(), []int{10}
 }
 
 type BuiltInProvider struct {
@@ -820,7 +856,7 @@ type BuiltInProvider struct {
 
 func (x *BuiltInProvider) Reset() {
 	*x = BuiltInProvider{}
-	mi := &file_pier1_proto_msgTypes[10]
+	mi := &file_pier1_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +868,7 @@ func (x *BuiltInProvider) String() string {
 func (*BuiltInProvider) ProtoMessage() {}
 
 func (x *BuiltInProvider) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[10]
+	mi := &file_pier1_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +881,7 @@ func (x *BuiltInProvider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuiltInProvider.ProtoReflect.Descriptor instead.
 func (*BuiltInProvider) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{10}
+	return file_pier1_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *BuiltInProvider) GetName() string {
@@ -884,7 +920,7 @@ type OpenDeployment struct {
 
 func (x *OpenDeployment) Reset() {
 	*x = OpenDeployment{}
-	mi := &file_pier1_proto_msgTypes[11]
+	mi := &file_pier1_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -896,7 +932,7 @@ func (x *OpenDeployment) String() string {
 func (*OpenDeployment) ProtoMessage() {}
 
 func (x *OpenDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[11]
+	mi := &file_pier1_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -909,7 +945,7 @@ func (x *OpenDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenDeployment.ProtoReflect.Descriptor instead.
 func (*OpenDeployment) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{11}
+	return file_pier1_proto_rawDescGZIP(), []int{12}
 }
 
 type CloseDeployment struct {
@@ -920,7 +956,7 @@ type CloseDeployment struct {
 
 func (x *CloseDeployment) Reset() {
 	*x = CloseDeployment{}
-	mi := &file_pier1_proto_msgTypes[12]
+	mi := &file_pier1_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +968,7 @@ func (x *CloseDeployment) String() string {
 func (*CloseDeployment) ProtoMessage() {}
 
 func (x *CloseDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[12]
+	mi := &file_pier1_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +981,7 @@ func (x *CloseDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseDeployment.ProtoReflect.Descriptor instead.
 func (*CloseDeployment) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{12}
+	return file_pier1_proto_rawDescGZIP(), []int{13}
 }
 
 type ValidateDeployment struct {
@@ -956,7 +992,7 @@ type ValidateDeployment struct {
 
 func (x *ValidateDeployment) Reset() {
 	*x = ValidateDeployment{}
-	mi := &file_pier1_proto_msgTypes[13]
+	mi := &file_pier1_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1004,7 @@ func (x *ValidateDeployment) String() string {
 func (*ValidateDeployment) ProtoMessage() {}
 
 func (x *ValidateDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[13]
+	mi := &file_pier1_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1017,7 @@ func (x *ValidateDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateDeployment.ProtoReflect.Descriptor instead.
 func (*ValidateDeployment) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{13}
+	return file_pier1_proto_rawDescGZIP(), []int{14}
 }
 
 type ListComponents struct {
@@ -992,7 +1028,7 @@ type ListComponents struct {
 
 func (x *ListComponents) Reset() {
 	*x = ListComponents{}
-	mi := &file_pier1_proto_msgTypes[14]
+	mi := &file_pier1_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1004,7 +1040,7 @@ func (x *ListComponents) String() string {
 func (*ListComponents) ProtoMessage() {}
 
 func (x *ListComponents) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[14]
+	mi := &file_pier1_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1017,7 +1053,7 @@ func (x *ListComponents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListComponents.ProtoReflect.Descriptor instead.
 func (*ListComponents) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{14}
+	return file_pier1_proto_rawDescGZIP(), []int{15}
 }
 
 type PlanDeployment struct {
@@ -1028,7 +1064,7 @@ type PlanDeployment struct {
 
 func (x *PlanDeployment) Reset() {
 	*x = PlanDeployment{}
-	mi := &file_pier1_proto_msgTypes[15]
+	mi := &file_pier1_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1040,7 +1076,7 @@ func (x *PlanDeployment) String() string {
 func (*PlanDeployment) ProtoMessage() {}
 
 func (x *PlanDeployment) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[15]
+	mi := &file_pier1_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1053,7 +1089,7 @@ func (x *PlanDeployment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanDeployment.ProtoReflect.Descriptor instead.
 func (*PlanDeployment) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{15}
+	return file_pier1_proto_rawDescGZIP(), []int{16}
 }
 
 type PlannedChange struct {
@@ -1085,7 +1121,7 @@ type PlannedChange struct {
 
 func (x *PlannedChange) Reset() {
 	*x = PlannedChange{}
-	mi := &file_pier1_proto_msgTypes[16]
+	mi := &file_pier1_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1133,7 @@ func (x *PlannedChange) String() string {
 func (*PlannedChange) ProtoMessage() {}
 
 func (x *PlannedChange) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[16]
+	mi := &file_pier1_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1146,7 @@ func (x *PlannedChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlannedChange.ProtoReflect.Descriptor instead.
 func (*PlannedChange) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{16}
+	return file_pier1_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PlannedChange) GetAddress() string {
@@ -1210,7 +1246,7 @@ type Summary struct {
 
 func (x *Summary) Reset() {
 	*x = Summary{}
-	mi := &file_pier1_proto_msgTypes[17]
+	mi := &file_pier1_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1222,7 +1258,7 @@ func (x *Summary) String() string {
 func (*Summary) ProtoMessage() {}
 
 func (x *Summary) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[17]
+	mi := &file_pier1_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1235,7 +1271,7 @@ func (x *Summary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Summary.ProtoReflect.Descriptor instead.
 func (*Summary) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{17}
+	return file_pier1_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Summary) GetCreate() int32 {
@@ -1302,7 +1338,7 @@ type ApplyPlan struct {
 
 func (x *ApplyPlan) Reset() {
 	*x = ApplyPlan{}
-	mi := &file_pier1_proto_msgTypes[18]
+	mi := &file_pier1_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1314,7 +1350,7 @@ func (x *ApplyPlan) String() string {
 func (*ApplyPlan) ProtoMessage() {}
 
 func (x *ApplyPlan) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[18]
+	mi := &file_pier1_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1327,7 +1363,7 @@ func (x *ApplyPlan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan.ProtoReflect.Descriptor instead.
 func (*ApplyPlan) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{18}
+	return file_pier1_proto_rawDescGZIP(), []int{19}
 }
 
 type AppliedChange struct {
@@ -1341,7 +1377,7 @@ type AppliedChange struct {
 
 func (x *AppliedChange) Reset() {
 	*x = AppliedChange{}
-	mi := &file_pier1_proto_msgTypes[19]
+	mi := &file_pier1_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1353,7 +1389,7 @@ func (x *AppliedChange) String() string {
 func (*AppliedChange) ProtoMessage() {}
 
 func (x *AppliedChange) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[19]
+	mi := &file_pier1_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1366,7 +1402,7 @@ func (x *AppliedChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppliedChange.ProtoReflect.Descriptor instead.
 func (*AppliedChange) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{19}
+	return file_pier1_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AppliedChange) GetAddress() string {
@@ -1402,7 +1438,7 @@ type OutputValue struct {
 
 func (x *OutputValue) Reset() {
 	*x = OutputValue{}
-	mi := &file_pier1_proto_msgTypes[20]
+	mi := &file_pier1_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1414,7 +1450,7 @@ func (x *OutputValue) String() string {
 func (*OutputValue) ProtoMessage() {}
 
 func (x *OutputValue) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[20]
+	mi := &file_pier1_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1427,7 +1463,7 @@ func (x *OutputValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputValue.ProtoReflect.Descriptor instead.
 func (*OutputValue) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{20}
+	return file_pier1_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *OutputValue) GetName() string {
@@ -1459,7 +1495,7 @@ type DiscardPlan struct {
 
 func (x *DiscardPlan) Reset() {
 	*x = DiscardPlan{}
-	mi := &file_pier1_proto_msgTypes[21]
+	mi := &file_pier1_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1471,7 +1507,7 @@ func (x *DiscardPlan) String() string {
 func (*DiscardPlan) ProtoMessage() {}
 
 func (x *DiscardPlan) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[21]
+	mi := &file_pier1_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1484,7 +1520,7 @@ func (x *DiscardPlan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscardPlan.ProtoReflect.Descriptor instead.
 func (*DiscardPlan) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{21}
+	return file_pier1_proto_rawDescGZIP(), []int{22}
 }
 
 // Progress is shared by plan and apply, as in Terraform's
@@ -1503,7 +1539,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_pier1_proto_msgTypes[22]
+	mi := &file_pier1_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1515,7 +1551,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[22]
+	mi := &file_pier1_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1528,7 +1564,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22}
+	return file_pier1_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Progress) GetEvent() isProgress_Event {
@@ -1595,7 +1631,7 @@ type OpenInspector struct {
 
 func (x *OpenInspector) Reset() {
 	*x = OpenInspector{}
-	mi := &file_pier1_proto_msgTypes[23]
+	mi := &file_pier1_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1607,7 +1643,7 @@ func (x *OpenInspector) String() string {
 func (*OpenInspector) ProtoMessage() {}
 
 func (x *OpenInspector) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[23]
+	mi := &file_pier1_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1620,7 +1656,7 @@ func (x *OpenInspector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenInspector.ProtoReflect.Descriptor instead.
 func (*OpenInspector) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23}
+	return file_pier1_proto_rawDescGZIP(), []int{24}
 }
 
 type InspectExpression struct {
@@ -1631,7 +1667,7 @@ type InspectExpression struct {
 
 func (x *InspectExpression) Reset() {
 	*x = InspectExpression{}
-	mi := &file_pier1_proto_msgTypes[24]
+	mi := &file_pier1_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1643,7 +1679,7 @@ func (x *InspectExpression) String() string {
 func (*InspectExpression) ProtoMessage() {}
 
 func (x *InspectExpression) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[24]
+	mi := &file_pier1_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1656,7 +1692,7 @@ func (x *InspectExpression) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectExpression.ProtoReflect.Descriptor instead.
 func (*InspectExpression) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{24}
+	return file_pier1_proto_rawDescGZIP(), []int{25}
 }
 
 type CloseInspector struct {
@@ -1667,7 +1703,7 @@ type CloseInspector struct {
 
 func (x *CloseInspector) Reset() {
 	*x = CloseInspector{}
-	mi := &file_pier1_proto_msgTypes[25]
+	mi := &file_pier1_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1679,7 +1715,7 @@ func (x *CloseInspector) String() string {
 func (*CloseInspector) ProtoMessage() {}
 
 func (x *CloseInspector) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[25]
+	mi := &file_pier1_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1692,7 +1728,7 @@ func (x *CloseInspector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseInspector.ProtoReflect.Descriptor instead.
 func (*CloseInspector) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{25}
+	return file_pier1_proto_rawDescGZIP(), []int{26}
 }
 
 type Diagnostic struct {
@@ -1709,7 +1745,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_pier1_proto_msgTypes[26]
+	mi := &file_pier1_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1721,7 +1757,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[26]
+	mi := &file_pier1_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1734,7 +1770,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{26}
+	return file_pier1_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Diagnostic) GetSeverity() Diagnostic_Severity {
@@ -1783,7 +1819,7 @@ type SourceRange struct {
 
 func (x *SourceRange) Reset() {
 	*x = SourceRange{}
-	mi := &file_pier1_proto_msgTypes[27]
+	mi := &file_pier1_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1795,7 +1831,7 @@ func (x *SourceRange) String() string {
 func (*SourceRange) ProtoMessage() {}
 
 func (x *SourceRange) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[27]
+	mi := &file_pier1_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1808,7 +1844,7 @@ func (x *SourceRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceRange.ProtoReflect.Descriptor instead.
 func (*SourceRange) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{27}
+	return file_pier1_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SourceRange) GetFilename() string {
@@ -1843,7 +1879,7 @@ type SourcePos struct {
 
 func (x *SourcePos) Reset() {
 	*x = SourcePos{}
-	mi := &file_pier1_proto_msgTypes[28]
+	mi := &file_pier1_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1855,7 +1891,7 @@ func (x *SourcePos) String() string {
 func (*SourcePos) ProtoMessage() {}
 
 func (x *SourcePos) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[28]
+	mi := &file_pier1_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1868,7 +1904,7 @@ func (x *SourcePos) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourcePos.ProtoReflect.Descriptor instead.
 func (*SourcePos) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{28}
+	return file_pier1_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SourcePos) GetLine() int64 {
@@ -1892,6 +1928,78 @@ func (x *SourcePos) GetByte() int64 {
 	return 0
 }
 
+type Stop_Request struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Stop_Request) Reset() {
+	*x = Stop_Request{}
+	mi := &file_pier1_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Stop_Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Stop_Request) ProtoMessage() {}
+
+func (x *Stop_Request) ProtoReflect() protoreflect.Message {
+	mi := &file_pier1_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Stop_Request.ProtoReflect.Descriptor instead.
+func (*Stop_Request) Descriptor() ([]byte, []int) {
+	return file_pier1_proto_rawDescGZIP(), []int{0, 0}
+}
+
+type Stop_Response struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Stop_Response) Reset() {
+	*x = Stop_Response{}
+	mi := &file_pier1_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Stop_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Stop_Response) ProtoMessage() {}
+
+func (x *Stop_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_pier1_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Stop_Response.ProtoReflect.Descriptor instead.
+func (*Stop_Response) Descriptor() ([]byte, []int) {
+	return file_pier1_proto_rawDescGZIP(), []int{0, 1}
+}
+
 type Handshake_Request struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Capabilities  *ClientCapabilities    `protobuf:"bytes,1,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
@@ -1901,7 +2009,7 @@ type Handshake_Request struct {
 
 func (x *Handshake_Request) Reset() {
 	*x = Handshake_Request{}
-	mi := &file_pier1_proto_msgTypes[29]
+	mi := &file_pier1_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1913,7 +2021,7 @@ func (x *Handshake_Request) String() string {
 func (*Handshake_Request) ProtoMessage() {}
 
 func (x *Handshake_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[29]
+	mi := &file_pier1_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1926,7 +2034,7 @@ func (x *Handshake_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Handshake_Request.ProtoReflect.Descriptor instead.
 func (*Handshake_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{0, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{1, 0}
 }
 
 func (x *Handshake_Request) GetCapabilities() *ClientCapabilities {
@@ -1947,7 +2055,7 @@ type Handshake_Response struct {
 
 func (x *Handshake_Response) Reset() {
 	*x = Handshake_Response{}
-	mi := &file_pier1_proto_msgTypes[30]
+	mi := &file_pier1_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1959,7 +2067,7 @@ func (x *Handshake_Response) String() string {
 func (*Handshake_Response) ProtoMessage() {}
 
 func (x *Handshake_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[30]
+	mi := &file_pier1_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1972,7 +2080,7 @@ func (x *Handshake_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Handshake_Response.ProtoReflect.Descriptor instead.
 func (*Handshake_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{0, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{1, 1}
 }
 
 func (x *Handshake_Response) GetCapabilities() *ServerCapabilities {
@@ -1999,7 +2107,7 @@ type OpenDependencyLockFile_Request struct {
 
 func (x *OpenDependencyLockFile_Request) Reset() {
 	*x = OpenDependencyLockFile_Request{}
-	mi := &file_pier1_proto_msgTypes[31]
+	mi := &file_pier1_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2011,7 +2119,7 @@ func (x *OpenDependencyLockFile_Request) String() string {
 func (*OpenDependencyLockFile_Request) ProtoMessage() {}
 
 func (x *OpenDependencyLockFile_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[31]
+	mi := &file_pier1_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2024,7 +2132,7 @@ func (x *OpenDependencyLockFile_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenDependencyLockFile_Request.ProtoReflect.Descriptor instead.
 func (*OpenDependencyLockFile_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{3, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{4, 0}
 }
 
 func (x *OpenDependencyLockFile_Request) GetPath() string {
@@ -2044,7 +2152,7 @@ type OpenDependencyLockFile_Response struct {
 
 func (x *OpenDependencyLockFile_Response) Reset() {
 	*x = OpenDependencyLockFile_Response{}
-	mi := &file_pier1_proto_msgTypes[32]
+	mi := &file_pier1_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2056,7 +2164,7 @@ func (x *OpenDependencyLockFile_Response) String() string {
 func (*OpenDependencyLockFile_Response) ProtoMessage() {}
 
 func (x *OpenDependencyLockFile_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[32]
+	mi := &file_pier1_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2069,7 +2177,7 @@ func (x *OpenDependencyLockFile_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenDependencyLockFile_Response.ProtoReflect.Descriptor instead.
 func (*OpenDependencyLockFile_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{3, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{4, 1}
 }
 
 func (x *OpenDependencyLockFile_Response) GetDependencyLocksHandle() int64 {
@@ -2095,7 +2203,7 @@ type CreateDependencyLocks_Request struct {
 
 func (x *CreateDependencyLocks_Request) Reset() {
 	*x = CreateDependencyLocks_Request{}
-	mi := &file_pier1_proto_msgTypes[33]
+	mi := &file_pier1_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2107,7 +2215,7 @@ func (x *CreateDependencyLocks_Request) String() string {
 func (*CreateDependencyLocks_Request) ProtoMessage() {}
 
 func (x *CreateDependencyLocks_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[33]
+	mi := &file_pier1_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2120,7 +2228,7 @@ func (x *CreateDependencyLocks_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDependencyLocks_Request.ProtoReflect.Descriptor instead.
 func (*CreateDependencyLocks_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{4, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{5, 0}
 }
 
 func (x *CreateDependencyLocks_Request) GetProviderSelections() []*ProviderLock {
@@ -2139,7 +2247,7 @@ type CreateDependencyLocks_Response struct {
 
 func (x *CreateDependencyLocks_Response) Reset() {
 	*x = CreateDependencyLocks_Response{}
-	mi := &file_pier1_proto_msgTypes[34]
+	mi := &file_pier1_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2151,7 +2259,7 @@ func (x *CreateDependencyLocks_Response) String() string {
 func (*CreateDependencyLocks_Response) ProtoMessage() {}
 
 func (x *CreateDependencyLocks_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[34]
+	mi := &file_pier1_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2164,7 +2272,7 @@ func (x *CreateDependencyLocks_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateDependencyLocks_Response.ProtoReflect.Descriptor instead.
 func (*CreateDependencyLocks_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{4, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{5, 1}
 }
 
 func (x *CreateDependencyLocks_Response) GetDependencyLocksHandle() int64 {
@@ -2183,7 +2291,7 @@ type CloseDependencyLocks_Request struct {
 
 func (x *CloseDependencyLocks_Request) Reset() {
 	*x = CloseDependencyLocks_Request{}
-	mi := &file_pier1_proto_msgTypes[35]
+	mi := &file_pier1_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2195,7 +2303,7 @@ func (x *CloseDependencyLocks_Request) String() string {
 func (*CloseDependencyLocks_Request) ProtoMessage() {}
 
 func (x *CloseDependencyLocks_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[35]
+	mi := &file_pier1_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2208,7 +2316,7 @@ func (x *CloseDependencyLocks_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseDependencyLocks_Request.ProtoReflect.Descriptor instead.
 func (*CloseDependencyLocks_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{5, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{6, 0}
 }
 
 func (x *CloseDependencyLocks_Request) GetDependencyLocksHandle() int64 {
@@ -2226,7 +2334,7 @@ type CloseDependencyLocks_Response struct {
 
 func (x *CloseDependencyLocks_Response) Reset() {
 	*x = CloseDependencyLocks_Response{}
-	mi := &file_pier1_proto_msgTypes[36]
+	mi := &file_pier1_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2238,7 +2346,7 @@ func (x *CloseDependencyLocks_Response) String() string {
 func (*CloseDependencyLocks_Response) ProtoMessage() {}
 
 func (x *CloseDependencyLocks_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[36]
+	mi := &file_pier1_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2251,7 +2359,7 @@ func (x *CloseDependencyLocks_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseDependencyLocks_Response.ProtoReflect.Descriptor instead.
 func (*CloseDependencyLocks_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{5, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{6, 1}
 }
 
 type GetLockedProviderDependencies_Request struct {
@@ -2263,7 +2371,7 @@ type GetLockedProviderDependencies_Request struct {
 
 func (x *GetLockedProviderDependencies_Request) Reset() {
 	*x = GetLockedProviderDependencies_Request{}
-	mi := &file_pier1_proto_msgTypes[37]
+	mi := &file_pier1_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2275,7 +2383,7 @@ func (x *GetLockedProviderDependencies_Request) String() string {
 func (*GetLockedProviderDependencies_Request) ProtoMessage() {}
 
 func (x *GetLockedProviderDependencies_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[37]
+	mi := &file_pier1_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2288,7 +2396,7 @@ func (x *GetLockedProviderDependencies_Request) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use GetLockedProviderDependencies_Request.ProtoReflect.Descriptor instead.
 func (*GetLockedProviderDependencies_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{6, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{7, 0}
 }
 
 func (x *GetLockedProviderDependencies_Request) GetDependencyLocksHandle() int64 {
@@ -2307,7 +2415,7 @@ type GetLockedProviderDependencies_Response struct {
 
 func (x *GetLockedProviderDependencies_Response) Reset() {
 	*x = GetLockedProviderDependencies_Response{}
-	mi := &file_pier1_proto_msgTypes[38]
+	mi := &file_pier1_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2319,7 +2427,7 @@ func (x *GetLockedProviderDependencies_Response) String() string {
 func (*GetLockedProviderDependencies_Response) ProtoMessage() {}
 
 func (x *GetLockedProviderDependencies_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[38]
+	mi := &file_pier1_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2332,7 +2440,7 @@ func (x *GetLockedProviderDependencies_Response) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use GetLockedProviderDependencies_Response.ProtoReflect.Descriptor instead.
 func (*GetLockedProviderDependencies_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{6, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{7, 1}
 }
 
 func (x *GetLockedProviderDependencies_Response) GetSelectedProviders() []*ProviderLock {
@@ -2353,7 +2461,7 @@ type GetProviderSchema_Request struct {
 
 func (x *GetProviderSchema_Request) Reset() {
 	*x = GetProviderSchema_Request{}
-	mi := &file_pier1_proto_msgTypes[39]
+	mi := &file_pier1_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2365,7 +2473,7 @@ func (x *GetProviderSchema_Request) String() string {
 func (*GetProviderSchema_Request) ProtoMessage() {}
 
 func (x *GetProviderSchema_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[39]
+	mi := &file_pier1_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2378,7 +2486,7 @@ func (x *GetProviderSchema_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProviderSchema_Request.ProtoReflect.Descriptor instead.
 func (*GetProviderSchema_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{8, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{9, 0}
 }
 
 func (x *GetProviderSchema_Request) GetDeploymentHandle() int64 {
@@ -2408,7 +2516,7 @@ type GetProviderSchema_Response struct {
 
 func (x *GetProviderSchema_Response) Reset() {
 	*x = GetProviderSchema_Response{}
-	mi := &file_pier1_proto_msgTypes[40]
+	mi := &file_pier1_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2420,7 +2528,7 @@ func (x *GetProviderSchema_Response) String() string {
 func (*GetProviderSchema_Response) ProtoMessage() {}
 
 func (x *GetProviderSchema_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[40]
+	mi := &file_pier1_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2433,7 +2541,7 @@ func (x *GetProviderSchema_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetProviderSchema_Response.ProtoReflect.Descriptor instead.
 func (*GetProviderSchema_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{8, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{9, 1}
 }
 
 func (x *GetProviderSchema_Response) GetStatus() GetProviderSchema_Response_Status {
@@ -2472,7 +2580,7 @@ type GetBuiltInProviders_Request struct {
 
 func (x *GetBuiltInProviders_Request) Reset() {
 	*x = GetBuiltInProviders_Request{}
-	mi := &file_pier1_proto_msgTypes[41]
+	mi := &file_pier1_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2484,7 +2592,7 @@ func (x *GetBuiltInProviders_Request) String() string {
 func (*GetBuiltInProviders_Request) ProtoMessage() {}
 
 func (x *GetBuiltInProviders_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[41]
+	mi := &file_pier1_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2497,7 +2605,7 @@ func (x *GetBuiltInProviders_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBuiltInProviders_Request.ProtoReflect.Descriptor instead.
 func (*GetBuiltInProviders_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{9, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{10, 0}
 }
 
 type GetBuiltInProviders_Response struct {
@@ -2509,7 +2617,7 @@ type GetBuiltInProviders_Response struct {
 
 func (x *GetBuiltInProviders_Response) Reset() {
 	*x = GetBuiltInProviders_Response{}
-	mi := &file_pier1_proto_msgTypes[42]
+	mi := &file_pier1_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2521,7 +2629,7 @@ func (x *GetBuiltInProviders_Response) String() string {
 func (*GetBuiltInProviders_Response) ProtoMessage() {}
 
 func (x *GetBuiltInProviders_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[42]
+	mi := &file_pier1_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2534,7 +2642,7 @@ func (x *GetBuiltInProviders_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBuiltInProviders_Response.ProtoReflect.Descriptor instead.
 func (*GetBuiltInProviders_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{9, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{10, 1}
 }
 
 func (x *GetBuiltInProviders_Response) GetProviders() []*BuiltInProvider {
@@ -2564,7 +2672,7 @@ type OpenDeployment_Request struct {
 
 func (x *OpenDeployment_Request) Reset() {
 	*x = OpenDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[43]
+	mi := &file_pier1_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2576,7 +2684,7 @@ func (x *OpenDeployment_Request) String() string {
 func (*OpenDeployment_Request) ProtoMessage() {}
 
 func (x *OpenDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[43]
+	mi := &file_pier1_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2589,7 +2697,7 @@ func (x *OpenDeployment_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenDeployment_Request.ProtoReflect.Descriptor instead.
 func (*OpenDeployment_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{11, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{12, 0}
 }
 
 func (x *OpenDeployment_Request) GetSource() isOpenDeployment_Request_Source {
@@ -2673,7 +2781,7 @@ type OpenDeployment_Response struct {
 
 func (x *OpenDeployment_Response) Reset() {
 	*x = OpenDeployment_Response{}
-	mi := &file_pier1_proto_msgTypes[44]
+	mi := &file_pier1_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2685,7 +2793,7 @@ func (x *OpenDeployment_Response) String() string {
 func (*OpenDeployment_Response) ProtoMessage() {}
 
 func (x *OpenDeployment_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[44]
+	mi := &file_pier1_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2698,7 +2806,7 @@ func (x *OpenDeployment_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenDeployment_Response.ProtoReflect.Descriptor instead.
 func (*OpenDeployment_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{11, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{12, 1}
 }
 
 func (x *OpenDeployment_Response) GetDeploymentHandle() int64 {
@@ -2724,7 +2832,7 @@ type CloseDeployment_Request struct {
 
 func (x *CloseDeployment_Request) Reset() {
 	*x = CloseDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[46]
+	mi := &file_pier1_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2736,7 +2844,7 @@ func (x *CloseDeployment_Request) String() string {
 func (*CloseDeployment_Request) ProtoMessage() {}
 
 func (x *CloseDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[46]
+	mi := &file_pier1_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2749,7 +2857,7 @@ func (x *CloseDeployment_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseDeployment_Request.ProtoReflect.Descriptor instead.
 func (*CloseDeployment_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{12, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{13, 0}
 }
 
 func (x *CloseDeployment_Request) GetDeploymentHandle() int64 {
@@ -2767,7 +2875,7 @@ type CloseDeployment_Response struct {
 
 func (x *CloseDeployment_Response) Reset() {
 	*x = CloseDeployment_Response{}
-	mi := &file_pier1_proto_msgTypes[47]
+	mi := &file_pier1_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2779,7 +2887,7 @@ func (x *CloseDeployment_Response) String() string {
 func (*CloseDeployment_Response) ProtoMessage() {}
 
 func (x *CloseDeployment_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[47]
+	mi := &file_pier1_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2792,7 +2900,7 @@ func (x *CloseDeployment_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseDeployment_Response.ProtoReflect.Descriptor instead.
 func (*CloseDeployment_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{12, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{13, 1}
 }
 
 type ValidateDeployment_Request struct {
@@ -2804,7 +2912,7 @@ type ValidateDeployment_Request struct {
 
 func (x *ValidateDeployment_Request) Reset() {
 	*x = ValidateDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[48]
+	mi := &file_pier1_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2816,7 +2924,7 @@ func (x *ValidateDeployment_Request) String() string {
 func (*ValidateDeployment_Request) ProtoMessage() {}
 
 func (x *ValidateDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[48]
+	mi := &file_pier1_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2829,7 +2937,7 @@ func (x *ValidateDeployment_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateDeployment_Request.ProtoReflect.Descriptor instead.
 func (*ValidateDeployment_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{13, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{14, 0}
 }
 
 func (x *ValidateDeployment_Request) GetDeploymentHandle() int64 {
@@ -2848,7 +2956,7 @@ type ValidateDeployment_Response struct {
 
 func (x *ValidateDeployment_Response) Reset() {
 	*x = ValidateDeployment_Response{}
-	mi := &file_pier1_proto_msgTypes[49]
+	mi := &file_pier1_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2860,7 +2968,7 @@ func (x *ValidateDeployment_Response) String() string {
 func (*ValidateDeployment_Response) ProtoMessage() {}
 
 func (x *ValidateDeployment_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[49]
+	mi := &file_pier1_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2873,7 +2981,7 @@ func (x *ValidateDeployment_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateDeployment_Response.ProtoReflect.Descriptor instead.
 func (*ValidateDeployment_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{13, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{14, 1}
 }
 
 func (x *ValidateDeployment_Response) GetDiagnostics() []*Diagnostic {
@@ -2892,7 +3000,7 @@ type ListComponents_Request struct {
 
 func (x *ListComponents_Request) Reset() {
 	*x = ListComponents_Request{}
-	mi := &file_pier1_proto_msgTypes[50]
+	mi := &file_pier1_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2904,7 +3012,7 @@ func (x *ListComponents_Request) String() string {
 func (*ListComponents_Request) ProtoMessage() {}
 
 func (x *ListComponents_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[50]
+	mi := &file_pier1_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2917,7 +3025,7 @@ func (x *ListComponents_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListComponents_Request.ProtoReflect.Descriptor instead.
 func (*ListComponents_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{14, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{15, 0}
 }
 
 func (x *ListComponents_Request) GetDeploymentHandle() int64 {
@@ -2938,7 +3046,7 @@ type ListComponents_Response struct {
 
 func (x *ListComponents_Response) Reset() {
 	*x = ListComponents_Response{}
-	mi := &file_pier1_proto_msgTypes[51]
+	mi := &file_pier1_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2950,7 +3058,7 @@ func (x *ListComponents_Response) String() string {
 func (*ListComponents_Response) ProtoMessage() {}
 
 func (x *ListComponents_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[51]
+	mi := &file_pier1_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2963,7 +3071,7 @@ func (x *ListComponents_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListComponents_Response.ProtoReflect.Descriptor instead.
 func (*ListComponents_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{14, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{15, 1}
 }
 
 func (x *ListComponents_Response) GetResources() []*ListComponents_Resource {
@@ -3003,7 +3111,7 @@ type ListComponents_Resource struct {
 
 func (x *ListComponents_Resource) Reset() {
 	*x = ListComponents_Resource{}
-	mi := &file_pier1_proto_msgTypes[52]
+	mi := &file_pier1_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3015,7 +3123,7 @@ func (x *ListComponents_Resource) String() string {
 func (*ListComponents_Resource) ProtoMessage() {}
 
 func (x *ListComponents_Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[52]
+	mi := &file_pier1_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3028,7 +3136,7 @@ func (x *ListComponents_Resource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListComponents_Resource.ProtoReflect.Descriptor instead.
 func (*ListComponents_Resource) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{14, 2}
+	return file_pier1_proto_rawDescGZIP(), []int{15, 2}
 }
 
 func (x *ListComponents_Resource) GetAddress() string {
@@ -3089,7 +3197,7 @@ type ListComponents_Provider struct {
 
 func (x *ListComponents_Provider) Reset() {
 	*x = ListComponents_Provider{}
-	mi := &file_pier1_proto_msgTypes[53]
+	mi := &file_pier1_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3101,7 +3209,7 @@ func (x *ListComponents_Provider) String() string {
 func (*ListComponents_Provider) ProtoMessage() {}
 
 func (x *ListComponents_Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[53]
+	mi := &file_pier1_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3114,7 +3222,7 @@ func (x *ListComponents_Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListComponents_Provider.ProtoReflect.Descriptor instead.
 func (*ListComponents_Provider) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{14, 3}
+	return file_pier1_proto_rawDescGZIP(), []int{15, 3}
 }
 
 func (x *ListComponents_Provider) GetName() string {
@@ -3178,7 +3286,7 @@ type PlanDeployment_Request struct {
 
 func (x *PlanDeployment_Request) Reset() {
 	*x = PlanDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[54]
+	mi := &file_pier1_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3190,7 +3298,7 @@ func (x *PlanDeployment_Request) String() string {
 func (*PlanDeployment_Request) ProtoMessage() {}
 
 func (x *PlanDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[54]
+	mi := &file_pier1_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3203,7 +3311,7 @@ func (x *PlanDeployment_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanDeployment_Request.ProtoReflect.Descriptor instead.
 func (*PlanDeployment_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{15, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{16, 0}
 }
 
 func (x *PlanDeployment_Request) GetDeploymentHandle() int64 {
@@ -3249,7 +3357,7 @@ type PlanDeployment_Event struct {
 
 func (x *PlanDeployment_Event) Reset() {
 	*x = PlanDeployment_Event{}
-	mi := &file_pier1_proto_msgTypes[55]
+	mi := &file_pier1_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3261,7 +3369,7 @@ func (x *PlanDeployment_Event) String() string {
 func (*PlanDeployment_Event) ProtoMessage() {}
 
 func (x *PlanDeployment_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[55]
+	mi := &file_pier1_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3274,7 +3382,7 @@ func (x *PlanDeployment_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanDeployment_Event.ProtoReflect.Descriptor instead.
 func (*PlanDeployment_Event) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{15, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{16, 1}
 }
 
 func (x *PlanDeployment_Event) GetEvent() isPlanDeployment_Event_Event {
@@ -3360,7 +3468,7 @@ type PlanDeployment_Complete struct {
 
 func (x *PlanDeployment_Complete) Reset() {
 	*x = PlanDeployment_Complete{}
-	mi := &file_pier1_proto_msgTypes[56]
+	mi := &file_pier1_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3372,7 +3480,7 @@ func (x *PlanDeployment_Complete) String() string {
 func (*PlanDeployment_Complete) ProtoMessage() {}
 
 func (x *PlanDeployment_Complete) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[56]
+	mi := &file_pier1_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3385,7 +3493,7 @@ func (x *PlanDeployment_Complete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanDeployment_Complete.ProtoReflect.Descriptor instead.
 func (*PlanDeployment_Complete) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{15, 2}
+	return file_pier1_proto_rawDescGZIP(), []int{16, 2}
 }
 
 func (x *PlanDeployment_Complete) GetPlanHandle() int64 {
@@ -3418,7 +3526,7 @@ type ApplyPlan_Request struct {
 
 func (x *ApplyPlan_Request) Reset() {
 	*x = ApplyPlan_Request{}
-	mi := &file_pier1_proto_msgTypes[57]
+	mi := &file_pier1_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3430,7 +3538,7 @@ func (x *ApplyPlan_Request) String() string {
 func (*ApplyPlan_Request) ProtoMessage() {}
 
 func (x *ApplyPlan_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[57]
+	mi := &file_pier1_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3443,7 +3551,7 @@ func (x *ApplyPlan_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan_Request.ProtoReflect.Descriptor instead.
 func (*ApplyPlan_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{18, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{19, 0}
 }
 
 func (x *ApplyPlan_Request) GetPlanHandle() int64 {
@@ -3468,7 +3576,7 @@ type ApplyPlan_Event struct {
 
 func (x *ApplyPlan_Event) Reset() {
 	*x = ApplyPlan_Event{}
-	mi := &file_pier1_proto_msgTypes[58]
+	mi := &file_pier1_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3480,7 +3588,7 @@ func (x *ApplyPlan_Event) String() string {
 func (*ApplyPlan_Event) ProtoMessage() {}
 
 func (x *ApplyPlan_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[58]
+	mi := &file_pier1_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3493,7 +3601,7 @@ func (x *ApplyPlan_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan_Event.ProtoReflect.Descriptor instead.
 func (*ApplyPlan_Event) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{18, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{19, 1}
 }
 
 func (x *ApplyPlan_Event) GetEvent() isApplyPlan_Event_Event {
@@ -3587,7 +3695,7 @@ type ApplyPlan_Complete struct {
 
 func (x *ApplyPlan_Complete) Reset() {
 	*x = ApplyPlan_Complete{}
-	mi := &file_pier1_proto_msgTypes[59]
+	mi := &file_pier1_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3599,7 +3707,7 @@ func (x *ApplyPlan_Complete) String() string {
 func (*ApplyPlan_Complete) ProtoMessage() {}
 
 func (x *ApplyPlan_Complete) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[59]
+	mi := &file_pier1_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3612,7 +3720,7 @@ func (x *ApplyPlan_Complete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan_Complete.ProtoReflect.Descriptor instead.
 func (*ApplyPlan_Complete) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{18, 2}
+	return file_pier1_proto_rawDescGZIP(), []int{19, 2}
 }
 
 func (x *ApplyPlan_Complete) GetCreated() int32 {
@@ -3687,7 +3795,7 @@ type DiscardPlan_Request struct {
 
 func (x *DiscardPlan_Request) Reset() {
 	*x = DiscardPlan_Request{}
-	mi := &file_pier1_proto_msgTypes[60]
+	mi := &file_pier1_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3699,7 +3807,7 @@ func (x *DiscardPlan_Request) String() string {
 func (*DiscardPlan_Request) ProtoMessage() {}
 
 func (x *DiscardPlan_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[60]
+	mi := &file_pier1_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3712,7 +3820,7 @@ func (x *DiscardPlan_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscardPlan_Request.ProtoReflect.Descriptor instead.
 func (*DiscardPlan_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{21, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{22, 0}
 }
 
 func (x *DiscardPlan_Request) GetPlanHandle() int64 {
@@ -3730,7 +3838,7 @@ type DiscardPlan_Response struct {
 
 func (x *DiscardPlan_Response) Reset() {
 	*x = DiscardPlan_Response{}
-	mi := &file_pier1_proto_msgTypes[61]
+	mi := &file_pier1_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3742,7 +3850,7 @@ func (x *DiscardPlan_Response) String() string {
 func (*DiscardPlan_Response) ProtoMessage() {}
 
 func (x *DiscardPlan_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[61]
+	mi := &file_pier1_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3755,7 +3863,7 @@ func (x *DiscardPlan_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscardPlan_Response.ProtoReflect.Descriptor instead.
 func (*DiscardPlan_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{21, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{22, 1}
 }
 
 type Progress_ResourceStatus struct {
@@ -3773,7 +3881,7 @@ type Progress_ResourceStatus struct {
 
 func (x *Progress_ResourceStatus) Reset() {
 	*x = Progress_ResourceStatus{}
-	mi := &file_pier1_proto_msgTypes[62]
+	mi := &file_pier1_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3785,7 +3893,7 @@ func (x *Progress_ResourceStatus) String() string {
 func (*Progress_ResourceStatus) ProtoMessage() {}
 
 func (x *Progress_ResourceStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[62]
+	mi := &file_pier1_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3798,7 +3906,7 @@ func (x *Progress_ResourceStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress_ResourceStatus.ProtoReflect.Descriptor instead.
 func (*Progress_ResourceStatus) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{23, 0}
 }
 
 func (x *Progress_ResourceStatus) GetAddress() string {
@@ -3855,7 +3963,7 @@ type Progress_ProviderLog struct {
 
 func (x *Progress_ProviderLog) Reset() {
 	*x = Progress_ProviderLog{}
-	mi := &file_pier1_proto_msgTypes[63]
+	mi := &file_pier1_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3867,7 +3975,7 @@ func (x *Progress_ProviderLog) String() string {
 func (*Progress_ProviderLog) ProtoMessage() {}
 
 func (x *Progress_ProviderLog) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[63]
+	mi := &file_pier1_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3880,7 +3988,7 @@ func (x *Progress_ProviderLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress_ProviderLog.ProtoReflect.Descriptor instead.
 func (*Progress_ProviderLog) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{23, 1}
 }
 
 func (x *Progress_ProviderLog) GetAddress() string {
@@ -3915,7 +4023,7 @@ type Progress_Evaluation struct {
 
 func (x *Progress_Evaluation) Reset() {
 	*x = Progress_Evaluation{}
-	mi := &file_pier1_proto_msgTypes[64]
+	mi := &file_pier1_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3927,7 +4035,7 @@ func (x *Progress_Evaluation) String() string {
 func (*Progress_Evaluation) ProtoMessage() {}
 
 func (x *Progress_Evaluation) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[64]
+	mi := &file_pier1_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3940,7 +4048,7 @@ func (x *Progress_Evaluation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress_Evaluation.ProtoReflect.Descriptor instead.
 func (*Progress_Evaluation) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22, 2}
+	return file_pier1_proto_rawDescGZIP(), []int{23, 2}
 }
 
 func (x *Progress_Evaluation) GetRound() int32 {
@@ -3966,7 +4074,7 @@ type OpenInspector_Request struct {
 
 func (x *OpenInspector_Request) Reset() {
 	*x = OpenInspector_Request{}
-	mi := &file_pier1_proto_msgTypes[65]
+	mi := &file_pier1_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3978,7 +4086,7 @@ func (x *OpenInspector_Request) String() string {
 func (*OpenInspector_Request) ProtoMessage() {}
 
 func (x *OpenInspector_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[65]
+	mi := &file_pier1_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3991,7 +4099,7 @@ func (x *OpenInspector_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenInspector_Request.ProtoReflect.Descriptor instead.
 func (*OpenInspector_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{24, 0}
 }
 
 func (x *OpenInspector_Request) GetDeploymentHandle() int64 {
@@ -4011,7 +4119,7 @@ type OpenInspector_Response struct {
 
 func (x *OpenInspector_Response) Reset() {
 	*x = OpenInspector_Response{}
-	mi := &file_pier1_proto_msgTypes[66]
+	mi := &file_pier1_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4023,7 +4131,7 @@ func (x *OpenInspector_Response) String() string {
 func (*OpenInspector_Response) ProtoMessage() {}
 
 func (x *OpenInspector_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[66]
+	mi := &file_pier1_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4036,7 +4144,7 @@ func (x *OpenInspector_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenInspector_Response.ProtoReflect.Descriptor instead.
 func (*OpenInspector_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{24, 1}
 }
 
 func (x *OpenInspector_Response) GetInspectorHandle() int64 {
@@ -4063,7 +4171,7 @@ type InspectExpression_Request struct {
 
 func (x *InspectExpression_Request) Reset() {
 	*x = InspectExpression_Request{}
-	mi := &file_pier1_proto_msgTypes[67]
+	mi := &file_pier1_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4075,7 +4183,7 @@ func (x *InspectExpression_Request) String() string {
 func (*InspectExpression_Request) ProtoMessage() {}
 
 func (x *InspectExpression_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[67]
+	mi := &file_pier1_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4088,7 +4196,7 @@ func (x *InspectExpression_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectExpression_Request.ProtoReflect.Descriptor instead.
 func (*InspectExpression_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{24, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{25, 0}
 }
 
 func (x *InspectExpression_Request) GetInspectorHandle() int64 {
@@ -4119,7 +4227,7 @@ type InspectExpression_Response struct {
 
 func (x *InspectExpression_Response) Reset() {
 	*x = InspectExpression_Response{}
-	mi := &file_pier1_proto_msgTypes[68]
+	mi := &file_pier1_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4131,7 +4239,7 @@ func (x *InspectExpression_Response) String() string {
 func (*InspectExpression_Response) ProtoMessage() {}
 
 func (x *InspectExpression_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[68]
+	mi := &file_pier1_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4144,7 +4252,7 @@ func (x *InspectExpression_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectExpression_Response.ProtoReflect.Descriptor instead.
 func (*InspectExpression_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{24, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{25, 1}
 }
 
 func (x *InspectExpression_Response) GetValueJson() []byte {
@@ -4184,7 +4292,7 @@ type CloseInspector_Request struct {
 
 func (x *CloseInspector_Request) Reset() {
 	*x = CloseInspector_Request{}
-	mi := &file_pier1_proto_msgTypes[69]
+	mi := &file_pier1_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4196,7 +4304,7 @@ func (x *CloseInspector_Request) String() string {
 func (*CloseInspector_Request) ProtoMessage() {}
 
 func (x *CloseInspector_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[69]
+	mi := &file_pier1_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4209,7 +4317,7 @@ func (x *CloseInspector_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseInspector_Request.ProtoReflect.Descriptor instead.
 func (*CloseInspector_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{25, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{26, 0}
 }
 
 func (x *CloseInspector_Request) GetInspectorHandle() int64 {
@@ -4227,7 +4335,7 @@ type CloseInspector_Response struct {
 
 func (x *CloseInspector_Response) Reset() {
 	*x = CloseInspector_Response{}
-	mi := &file_pier1_proto_msgTypes[70]
+	mi := &file_pier1_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4239,7 +4347,7 @@ func (x *CloseInspector_Response) String() string {
 func (*CloseInspector_Response) ProtoMessage() {}
 
 func (x *CloseInspector_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[70]
+	mi := &file_pier1_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4252,14 +4360,18 @@ func (x *CloseInspector_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseInspector_Response.ProtoReflect.Descriptor instead.
 func (*CloseInspector_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{25, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{26, 1}
 }
 
 var File_pier1_proto protoreflect.FileDescriptor
 
 const file_pier1_proto_rawDesc = "" +
 	"\n" +
-	"\vpier1.proto\x12\x05pier1\"\xc7\x01\n" +
+	"\vpier1.proto\x12\x05pier1\"\x1d\n" +
+	"\x04Stop\x1a\t\n" +
+	"\aRequest\x1a\n" +
+	"\n" +
+	"\bResponse\"\xc7\x01\n" +
 	"\tHandshake\x1aH\n" +
 	"\aRequest\x12=\n" +
 	"\fcapabilities\x18\x01 \x01(\v2\x19.pier1.ClientCapabilitiesR\fcapabilities\x1ap\n" +
@@ -4553,9 +4665,10 @@ const file_pier1_proto_rawDesc = "" +
 	"\n" +
 	"\x06FORGET\x10\a\x12\n" +
 	"\n" +
-	"\x06IMPORT\x10\b2I\n" +
+	"\x06IMPORT\x10\b2|\n" +
 	"\x05Setup\x12@\n" +
-	"\tHandshake\x12\x18.pier1.Handshake.Request\x1a\x19.pier1.Handshake.Response2\xf8\x04\n" +
+	"\tHandshake\x12\x18.pier1.Handshake.Request\x1a\x19.pier1.Handshake.Response\x121\n" +
+	"\x04Stop\x12\x13.pier1.Stop.Request\x1a\x14.pier1.Stop.Response2\xf8\x04\n" +
 	"\fDependencies\x12g\n" +
 	"\x16OpenDependencyLockFile\x12%.pier1.OpenDependencyLockFile.Request\x1a&.pier1.OpenDependencyLockFile.Response\x12d\n" +
 	"\x15CreateDependencyLocks\x12$.pier1.CreateDependencyLocks.Request\x1a%.pier1.CreateDependencyLocks.Response\x12a\n" +
@@ -4589,161 +4702,166 @@ func file_pier1_proto_rawDescGZIP() []byte {
 }
 
 var file_pier1_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_pier1_proto_msgTypes = make([]protoimpl.MessageInfo, 71)
+var file_pier1_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
 var file_pier1_proto_goTypes = []any{
 	(LockMode)(0),                                  // 0: pier1.LockMode
 	(Action)(0),                                    // 1: pier1.Action
 	(GetProviderSchema_Response_Status)(0),         // 2: pier1.GetProviderSchema.Response.Status
 	(Progress_ResourceStatus_Status)(0),            // 3: pier1.Progress.ResourceStatus.Status
 	(Diagnostic_Severity)(0),                       // 4: pier1.Diagnostic.Severity
-	(*Handshake)(nil),                              // 5: pier1.Handshake
-	(*ClientCapabilities)(nil),                     // 6: pier1.ClientCapabilities
-	(*ServerCapabilities)(nil),                     // 7: pier1.ServerCapabilities
-	(*OpenDependencyLockFile)(nil),                 // 8: pier1.OpenDependencyLockFile
-	(*CreateDependencyLocks)(nil),                  // 9: pier1.CreateDependencyLocks
-	(*CloseDependencyLocks)(nil),                   // 10: pier1.CloseDependencyLocks
-	(*GetLockedProviderDependencies)(nil),          // 11: pier1.GetLockedProviderDependencies
-	(*ProviderLock)(nil),                           // 12: pier1.ProviderLock
-	(*GetProviderSchema)(nil),                      // 13: pier1.GetProviderSchema
-	(*GetBuiltInProviders)(nil),                    // 14: pier1.GetBuiltInProviders
-	(*BuiltInProvider)(nil),                        // 15: pier1.BuiltInProvider
-	(*OpenDeployment)(nil),                         // 16: pier1.OpenDeployment
-	(*CloseDeployment)(nil),                        // 17: pier1.CloseDeployment
-	(*ValidateDeployment)(nil),                     // 18: pier1.ValidateDeployment
-	(*ListComponents)(nil),                         // 19: pier1.ListComponents
-	(*PlanDeployment)(nil),                         // 20: pier1.PlanDeployment
-	(*PlannedChange)(nil),                          // 21: pier1.PlannedChange
-	(*Summary)(nil),                                // 22: pier1.Summary
-	(*ApplyPlan)(nil),                              // 23: pier1.ApplyPlan
-	(*AppliedChange)(nil),                          // 24: pier1.AppliedChange
-	(*OutputValue)(nil),                            // 25: pier1.OutputValue
-	(*DiscardPlan)(nil),                            // 26: pier1.DiscardPlan
-	(*Progress)(nil),                               // 27: pier1.Progress
-	(*OpenInspector)(nil),                          // 28: pier1.OpenInspector
-	(*InspectExpression)(nil),                      // 29: pier1.InspectExpression
-	(*CloseInspector)(nil),                         // 30: pier1.CloseInspector
-	(*Diagnostic)(nil),                             // 31: pier1.Diagnostic
-	(*SourceRange)(nil),                            // 32: pier1.SourceRange
-	(*SourcePos)(nil),                              // 33: pier1.SourcePos
-	(*Handshake_Request)(nil),                      // 34: pier1.Handshake.Request
-	(*Handshake_Response)(nil),                     // 35: pier1.Handshake.Response
-	(*OpenDependencyLockFile_Request)(nil),         // 36: pier1.OpenDependencyLockFile.Request
-	(*OpenDependencyLockFile_Response)(nil),        // 37: pier1.OpenDependencyLockFile.Response
-	(*CreateDependencyLocks_Request)(nil),          // 38: pier1.CreateDependencyLocks.Request
-	(*CreateDependencyLocks_Response)(nil),         // 39: pier1.CreateDependencyLocks.Response
-	(*CloseDependencyLocks_Request)(nil),           // 40: pier1.CloseDependencyLocks.Request
-	(*CloseDependencyLocks_Response)(nil),          // 41: pier1.CloseDependencyLocks.Response
-	(*GetLockedProviderDependencies_Request)(nil),  // 42: pier1.GetLockedProviderDependencies.Request
-	(*GetLockedProviderDependencies_Response)(nil), // 43: pier1.GetLockedProviderDependencies.Response
-	(*GetProviderSchema_Request)(nil),              // 44: pier1.GetProviderSchema.Request
-	(*GetProviderSchema_Response)(nil),             // 45: pier1.GetProviderSchema.Response
-	(*GetBuiltInProviders_Request)(nil),            // 46: pier1.GetBuiltInProviders.Request
-	(*GetBuiltInProviders_Response)(nil),           // 47: pier1.GetBuiltInProviders.Response
-	(*OpenDeployment_Request)(nil),                 // 48: pier1.OpenDeployment.Request
-	(*OpenDeployment_Response)(nil),                // 49: pier1.OpenDeployment.Response
-	nil,                                            // 50: pier1.OpenDeployment.Request.VarsEntry
-	(*CloseDeployment_Request)(nil),                // 51: pier1.CloseDeployment.Request
-	(*CloseDeployment_Response)(nil),               // 52: pier1.CloseDeployment.Response
-	(*ValidateDeployment_Request)(nil),             // 53: pier1.ValidateDeployment.Request
-	(*ValidateDeployment_Response)(nil),            // 54: pier1.ValidateDeployment.Response
-	(*ListComponents_Request)(nil),                 // 55: pier1.ListComponents.Request
-	(*ListComponents_Response)(nil),                // 56: pier1.ListComponents.Response
-	(*ListComponents_Resource)(nil),                // 57: pier1.ListComponents.Resource
-	(*ListComponents_Provider)(nil),                // 58: pier1.ListComponents.Provider
-	(*PlanDeployment_Request)(nil),                 // 59: pier1.PlanDeployment.Request
-	(*PlanDeployment_Event)(nil),                   // 60: pier1.PlanDeployment.Event
-	(*PlanDeployment_Complete)(nil),                // 61: pier1.PlanDeployment.Complete
-	(*ApplyPlan_Request)(nil),                      // 62: pier1.ApplyPlan.Request
-	(*ApplyPlan_Event)(nil),                        // 63: pier1.ApplyPlan.Event
-	(*ApplyPlan_Complete)(nil),                     // 64: pier1.ApplyPlan.Complete
-	(*DiscardPlan_Request)(nil),                    // 65: pier1.DiscardPlan.Request
-	(*DiscardPlan_Response)(nil),                   // 66: pier1.DiscardPlan.Response
-	(*Progress_ResourceStatus)(nil),                // 67: pier1.Progress.ResourceStatus
-	(*Progress_ProviderLog)(nil),                   // 68: pier1.Progress.ProviderLog
-	(*Progress_Evaluation)(nil),                    // 69: pier1.Progress.Evaluation
-	(*OpenInspector_Request)(nil),                  // 70: pier1.OpenInspector.Request
-	(*OpenInspector_Response)(nil),                 // 71: pier1.OpenInspector.Response
-	(*InspectExpression_Request)(nil),              // 72: pier1.InspectExpression.Request
-	(*InspectExpression_Response)(nil),             // 73: pier1.InspectExpression.Response
-	(*CloseInspector_Request)(nil),                 // 74: pier1.CloseInspector.Request
-	(*CloseInspector_Response)(nil),                // 75: pier1.CloseInspector.Response
+	(*Stop)(nil),                                   // 5: pier1.Stop
+	(*Handshake)(nil),                              // 6: pier1.Handshake
+	(*ClientCapabilities)(nil),                     // 7: pier1.ClientCapabilities
+	(*ServerCapabilities)(nil),                     // 8: pier1.ServerCapabilities
+	(*OpenDependencyLockFile)(nil),                 // 9: pier1.OpenDependencyLockFile
+	(*CreateDependencyLocks)(nil),                  // 10: pier1.CreateDependencyLocks
+	(*CloseDependencyLocks)(nil),                   // 11: pier1.CloseDependencyLocks
+	(*GetLockedProviderDependencies)(nil),          // 12: pier1.GetLockedProviderDependencies
+	(*ProviderLock)(nil),                           // 13: pier1.ProviderLock
+	(*GetProviderSchema)(nil),                      // 14: pier1.GetProviderSchema
+	(*GetBuiltInProviders)(nil),                    // 15: pier1.GetBuiltInProviders
+	(*BuiltInProvider)(nil),                        // 16: pier1.BuiltInProvider
+	(*OpenDeployment)(nil),                         // 17: pier1.OpenDeployment
+	(*CloseDeployment)(nil),                        // 18: pier1.CloseDeployment
+	(*ValidateDeployment)(nil),                     // 19: pier1.ValidateDeployment
+	(*ListComponents)(nil),                         // 20: pier1.ListComponents
+	(*PlanDeployment)(nil),                         // 21: pier1.PlanDeployment
+	(*PlannedChange)(nil),                          // 22: pier1.PlannedChange
+	(*Summary)(nil),                                // 23: pier1.Summary
+	(*ApplyPlan)(nil),                              // 24: pier1.ApplyPlan
+	(*AppliedChange)(nil),                          // 25: pier1.AppliedChange
+	(*OutputValue)(nil),                            // 26: pier1.OutputValue
+	(*DiscardPlan)(nil),                            // 27: pier1.DiscardPlan
+	(*Progress)(nil),                               // 28: pier1.Progress
+	(*OpenInspector)(nil),                          // 29: pier1.OpenInspector
+	(*InspectExpression)(nil),                      // 30: pier1.InspectExpression
+	(*CloseInspector)(nil),                         // 31: pier1.CloseInspector
+	(*Diagnostic)(nil),                             // 32: pier1.Diagnostic
+	(*SourceRange)(nil),                            // 33: pier1.SourceRange
+	(*SourcePos)(nil),                              // 34: pier1.SourcePos
+	(*Stop_Request)(nil),                           // 35: pier1.Stop.Request
+	(*Stop_Response)(nil),                          // 36: pier1.Stop.Response
+	(*Handshake_Request)(nil),                      // 37: pier1.Handshake.Request
+	(*Handshake_Response)(nil),                     // 38: pier1.Handshake.Response
+	(*OpenDependencyLockFile_Request)(nil),         // 39: pier1.OpenDependencyLockFile.Request
+	(*OpenDependencyLockFile_Response)(nil),        // 40: pier1.OpenDependencyLockFile.Response
+	(*CreateDependencyLocks_Request)(nil),          // 41: pier1.CreateDependencyLocks.Request
+	(*CreateDependencyLocks_Response)(nil),         // 42: pier1.CreateDependencyLocks.Response
+	(*CloseDependencyLocks_Request)(nil),           // 43: pier1.CloseDependencyLocks.Request
+	(*CloseDependencyLocks_Response)(nil),          // 44: pier1.CloseDependencyLocks.Response
+	(*GetLockedProviderDependencies_Request)(nil),  // 45: pier1.GetLockedProviderDependencies.Request
+	(*GetLockedProviderDependencies_Response)(nil), // 46: pier1.GetLockedProviderDependencies.Response
+	(*GetProviderSchema_Request)(nil),              // 47: pier1.GetProviderSchema.Request
+	(*GetProviderSchema_Response)(nil),             // 48: pier1.GetProviderSchema.Response
+	(*GetBuiltInProviders_Request)(nil),            // 49: pier1.GetBuiltInProviders.Request
+	(*GetBuiltInProviders_Response)(nil),           // 50: pier1.GetBuiltInProviders.Response
+	(*OpenDeployment_Request)(nil),                 // 51: pier1.OpenDeployment.Request
+	(*OpenDeployment_Response)(nil),                // 52: pier1.OpenDeployment.Response
+	nil,                                            // 53: pier1.OpenDeployment.Request.VarsEntry
+	(*CloseDeployment_Request)(nil),                // 54: pier1.CloseDeployment.Request
+	(*CloseDeployment_Response)(nil),               // 55: pier1.CloseDeployment.Response
+	(*ValidateDeployment_Request)(nil),             // 56: pier1.ValidateDeployment.Request
+	(*ValidateDeployment_Response)(nil),            // 57: pier1.ValidateDeployment.Response
+	(*ListComponents_Request)(nil),                 // 58: pier1.ListComponents.Request
+	(*ListComponents_Response)(nil),                // 59: pier1.ListComponents.Response
+	(*ListComponents_Resource)(nil),                // 60: pier1.ListComponents.Resource
+	(*ListComponents_Provider)(nil),                // 61: pier1.ListComponents.Provider
+	(*PlanDeployment_Request)(nil),                 // 62: pier1.PlanDeployment.Request
+	(*PlanDeployment_Event)(nil),                   // 63: pier1.PlanDeployment.Event
+	(*PlanDeployment_Complete)(nil),                // 64: pier1.PlanDeployment.Complete
+	(*ApplyPlan_Request)(nil),                      // 65: pier1.ApplyPlan.Request
+	(*ApplyPlan_Event)(nil),                        // 66: pier1.ApplyPlan.Event
+	(*ApplyPlan_Complete)(nil),                     // 67: pier1.ApplyPlan.Complete
+	(*DiscardPlan_Request)(nil),                    // 68: pier1.DiscardPlan.Request
+	(*DiscardPlan_Response)(nil),                   // 69: pier1.DiscardPlan.Response
+	(*Progress_ResourceStatus)(nil),                // 70: pier1.Progress.ResourceStatus
+	(*Progress_ProviderLog)(nil),                   // 71: pier1.Progress.ProviderLog
+	(*Progress_Evaluation)(nil),                    // 72: pier1.Progress.Evaluation
+	(*OpenInspector_Request)(nil),                  // 73: pier1.OpenInspector.Request
+	(*OpenInspector_Response)(nil),                 // 74: pier1.OpenInspector.Response
+	(*InspectExpression_Request)(nil),              // 75: pier1.InspectExpression.Request
+	(*InspectExpression_Response)(nil),             // 76: pier1.InspectExpression.Response
+	(*CloseInspector_Request)(nil),                 // 77: pier1.CloseInspector.Request
+	(*CloseInspector_Response)(nil),                // 78: pier1.CloseInspector.Response
 }
 var file_pier1_proto_depIdxs = []int32{
 	1,  // 0: pier1.PlannedChange.action:type_name -> pier1.Action
 	1,  // 1: pier1.AppliedChange.action:type_name -> pier1.Action
-	67, // 2: pier1.Progress.resource_status:type_name -> pier1.Progress.ResourceStatus
-	68, // 3: pier1.Progress.provider_log:type_name -> pier1.Progress.ProviderLog
-	69, // 4: pier1.Progress.evaluation:type_name -> pier1.Progress.Evaluation
+	70, // 2: pier1.Progress.resource_status:type_name -> pier1.Progress.ResourceStatus
+	71, // 3: pier1.Progress.provider_log:type_name -> pier1.Progress.ProviderLog
+	72, // 4: pier1.Progress.evaluation:type_name -> pier1.Progress.Evaluation
 	4,  // 5: pier1.Diagnostic.severity:type_name -> pier1.Diagnostic.Severity
-	32, // 6: pier1.Diagnostic.subject:type_name -> pier1.SourceRange
-	33, // 7: pier1.SourceRange.start:type_name -> pier1.SourcePos
-	33, // 8: pier1.SourceRange.end:type_name -> pier1.SourcePos
-	6,  // 9: pier1.Handshake.Request.capabilities:type_name -> pier1.ClientCapabilities
-	7,  // 10: pier1.Handshake.Response.capabilities:type_name -> pier1.ServerCapabilities
-	31, // 11: pier1.OpenDependencyLockFile.Response.diagnostics:type_name -> pier1.Diagnostic
-	12, // 12: pier1.CreateDependencyLocks.Request.provider_selections:type_name -> pier1.ProviderLock
-	12, // 13: pier1.GetLockedProviderDependencies.Response.selected_providers:type_name -> pier1.ProviderLock
+	33, // 6: pier1.Diagnostic.subject:type_name -> pier1.SourceRange
+	34, // 7: pier1.SourceRange.start:type_name -> pier1.SourcePos
+	34, // 8: pier1.SourceRange.end:type_name -> pier1.SourcePos
+	7,  // 9: pier1.Handshake.Request.capabilities:type_name -> pier1.ClientCapabilities
+	8,  // 10: pier1.Handshake.Response.capabilities:type_name -> pier1.ServerCapabilities
+	32, // 11: pier1.OpenDependencyLockFile.Response.diagnostics:type_name -> pier1.Diagnostic
+	13, // 12: pier1.CreateDependencyLocks.Request.provider_selections:type_name -> pier1.ProviderLock
+	13, // 13: pier1.GetLockedProviderDependencies.Response.selected_providers:type_name -> pier1.ProviderLock
 	2,  // 14: pier1.GetProviderSchema.Response.status:type_name -> pier1.GetProviderSchema.Response.Status
-	31, // 15: pier1.GetProviderSchema.Response.diagnostics:type_name -> pier1.Diagnostic
-	15, // 16: pier1.GetBuiltInProviders.Response.providers:type_name -> pier1.BuiltInProvider
-	50, // 17: pier1.OpenDeployment.Request.vars:type_name -> pier1.OpenDeployment.Request.VarsEntry
+	32, // 15: pier1.GetProviderSchema.Response.diagnostics:type_name -> pier1.Diagnostic
+	16, // 16: pier1.GetBuiltInProviders.Response.providers:type_name -> pier1.BuiltInProvider
+	53, // 17: pier1.OpenDeployment.Request.vars:type_name -> pier1.OpenDeployment.Request.VarsEntry
 	0,  // 18: pier1.OpenDeployment.Request.lock_mode:type_name -> pier1.LockMode
-	31, // 19: pier1.OpenDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
-	31, // 20: pier1.ValidateDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
-	57, // 21: pier1.ListComponents.Response.resources:type_name -> pier1.ListComponents.Resource
-	58, // 22: pier1.ListComponents.Response.providers:type_name -> pier1.ListComponents.Provider
-	32, // 23: pier1.ListComponents.Resource.range:type_name -> pier1.SourceRange
-	32, // 24: pier1.ListComponents.Provider.range:type_name -> pier1.SourceRange
-	27, // 25: pier1.PlanDeployment.Event.progress:type_name -> pier1.Progress
-	21, // 26: pier1.PlanDeployment.Event.planned_change:type_name -> pier1.PlannedChange
-	31, // 27: pier1.PlanDeployment.Event.diagnostic:type_name -> pier1.Diagnostic
-	61, // 28: pier1.PlanDeployment.Event.complete:type_name -> pier1.PlanDeployment.Complete
-	22, // 29: pier1.PlanDeployment.Complete.summary:type_name -> pier1.Summary
-	27, // 30: pier1.ApplyPlan.Event.progress:type_name -> pier1.Progress
-	24, // 31: pier1.ApplyPlan.Event.applied_change:type_name -> pier1.AppliedChange
-	31, // 32: pier1.ApplyPlan.Event.diagnostic:type_name -> pier1.Diagnostic
-	64, // 33: pier1.ApplyPlan.Event.complete:type_name -> pier1.ApplyPlan.Complete
-	25, // 34: pier1.ApplyPlan.Complete.outputs:type_name -> pier1.OutputValue
+	32, // 19: pier1.OpenDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
+	32, // 20: pier1.ValidateDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
+	60, // 21: pier1.ListComponents.Response.resources:type_name -> pier1.ListComponents.Resource
+	61, // 22: pier1.ListComponents.Response.providers:type_name -> pier1.ListComponents.Provider
+	33, // 23: pier1.ListComponents.Resource.range:type_name -> pier1.SourceRange
+	33, // 24: pier1.ListComponents.Provider.range:type_name -> pier1.SourceRange
+	28, // 25: pier1.PlanDeployment.Event.progress:type_name -> pier1.Progress
+	22, // 26: pier1.PlanDeployment.Event.planned_change:type_name -> pier1.PlannedChange
+	32, // 27: pier1.PlanDeployment.Event.diagnostic:type_name -> pier1.Diagnostic
+	64, // 28: pier1.PlanDeployment.Event.complete:type_name -> pier1.PlanDeployment.Complete
+	23, // 29: pier1.PlanDeployment.Complete.summary:type_name -> pier1.Summary
+	28, // 30: pier1.ApplyPlan.Event.progress:type_name -> pier1.Progress
+	25, // 31: pier1.ApplyPlan.Event.applied_change:type_name -> pier1.AppliedChange
+	32, // 32: pier1.ApplyPlan.Event.diagnostic:type_name -> pier1.Diagnostic
+	67, // 33: pier1.ApplyPlan.Event.complete:type_name -> pier1.ApplyPlan.Complete
+	26, // 34: pier1.ApplyPlan.Complete.outputs:type_name -> pier1.OutputValue
 	1,  // 35: pier1.Progress.ResourceStatus.action:type_name -> pier1.Action
 	3,  // 36: pier1.Progress.ResourceStatus.status:type_name -> pier1.Progress.ResourceStatus.Status
-	31, // 37: pier1.OpenInspector.Response.diagnostics:type_name -> pier1.Diagnostic
-	31, // 38: pier1.InspectExpression.Response.diagnostics:type_name -> pier1.Diagnostic
-	34, // 39: pier1.Setup.Handshake:input_type -> pier1.Handshake.Request
-	36, // 40: pier1.Dependencies.OpenDependencyLockFile:input_type -> pier1.OpenDependencyLockFile.Request
-	38, // 41: pier1.Dependencies.CreateDependencyLocks:input_type -> pier1.CreateDependencyLocks.Request
-	40, // 42: pier1.Dependencies.CloseDependencyLocks:input_type -> pier1.CloseDependencyLocks.Request
-	42, // 43: pier1.Dependencies.GetLockedProviderDependencies:input_type -> pier1.GetLockedProviderDependencies.Request
-	44, // 44: pier1.Dependencies.GetProviderSchema:input_type -> pier1.GetProviderSchema.Request
-	46, // 45: pier1.Dependencies.GetBuiltInProviders:input_type -> pier1.GetBuiltInProviders.Request
-	48, // 46: pier1.Deployments.OpenDeployment:input_type -> pier1.OpenDeployment.Request
-	51, // 47: pier1.Deployments.CloseDeployment:input_type -> pier1.CloseDeployment.Request
-	53, // 48: pier1.Deployments.ValidateDeployment:input_type -> pier1.ValidateDeployment.Request
-	55, // 49: pier1.Deployments.ListComponents:input_type -> pier1.ListComponents.Request
-	59, // 50: pier1.Deployments.PlanDeployment:input_type -> pier1.PlanDeployment.Request
-	62, // 51: pier1.Deployments.ApplyPlan:input_type -> pier1.ApplyPlan.Request
-	65, // 52: pier1.Deployments.DiscardPlan:input_type -> pier1.DiscardPlan.Request
-	70, // 53: pier1.Inspector.OpenInspector:input_type -> pier1.OpenInspector.Request
-	72, // 54: pier1.Inspector.InspectExpression:input_type -> pier1.InspectExpression.Request
-	74, // 55: pier1.Inspector.CloseInspector:input_type -> pier1.CloseInspector.Request
-	35, // 56: pier1.Setup.Handshake:output_type -> pier1.Handshake.Response
-	37, // 57: pier1.Dependencies.OpenDependencyLockFile:output_type -> pier1.OpenDependencyLockFile.Response
-	39, // 58: pier1.Dependencies.CreateDependencyLocks:output_type -> pier1.CreateDependencyLocks.Response
-	41, // 59: pier1.Dependencies.CloseDependencyLocks:output_type -> pier1.CloseDependencyLocks.Response
-	43, // 60: pier1.Dependencies.GetLockedProviderDependencies:output_type -> pier1.GetLockedProviderDependencies.Response
-	45, // 61: pier1.Dependencies.GetProviderSchema:output_type -> pier1.GetProviderSchema.Response
-	47, // 62: pier1.Dependencies.GetBuiltInProviders:output_type -> pier1.GetBuiltInProviders.Response
-	49, // 63: pier1.Deployments.OpenDeployment:output_type -> pier1.OpenDeployment.Response
-	52, // 64: pier1.Deployments.CloseDeployment:output_type -> pier1.CloseDeployment.Response
-	54, // 65: pier1.Deployments.ValidateDeployment:output_type -> pier1.ValidateDeployment.Response
-	56, // 66: pier1.Deployments.ListComponents:output_type -> pier1.ListComponents.Response
-	60, // 67: pier1.Deployments.PlanDeployment:output_type -> pier1.PlanDeployment.Event
-	63, // 68: pier1.Deployments.ApplyPlan:output_type -> pier1.ApplyPlan.Event
-	66, // 69: pier1.Deployments.DiscardPlan:output_type -> pier1.DiscardPlan.Response
-	71, // 70: pier1.Inspector.OpenInspector:output_type -> pier1.OpenInspector.Response
-	73, // 71: pier1.Inspector.InspectExpression:output_type -> pier1.InspectExpression.Response
-	75, // 72: pier1.Inspector.CloseInspector:output_type -> pier1.CloseInspector.Response
-	56, // [56:73] is the sub-list for method output_type
-	39, // [39:56] is the sub-list for method input_type
+	32, // 37: pier1.OpenInspector.Response.diagnostics:type_name -> pier1.Diagnostic
+	32, // 38: pier1.InspectExpression.Response.diagnostics:type_name -> pier1.Diagnostic
+	37, // 39: pier1.Setup.Handshake:input_type -> pier1.Handshake.Request
+	35, // 40: pier1.Setup.Stop:input_type -> pier1.Stop.Request
+	39, // 41: pier1.Dependencies.OpenDependencyLockFile:input_type -> pier1.OpenDependencyLockFile.Request
+	41, // 42: pier1.Dependencies.CreateDependencyLocks:input_type -> pier1.CreateDependencyLocks.Request
+	43, // 43: pier1.Dependencies.CloseDependencyLocks:input_type -> pier1.CloseDependencyLocks.Request
+	45, // 44: pier1.Dependencies.GetLockedProviderDependencies:input_type -> pier1.GetLockedProviderDependencies.Request
+	47, // 45: pier1.Dependencies.GetProviderSchema:input_type -> pier1.GetProviderSchema.Request
+	49, // 46: pier1.Dependencies.GetBuiltInProviders:input_type -> pier1.GetBuiltInProviders.Request
+	51, // 47: pier1.Deployments.OpenDeployment:input_type -> pier1.OpenDeployment.Request
+	54, // 48: pier1.Deployments.CloseDeployment:input_type -> pier1.CloseDeployment.Request
+	56, // 49: pier1.Deployments.ValidateDeployment:input_type -> pier1.ValidateDeployment.Request
+	58, // 50: pier1.Deployments.ListComponents:input_type -> pier1.ListComponents.Request
+	62, // 51: pier1.Deployments.PlanDeployment:input_type -> pier1.PlanDeployment.Request
+	65, // 52: pier1.Deployments.ApplyPlan:input_type -> pier1.ApplyPlan.Request
+	68, // 53: pier1.Deployments.DiscardPlan:input_type -> pier1.DiscardPlan.Request
+	73, // 54: pier1.Inspector.OpenInspector:input_type -> pier1.OpenInspector.Request
+	75, // 55: pier1.Inspector.InspectExpression:input_type -> pier1.InspectExpression.Request
+	77, // 56: pier1.Inspector.CloseInspector:input_type -> pier1.CloseInspector.Request
+	38, // 57: pier1.Setup.Handshake:output_type -> pier1.Handshake.Response
+	36, // 58: pier1.Setup.Stop:output_type -> pier1.Stop.Response
+	40, // 59: pier1.Dependencies.OpenDependencyLockFile:output_type -> pier1.OpenDependencyLockFile.Response
+	42, // 60: pier1.Dependencies.CreateDependencyLocks:output_type -> pier1.CreateDependencyLocks.Response
+	44, // 61: pier1.Dependencies.CloseDependencyLocks:output_type -> pier1.CloseDependencyLocks.Response
+	46, // 62: pier1.Dependencies.GetLockedProviderDependencies:output_type -> pier1.GetLockedProviderDependencies.Response
+	48, // 63: pier1.Dependencies.GetProviderSchema:output_type -> pier1.GetProviderSchema.Response
+	50, // 64: pier1.Dependencies.GetBuiltInProviders:output_type -> pier1.GetBuiltInProviders.Response
+	52, // 65: pier1.Deployments.OpenDeployment:output_type -> pier1.OpenDeployment.Response
+	55, // 66: pier1.Deployments.CloseDeployment:output_type -> pier1.CloseDeployment.Response
+	57, // 67: pier1.Deployments.ValidateDeployment:output_type -> pier1.ValidateDeployment.Response
+	59, // 68: pier1.Deployments.ListComponents:output_type -> pier1.ListComponents.Response
+	63, // 69: pier1.Deployments.PlanDeployment:output_type -> pier1.PlanDeployment.Event
+	66, // 70: pier1.Deployments.ApplyPlan:output_type -> pier1.ApplyPlan.Event
+	69, // 71: pier1.Deployments.DiscardPlan:output_type -> pier1.DiscardPlan.Response
+	74, // 72: pier1.Inspector.OpenInspector:output_type -> pier1.OpenInspector.Response
+	76, // 73: pier1.Inspector.InspectExpression:output_type -> pier1.InspectExpression.Response
+	78, // 74: pier1.Inspector.CloseInspector:output_type -> pier1.CloseInspector.Response
+	57, // [57:75] is the sub-list for method output_type
+	39, // [39:57] is the sub-list for method input_type
 	39, // [39:39] is the sub-list for extension type_name
 	39, // [39:39] is the sub-list for extension extendee
 	0,  // [0:39] is the sub-list for field type_name
@@ -4754,22 +4872,22 @@ func file_pier1_proto_init() {
 	if File_pier1_proto != nil {
 		return
 	}
-	file_pier1_proto_msgTypes[22].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[23].OneofWrappers = []any{
 		(*Progress_ResourceStatus_)(nil),
 		(*Progress_ProviderLog_)(nil),
 		(*Progress_Evaluation_)(nil),
 	}
-	file_pier1_proto_msgTypes[43].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[46].OneofWrappers = []any{
 		(*OpenDeployment_Request_Dir)(nil),
 		(*OpenDeployment_Request_Flake)(nil),
 	}
-	file_pier1_proto_msgTypes[55].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[58].OneofWrappers = []any{
 		(*PlanDeployment_Event_Progress)(nil),
 		(*PlanDeployment_Event_PlannedChange)(nil),
 		(*PlanDeployment_Event_Diagnostic)(nil),
 		(*PlanDeployment_Event_Complete)(nil),
 	}
-	file_pier1_proto_msgTypes[58].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[61].OneofWrappers = []any{
 		(*ApplyPlan_Event_Progress)(nil),
 		(*ApplyPlan_Event_AppliedChange)(nil),
 		(*ApplyPlan_Event_Diagnostic)(nil),
@@ -4781,7 +4899,7 @@ func file_pier1_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pier1_proto_rawDesc), len(file_pier1_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   71,
+			NumMessages:   74,
 			NumExtensions: 0,
 			NumServices:   4,
 		},

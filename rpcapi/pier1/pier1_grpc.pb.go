@@ -39,6 +39,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	Setup_Handshake_FullMethodName = "/pier1.Setup/Handshake"
+	Setup_Stop_FullMethodName      = "/pier1.Setup/Stop"
 )
 
 // SetupClient is the client API for Setup service.
@@ -47,6 +48,12 @@ const (
 type SetupClient interface {
 	// Handshake negotiates capabilities. It must be the first call, once.
 	Handshake(ctx context.Context, in *Handshake_Request, opts ...grpc.CallOption) (*Handshake_Response, error)
+	// Stop stops what the server is doing, as Terraform's Setup.Stop and a
+	// first Ctrl-C of pier apply do: applies start nothing more and return
+	// once the operations in flight have finished and been recorded
+	// (interrupted set); plans are cancelled. Every plan or apply started
+	// afterwards stops at once. It returns without waiting.
+	Stop(ctx context.Context, in *Stop_Request, opts ...grpc.CallOption) (*Stop_Response, error)
 }
 
 type setupClient struct {
@@ -67,12 +74,28 @@ func (c *setupClient) Handshake(ctx context.Context, in *Handshake_Request, opts
 	return out, nil
 }
 
+func (c *setupClient) Stop(ctx context.Context, in *Stop_Request, opts ...grpc.CallOption) (*Stop_Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Stop_Response)
+	err := c.cc.Invoke(ctx, Setup_Stop_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SetupServer is the server API for Setup service.
 // All implementations must embed UnimplementedSetupServer
 // for forward compatibility.
 type SetupServer interface {
 	// Handshake negotiates capabilities. It must be the first call, once.
 	Handshake(context.Context, *Handshake_Request) (*Handshake_Response, error)
+	// Stop stops what the server is doing, as Terraform's Setup.Stop and a
+	// first Ctrl-C of pier apply do: applies start nothing more and return
+	// once the operations in flight have finished and been recorded
+	// (interrupted set); plans are cancelled. Every plan or apply started
+	// afterwards stops at once. It returns without waiting.
+	Stop(context.Context, *Stop_Request) (*Stop_Response, error)
 	mustEmbedUnimplementedSetupServer()
 }
 
@@ -85,6 +108,9 @@ type UnimplementedSetupServer struct{}
 
 func (UnimplementedSetupServer) Handshake(context.Context, *Handshake_Request) (*Handshake_Response, error) {
 	return nil, status.Error(codes.Unimplemented, "method Handshake not implemented")
+}
+func (UnimplementedSetupServer) Stop(context.Context, *Stop_Request) (*Stop_Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method Stop not implemented")
 }
 func (UnimplementedSetupServer) mustEmbedUnimplementedSetupServer() {}
 func (UnimplementedSetupServer) testEmbeddedByValue()               {}
@@ -125,6 +151,24 @@ func _Setup_Handshake_Handler(srv interface{}, ctx context.Context, dec func(int
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Setup_Stop_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(Stop_Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SetupServer).Stop(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Setup_Stop_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SetupServer).Stop(ctx, req.(*Stop_Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Setup_ServiceDesc is the grpc.ServiceDesc for Setup service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -135,6 +179,10 @@ var Setup_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Handshake",
 			Handler:    _Setup_Handshake_Handler,
+		},
+		{
+			MethodName: "Stop",
+			Handler:    _Setup_Stop_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
