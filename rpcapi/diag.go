@@ -122,7 +122,7 @@ func resourceStatus(s engine.Status) pier1.Progress_ResourceStatus_Status {
 func progress(ev engine.Event, logs bool) *pier1.Progress {
 	switch ev.Type {
 	case engine.EventStatus:
-		rs := &pier1.Progress_ResourceStatus{Address: ev.Address, Action: action(ev.Action), Status: resourceStatus(ev.Status), Provider: ev.Provider, ElapsedMs: ev.Elapsed.Milliseconds()}
+		rs := &pier1.Progress_ResourceStatus{Address: ev.ResourceAddress(), DeposedKey: ev.Deposed, Action: action(ev.Action), Status: resourceStatus(ev.Status), Provider: ev.Provider, ElapsedMs: ev.Elapsed.Milliseconds()}
 		if ev.Err != nil {
 			rs.Message = ev.Err.Error()
 		}

@@ -21,7 +21,7 @@ func plannedChanges(p *engine.Plan) []*pier1.PlannedChange {
 		if c.StateHandler || c.Structural {
 			continue
 		}
-		pc := &pier1.PlannedChange{Address: c.Addr(), Action: action(c.Action), Provider: c.Provider(), Pending: c.Pending, Note: c.Note}
+		pc := &pier1.PlannedChange{Address: c.Address.String(), DeposedKey: c.Deposed, Action: action(c.Action), Provider: c.Provider(), Pending: c.Pending, Note: c.Note}
 		if c.Import != nil {
 			pc.ImportId = c.Import.ID
 		}

@@ -538,7 +538,7 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 	pl.sink.attach(func(p *pier1.Progress) {
 		out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_Progress{Progress: p}})
 		if rs := p.GetResourceStatus(); rs != nil && rs.Status == pier1.Progress_ResourceStatus_APPLIED {
-			out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_AppliedChange{AppliedChange: &pier1.AppliedChange{Address: rs.Address, Action: rs.Action, Provider: rs.Provider}}})
+			out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_AppliedChange{AppliedChange: &pier1.AppliedChange{Address: rs.Address, DeposedKey: rs.DeposedKey, Action: rs.Action, Provider: rs.Provider}}})
 		}
 	})
 	res, err := pl.eng.Apply(stream.Context(), s.stopped, pl.plan)

@@ -367,7 +367,7 @@ func (a *applier) build() {
 		a.deps.add(n.change)
 		a.unlinked = append(a.unlinked, n)
 		if !n.quiet {
-			a.e.emit(Event{Type: EventStatus, Address: n.change.Addr(), Action: n.change.Action, Status: StatusPending, Provider: n.change.Provider()})
+			a.e.emit(Event{Type: EventStatus, Address: n.change.Addr(), Deposed: n.change.Deposed, Action: n.change.Action, Status: StatusPending, Provider: n.change.Provider()})
 		}
 	}
 	a.link()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -66,9 +67,14 @@ func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // Event is one step of progress, for the terminal view and `--json`.
 type Event struct {
-	Time     time.Time
-	Type     EventType
-	Address  string
+	Time time.Time
+	Type EventType
+	// Address is the change's as people read it ([Change.Addr]): a
+	// deposed object's says so.
+	Address string
+	// Deposed is the key of the deposed object the change destroys, if
+	// it is one; see [Event.ResourceAddress].
+	Deposed  string
 	Action   Action
 	Status   Status
 	Provider string
@@ -82,6 +88,15 @@ type Event struct {
 	Level slog.Level
 	// Round is the evaluation round of an EventEvaluation.
 	Round int
+}
+
+// ResourceAddress is the address of the resource the event is about,
+// without the deposed object's key that Address shows.
+func (ev Event) ResourceAddress() string {
+	if ev.Deposed == "" {
+		return ev.Address
+	}
+	return strings.TrimSuffix(ev.Address, deposedSuffix(ev.Deposed))
 }
 
 // LogHandler returns a slog handler that turns records about a resource

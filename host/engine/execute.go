@@ -17,7 +17,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 	n.started = time.Now()
 	c := n.change
 	a.e.secrets.set(c.Addr(), c.secretTexts())
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
 	ctx = withChange(a.withWake(ctx, n), c)
 	go func() {
 		ctx := ctx

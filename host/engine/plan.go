@@ -112,10 +112,12 @@ type Change struct {
 // Addr names the change: the address, and for a deposed object its key.
 func (c *Change) Addr() string {
 	if c.Deposed != "" {
-		return c.Address.String() + " (deposed " + c.Deposed + ")"
+		return c.Address.String() + deposedSuffix(c.Deposed)
 	}
 	return c.Address.String()
 }
+
+func deposedSuffix(key string) string { return " (deposed " + key + ")" }
 
 // Provider is the name of the provider that carries out the change.
 func (c *Change) Provider() string {

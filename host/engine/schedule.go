@@ -74,7 +74,7 @@ func (a *applier) addNode(c *Change) *node {
 	a.nodes = append(a.nodes, n)
 	a.unlinked = append(a.unlinked, n)
 	a.deps.add(c)
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusPending, Provider: c.Provider()})
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusPending, Provider: c.Provider()})
 	return n
 }
 
@@ -553,7 +553,7 @@ func (a *applier) complete(n *node, outputs map[string]any) {
 	if !n.started.IsZero() {
 		elapsed = time.Since(n.started)
 	}
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusApplied, Provider: c.Provider(), Elapsed: elapsed})
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusApplied, Provider: c.Provider(), Elapsed: elapsed})
 	a.wake(n)
 }
 
@@ -580,7 +580,7 @@ func (a *applier) fail(n *node, err error) {
 	err = redactError(err, c.secretTexts())
 	re := &ResourceError{Address: c.Addr(), Provider: c.Provider(), Action: c.Action, Err: err}
 	a.result.Errors = append(a.result.Errors, re)
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Action: c.Action, Status: StatusErrored, Provider: c.Provider(), Err: err})
+	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusErrored, Provider: c.Provider(), Err: err})
 	a.skipDependents(n, fmt.Errorf("depends on %s, which failed", c.Addr()))
 }
 

@@ -1114,7 +1114,11 @@ type PlannedChange struct {
 	AfterUnknown []string `protobuf:"bytes,10,rep,name=after_unknown,json=afterUnknown,proto3" json:"after_unknown,omitempty"`
 	// The id an import block adopts the object by, first (with action
 	// IMPORT, or the UPDATE or REPLACE that follows the import).
-	ImportId      string `protobuf:"bytes,11,opt,name=import_id,json=importId,proto3" json:"import_id,omitempty"`
+	ImportId string `protobuf:"bytes,11,opt,name=import_id,json=importId,proto3" json:"import_id,omitempty"`
+	// Set on the destroy of a deposed object (one a
+	// create_before_destroy replacement left): its key. address is then
+	// the resource's own.
+	DeposedKey    string `protobuf:"bytes,12,opt,name=deposed_key,json=deposedKey,proto3" json:"deposed_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1222,6 +1226,13 @@ func (x *PlannedChange) GetAfterUnknown() []string {
 func (x *PlannedChange) GetImportId() string {
 	if x != nil {
 		return x.ImportId
+	}
+	return ""
+}
+
+func (x *PlannedChange) GetDeposedKey() string {
+	if x != nil {
+		return x.DeposedKey
 	}
 	return ""
 }
@@ -1367,10 +1378,12 @@ func (*ApplyPlan) Descriptor() ([]byte, []int) {
 }
 
 type AppliedChange struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Address       string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
-	Action        Action                 `protobuf:"varint,2,opt,name=action,proto3,enum=pier1.Action" json:"action,omitempty"`
-	Provider      string                 `protobuf:"bytes,3,opt,name=provider,proto3" json:"provider,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Address  string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
+	Action   Action                 `protobuf:"varint,2,opt,name=action,proto3,enum=pier1.Action" json:"action,omitempty"`
+	Provider string                 `protobuf:"bytes,3,opt,name=provider,proto3" json:"provider,omitempty"`
+	// As in PlannedChange.
+	DeposedKey    string `protobuf:"bytes,4,opt,name=deposed_key,json=deposedKey,proto3" json:"deposed_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1422,6 +1435,13 @@ func (x *AppliedChange) GetAction() Action {
 func (x *AppliedChange) GetProvider() string {
 	if x != nil {
 		return x.Provider
+	}
+	return ""
+}
+
+func (x *AppliedChange) GetDeposedKey() string {
+	if x != nil {
+		return x.DeposedKey
 	}
 	return ""
 }
@@ -3874,7 +3894,9 @@ type Progress_ResourceStatus struct {
 	Provider  string                         `protobuf:"bytes,4,opt,name=provider,proto3" json:"provider,omitempty"`
 	ElapsedMs int64                          `protobuf:"varint,5,opt,name=elapsed_ms,json=elapsedMs,proto3" json:"elapsed_ms,omitempty"`
 	// Why it failed or was skipped.
-	Message       string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	// As in PlannedChange.
+	DeposedKey    string `protobuf:"bytes,7,opt,name=deposed_key,json=deposedKey,proto3" json:"deposed_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3947,6 +3969,13 @@ func (x *Progress_ResourceStatus) GetElapsedMs() int64 {
 func (x *Progress_ResourceStatus) GetMessage() string {
 	if x != nil {
 		return x.Message
+	}
+	return ""
+}
+
+func (x *Progress_ResourceStatus) GetDeposedKey() string {
+	if x != nil {
+		return x.DeposedKey
 	}
 	return ""
 }
@@ -4510,7 +4539,7 @@ const file_pier1_proto_rawDesc = "" +
 	"planHandle\x12\x1d\n" +
 	"\n" +
 	"saved_plan\x18\x02 \x01(\fR\tsavedPlan\x12(\n" +
-	"\asummary\x18\x03 \x01(\v2\x0e.pier1.SummaryR\asummary\"\xe8\x02\n" +
+	"\asummary\x18\x03 \x01(\v2\x0e.pier1.SummaryR\asummary\"\x89\x03\n" +
 	"\rPlannedChange\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12%\n" +
 	"\x06action\x18\x02 \x01(\x0e2\r.pier1.ActionR\x06action\x12\x1a\n" +
@@ -4525,7 +4554,9 @@ const file_pier1_proto_rawDesc = "" +
 	"after_json\x18\t \x01(\fR\tafterJson\x12#\n" +
 	"\rafter_unknown\x18\n" +
 	" \x03(\tR\fafterUnknown\x12\x1b\n" +
-	"\timport_id\x18\v \x01(\tR\bimportId\"\xce\x01\n" +
+	"\timport_id\x18\v \x01(\tR\bimportId\x12\x1f\n" +
+	"\vdeposed_key\x18\f \x01(\tR\n" +
+	"deposedKey\"\xce\x01\n" +
 	"\aSummary\x12\x16\n" +
 	"\x06create\x18\x01 \x01(\x05R\x06create\x12\x16\n" +
 	"\x06update\x18\x02 \x01(\x05R\x06update\x12\x18\n" +
@@ -4556,11 +4587,13 @@ const file_pier1_proto_rawDesc = "" +
 	"\aoutputs\x18\x06 \x03(\v2\x12.pier1.OutputValueR\aoutputs\x12\x1a\n" +
 	"\brecorded\x18\a \x01(\x05R\brecorded\x12\x1c\n" +
 	"\tforgotten\x18\b \x01(\x05R\tforgotten\x12\x1a\n" +
-	"\bimported\x18\t \x01(\x05R\bimported\"l\n" +
+	"\bimported\x18\t \x01(\x05R\bimported\"\x8d\x01\n" +
 	"\rAppliedChange\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12%\n" +
 	"\x06action\x18\x02 \x01(\x0e2\r.pier1.ActionR\x06action\x12\x1a\n" +
-	"\bprovider\x18\x03 \x01(\tR\bprovider\"^\n" +
+	"\bprovider\x18\x03 \x01(\tR\bprovider\x12\x1f\n" +
+	"\vdeposed_key\x18\x04 \x01(\tR\n" +
+	"deposedKey\"^\n" +
 	"\vOutputValue\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1d\n" +
 	"\n" +
@@ -4571,13 +4604,13 @@ const file_pier1_proto_rawDesc = "" +
 	"\vplan_handle\x18\x01 \x01(\x03R\n" +
 	"planHandle\x1a\n" +
 	"\n" +
-	"\bResponse\"\xda\x05\n" +
+	"\bResponse\"\xfb\x05\n" +
 	"\bProgress\x12I\n" +
 	"\x0fresource_status\x18\x01 \x01(\v2\x1e.pier1.Progress.ResourceStatusH\x00R\x0eresourceStatus\x12@\n" +
 	"\fprovider_log\x18\x02 \x01(\v2\x1b.pier1.Progress.ProviderLogH\x00R\vproviderLog\x12<\n" +
 	"\n" +
 	"evaluation\x18\x03 \x01(\v2\x1a.pier1.Progress.EvaluationH\x00R\n" +
-	"evaluation\x1a\xdd\x02\n" +
+	"evaluation\x1a\xfe\x02\n" +
 	"\x0eResourceStatus\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12%\n" +
 	"\x06action\x18\x02 \x01(\x0e2\r.pier1.ActionR\x06action\x12=\n" +
@@ -4585,7 +4618,9 @@ const file_pier1_proto_rawDesc = "" +
 	"\bprovider\x18\x04 \x01(\tR\bprovider\x12\x1d\n" +
 	"\n" +
 	"elapsed_ms\x18\x05 \x01(\x03R\telapsedMs\x12\x18\n" +
-	"\amessage\x18\x06 \x01(\tR\amessage\"v\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage\x12\x1f\n" +
+	"\vdeposed_key\x18\a \x01(\tR\n" +
+	"deposedKey\"v\n" +
 	"\x06Status\x12\v\n" +
 	"\aINVALID\x10\x00\x12\v\n" +
 	"\aPENDING\x10\x01\x12\f\n" +
