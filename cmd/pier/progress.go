@@ -26,6 +26,9 @@ type progress struct {
 	mode    progressMode
 	verbose bool
 	running map[string]engine.Event
+	// reported is, per running operation off a terminal, how many
+	// stillEvery intervals its "Still creating..." lines have covered.
+	reported map[string]int
 	// drawn is how many live lines are on screen below the scrolled text.
 	drawn int
 	stop  chan struct{}
@@ -42,13 +45,19 @@ const (
 	modeJSON
 )
 
+// stillEvery is how often a long operation says it is still running off
+// a terminal, as tofu does: a log that is silent for long reads as hung.
+const stillEvery = 10 * time.Second
+
 func newProgress(w io.Writer, jsonOut, verbose bool) *progress {
-	p := &progress{w: w, verbose: verbose, running: map[string]engine.Event{}}
+	p := &progress{w: w, verbose: verbose, running: map[string]engine.Event{}, reported: map[string]int{}}
 	switch {
 	case jsonOut:
 		p.mode = modeJSON
 	case isTerminal(w):
 		p.mode = modeLive
+	}
+	if p.mode != modeJSON {
 		p.stop, p.done = make(chan struct{}), make(chan struct{})
 		go p.tick()
 	}
@@ -69,9 +78,13 @@ func (p *progress) tick() {
 		select {
 		case <-p.stop:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			p.mu.Lock()
-			p.redraw()
+			if p.mode == modeLive {
+				p.redraw()
+			} else {
+				p.still(now)
+			}
 			p.mu.Unlock()
 		}
 	}
@@ -105,6 +118,7 @@ func (p *progress) event(ev engine.Event) {
 			p.running[ev.Address] = ev
 		} else {
 			delete(p.running, ev.Address)
+			delete(p.reported, ev.Address)
 		}
 	}
 	if p.mode == modeLive {
@@ -161,6 +175,25 @@ func (p *progress) describe(ev engine.Event) string {
 		}
 	}
 	return ""
+}
+
+// still prints, off a terminal, a line for each operation that has run
+// another stillEvery since its start: "Still creating... [10s elapsed]".
+func (p *progress) still(now time.Time) {
+	addrs := make([]string, 0, len(p.running))
+	for a := range p.running {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	for _, a := range addrs {
+		ev := p.running[a]
+		n := int(now.Sub(ev.Time) / stillEvery)
+		if n <= p.reported[a] {
+			continue
+		}
+		p.reported[a] = n
+		fmt.Fprintf(p.w, "%s %s: Still %s... [%s elapsed]\n", now.Format("15:04:05"), a, strings.ToLower(verbing(ev.Action)), time.Duration(n)*stillEvery)
+	}
 }
 
 func (p *progress) clear() {
