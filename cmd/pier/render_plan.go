@@ -35,7 +35,12 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 		shown++
 		renderChange(w, c)
 	}
-	if shown == 0 {
+	outputs := p.OutputChanges()
+	switch {
+	case shown == 0 && len(outputs) > 0:
+		fmt.Fprintln(w, "No changes to resources. Applying the plan records the new output values in state, changing nothing else.")
+		fmt.Fprintln(w)
+	case shown == 0:
 		fmt.Fprintln(w, "No changes. The deployment matches its recorded state.")
 		fmt.Fprintln(w)
 	}
@@ -52,6 +57,40 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 		fmt.Fprintf(w, ", %d to forget", s.Forget)
 	}
 	fmt.Fprintf(w, ", %d unchanged.\n", s.NoOp)
+	renderOutputChanges(w, outputs)
+}
+
+// renderOutputChanges prints "Changes to Outputs", as terraform plan does.
+func renderOutputChanges(w io.Writer, changes []engine.OutputChange) {
+	if len(changes) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, paintW(w, sgrBold, "Changes to Outputs:"))
+	width := 0
+	for _, c := range changes {
+		width = max(width, len(c.Name))
+	}
+	value := func(v any, sensitive, unknown bool) string {
+		switch {
+		case sensitive:
+			return "(sensitive value)"
+		case unknown:
+			return "(known after apply)"
+		}
+		return outputText(v, false)
+	}
+	for _, c := range changes {
+		name := fmt.Sprintf("%-*s", width, c.Name)
+		switch c.Action {
+		case engine.ActionCreate:
+			fmt.Fprintf(w, "  %s %s = %s\n", paintW(w, sgrGreen, "+"), name, value(c.After, c.Sensitive, c.Unknown))
+		case engine.ActionDestroy:
+			fmt.Fprintf(w, "  %s %s = %s -> null\n", paintW(w, sgrRed, "-"), name, value(c.Before, c.Sensitive, false))
+		default:
+			fmt.Fprintf(w, "  %s %s = %s -> %s\n", paintW(w, sgrYellow, "~"), name, value(c.Before, c.Sensitive, false), value(c.After, c.Sensitive, c.Unknown))
+		}
+	}
 }
 
 func renderChange(w io.Writer, c *engine.Change) {

@@ -221,6 +221,9 @@ type outputDecl struct {
 	defRange  hcl.Range
 	dirty     bool
 	result    *source.Output
+	// pending: the value is not wholly known yet (see
+	// source.Snapshot.PendingOutputs).
+	pending bool
 }
 
 // variableDecl is one variable block.

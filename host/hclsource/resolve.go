@@ -116,8 +116,11 @@ func (d *Deployment) snapshot() *source.Snapshot {
 		}
 	}
 	for _, o := range d.outputs {
-		if o.result != nil {
+		switch {
+		case o.result != nil:
 			s.Outputs = append(s.Outputs, o.result)
+		case o.pending:
+			s.PendingOutputs = append(s.PendingOutputs, o.name)
 		}
 	}
 	d.lastReady, d.lastBlocked = len(s.Ready), len(s.Blocked)
@@ -720,7 +723,7 @@ func onlyWaits(marks cty.ValueMarks) cty.ValueMarks {
 
 func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
 	o.dirty = false
-	o.result = nil
+	o.result, o.pending = nil, false
 	if diags := d.checkOutputs(o.refs); diags.HasErrors() {
 		o.dirty = true
 		return diags
@@ -743,6 +746,7 @@ func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
 		return hcl.Diagnostics{sensitiveOutputDiag(o)}
 	}
 	if !unmarked.IsWhollyKnown() {
+		o.pending = true
 		return nil
 	}
 	j, err := toJSON(unmarked)

@@ -41,6 +41,11 @@ type Snapshot struct {
 	Providers map[string]*Provider
 	// Outputs are the deployment's own output values that are known so far.
 	Outputs []*Output
+	// PendingOutputs name the deployment's outputs whose values are not
+	// known yet (they read outputs of resources still to change), so that
+	// a plan can show them as known after apply; sources that cannot tell
+	// leave it empty.
+	PendingOutputs []string
 	// Evaluation says what producing this snapshot cost, for sources that
 	// evaluate in rounds (Nix); nil for static sources.
 	Evaluation *Evaluation
