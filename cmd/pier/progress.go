@@ -184,7 +184,7 @@ func (p *progress) still(now time.Time) {
 	for a := range p.running {
 		addrs = append(addrs, a)
 	}
-	sort.Strings(addrs)
+	slices.SortFunc(addrs, source.CompareAddresses)
 	for _, a := range addrs {
 		ev := p.running[a]
 		n := int(now.Sub(ev.Time) / stillEvery)
