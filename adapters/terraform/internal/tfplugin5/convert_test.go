@@ -23,7 +23,13 @@ func TestProviderSchemaFromProto(t *testing.T) {
 			ResourceTypes: map[string]*tfproto.Schema{}, DataSources: map[string]*tfproto.Schema{}, ProtocolVersion: 5,
 		}, false},
 		"full": {&GetProviderSchema_Response{
-			Provider: &Schema{Block: &Schema_Block{Attributes: []*Schema_Attribute{{Name: "token", Type: []byte(`"string"`), Required: true, Sensitive: true}}}},
+			Provider: &Schema{Block: &Schema_Block{Attributes: []*Schema_Attribute{{Name: "token", Type: []byte(`"string"`), Required: true, Sensitive: true, DescriptionKind: StringKind_MARKDOWN}}}},
+			Functions: map[string]*Function{"f": {
+				Parameters:        []*Function_Parameter{{Name: "s", Type: []byte(`"string"`), AllowNullValue: true}},
+				VariadicParameter: &Function_Parameter{Name: "rest", Type: []byte(`["list","number"]`)},
+				Return:            &Function_Return{Type: []byte(`"bool"`)},
+				Summary:           "sum", DescriptionKind: StringKind_MARKDOWN,
+			}, "skipped": nil},
 			ResourceSchemas: map[string]*Schema{"r": {Version: 2, Block: &Schema_Block{
 				Attributes: []*Schema_Attribute{{Name: "id", Type: []byte(`"string"`), Computed: true}, nil},
 				BlockTypes: []*Schema_NestedBlock{{TypeName: "b", Nesting: Schema_NestedBlock_SET, MaxItems: 3, Block: &Schema_Block{}}, nil},
@@ -32,7 +38,13 @@ func TestProviderSchemaFromProto(t *testing.T) {
 			ServerCapabilities: &ServerCapabilities{PlanDestroy: true},
 			Diagnostics:        []*Diagnostic{{Severity: Diagnostic_WARNING, Summary: "w"}, nil},
 		}, &tfproto.ProviderSchema{
-			Provider: &tfproto.Schema{Block: &tfproto.Block{Attributes: []*tfproto.Attribute{{Name: "token", Type: cty.String, Required: true, Sensitive: true}}}},
+			Provider: &tfproto.Schema{Block: &tfproto.Block{Attributes: []*tfproto.Attribute{{Name: "token", Type: cty.String, Required: true, Sensitive: true, DescriptionKind: tfproto.StringMarkdown}}}},
+			Functions: map[string]*tfproto.Function{"f": {
+				Parameters:        []*tfproto.FunctionParameter{{Name: "s", Type: cty.String, AllowNullValue: true}},
+				VariadicParameter: &tfproto.FunctionParameter{Name: "rest", Type: cty.List(cty.Number)},
+				Return:            cty.Bool,
+				Summary:           "sum", DescriptionKind: tfproto.StringMarkdown,
+			}},
 			ResourceTypes: map[string]*tfproto.Schema{"r": {Version: 2, Block: &tfproto.Block{
 				Attributes: []*tfproto.Attribute{{Name: "id", Type: cty.String, Computed: true}},
 				BlockTypes: []*tfproto.NestedBlock{{TypeName: "b", Nesting: tfproto.NestingSet, MaxItems: 3, Block: &tfproto.Block{}}},
@@ -45,6 +57,7 @@ func TestProviderSchemaFromProto(t *testing.T) {
 		"bad type": {&GetProviderSchema_Response{ResourceSchemas: map[string]*Schema{"r": {Block: &Schema_Block{
 			Attributes: []*Schema_Attribute{{Name: "a", Type: []byte(`"nope"`)}},
 		}}}}, nil, true},
+		"bad function type": {&GetProviderSchema_Response{Functions: map[string]*Function{"f": {Return: &Function_Return{Type: []byte(`"nope"`)}}}}, nil, true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

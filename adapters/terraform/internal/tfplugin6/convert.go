@@ -31,6 +31,9 @@ func ProviderSchemaFromProto(r *GetProviderSchema_Response) (*tfproto.ProviderSc
 			return nil, fmt.Errorf("data source %s: %w", name, err)
 		}
 	}
+	if out.Functions, err = FunctionsFromProto(r.GetFunctions()); err != nil {
+		return nil, err
+	}
 	out.Capabilities = CapabilitiesFromProto(r.GetServerCapabilities())
 	out.Diagnostics = DiagnosticsFromProto(r.GetDiagnostics())
 	return out, nil
@@ -57,7 +60,7 @@ func SchemaFromProto(s *Schema) (*tfproto.Schema, error) {
 // BlockFromProto converts a block; nil becomes an empty block, and nil
 // attributes and block types are skipped.
 func BlockFromProto(b *Schema_Block) (*tfproto.Block, error) {
-	out := &tfproto.Block{Description: b.GetDescription(), Deprecated: b.GetDeprecated()}
+	out := &tfproto.Block{Description: b.GetDescription(), DescriptionKind: tfproto.StringKind(b.GetDescriptionKind()), Deprecated: b.GetDeprecated()}
 	for _, a := range b.GetAttributes() {
 		if a == nil {
 			continue
@@ -138,14 +141,15 @@ func AttributePathsFromProto(ps []*AttributePath) []tfproto.AttributePath {
 // attributes.
 func AttributeFromProto(a *Schema_Attribute) (*tfproto.Attribute, error) {
 	out := &tfproto.Attribute{
-		Name:        a.GetName(),
-		Description: a.GetDescription(),
-		Required:    a.GetRequired(),
-		Optional:    a.GetOptional(),
-		Computed:    a.GetComputed(),
-		Sensitive:   a.GetSensitive(),
-		Deprecated:  a.GetDeprecated(),
-		WriteOnly:   a.GetWriteOnly(),
+		Name:            a.GetName(),
+		Description:     a.GetDescription(),
+		DescriptionKind: tfproto.StringKind(a.GetDescriptionKind()),
+		Required:        a.GetRequired(),
+		Optional:        a.GetOptional(),
+		Computed:        a.GetComputed(),
+		Sensitive:       a.GetSensitive(),
+		Deprecated:      a.GetDeprecated(),
+		WriteOnly:       a.GetWriteOnly(),
 	}
 	if nt := a.GetNestedType(); nt != nil {
 		obj := &tfproto.Object{Nesting: tfproto.Nesting(nt.GetNesting())}
@@ -168,4 +172,58 @@ func AttributeFromProto(a *Schema_Attribute) (*tfproto.Attribute, error) {
 	}
 	out.Type = ty
 	return out, nil
+}
+
+// FunctionsFromProto converts the provider-defined functions; none is
+// nil, and nil entries are skipped. A type that does not parse is an error
+// naming the function.
+func FunctionsFromProto(fs map[string]*Function) (map[string]*tfproto.Function, error) {
+	if len(fs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]*tfproto.Function, len(fs))
+	for name, f := range fs {
+		if f == nil {
+			continue
+		}
+		ret, err := tfproto.ParseType(f.GetReturn().GetType())
+		if err != nil {
+			return nil, fmt.Errorf("function %s: return: %w", name, err)
+		}
+		fn := &tfproto.Function{
+			Return:             ret,
+			Summary:            f.GetSummary(),
+			Description:        f.GetDescription(),
+			DescriptionKind:    tfproto.StringKind(f.GetDescriptionKind()),
+			DeprecationMessage: f.GetDeprecationMessage(),
+		}
+		for _, p := range f.GetParameters() {
+			fp, err := functionParameterFromProto(p)
+			if err != nil {
+				return nil, fmt.Errorf("function %s: %w", name, err)
+			}
+			fn.Parameters = append(fn.Parameters, fp)
+		}
+		if vp := f.GetVariadicParameter(); vp != nil {
+			if fn.VariadicParameter, err = functionParameterFromProto(vp); err != nil {
+				return nil, fmt.Errorf("function %s: variadic %w", name, err)
+			}
+		}
+		out[name] = fn
+	}
+	return out, nil
+}
+
+func functionParameterFromProto(p *Function_Parameter) (*tfproto.FunctionParameter, error) {
+	ty, err := tfproto.ParseType(p.GetType())
+	if err != nil {
+		return nil, fmt.Errorf("parameter %s: %w", p.GetName(), err)
+	}
+	return &tfproto.FunctionParameter{
+		Name:            p.GetName(),
+		Type:            ty,
+		AllowNullValue:  p.GetAllowNullValue(),
+		Description:     p.GetDescription(),
+		DescriptionKind: tfproto.StringKind(p.GetDescriptionKind()),
+	}, nil
 }

@@ -11,12 +11,51 @@ import (
 // ProviderSchema is everything GetProviderSchema (v6) or GetSchema (v5)
 // returned, converted.
 type ProviderSchema struct {
-	Provider        *Schema
-	ResourceTypes   map[string]*Schema
-	DataSources     map[string]*Schema
+	Provider      *Schema
+	ResourceTypes map[string]*Schema
+	DataSources   map[string]*Schema
+	// Functions are the provider-defined functions by name (protocol
+	// 5.5 / 6.5); the bridge only describes them.
+	Functions       map[string]*Function
 	Capabilities    ServerCapabilities
 	Diagnostics     Diagnostics
 	ProtocolVersion int
+}
+
+// Function is the signature of a provider-defined function.
+type Function struct {
+	Parameters         []*FunctionParameter
+	VariadicParameter  *FunctionParameter // nil if none
+	Return             cty.Type
+	Summary            string
+	Description        string
+	DescriptionKind    StringKind
+	DeprecationMessage string
+}
+
+// FunctionParameter is one parameter of a [Function].
+type FunctionParameter struct {
+	Name            string
+	Type            cty.Type
+	AllowNullValue  bool
+	Description     string
+	DescriptionKind StringKind
+}
+
+// StringKind is how a description is formatted.
+type StringKind int
+
+// The string kinds, numbered as on the wire.
+const (
+	StringPlain StringKind = iota
+	StringMarkdown
+)
+
+func (k StringKind) String() string {
+	if k == StringMarkdown {
+		return "markdown"
+	}
+	return "plain"
 }
 
 // Schema is one resource type's, data source's or the provider's schema.
@@ -29,25 +68,27 @@ type Schema struct {
 
 // Block is a configuration block: attributes and nested blocks.
 type Block struct {
-	Attributes  []*Attribute
-	BlockTypes  []*NestedBlock
-	Description string
-	Deprecated  bool
+	Attributes      []*Attribute
+	BlockTypes      []*NestedBlock
+	Description     string
+	DescriptionKind StringKind
+	Deprecated      bool
 }
 
 // Attribute is one attribute. Exactly one of Type and NestedType is set:
 // NestedType exists only in protocol 6.
 type Attribute struct {
-	Name        string
-	Type        cty.Type
-	NestedType  *Object
-	Description string
-	Required    bool
-	Optional    bool
-	Computed    bool
-	Sensitive   bool
-	Deprecated  bool
-	WriteOnly   bool
+	Name            string
+	Type            cty.Type
+	NestedType      *Object
+	Description     string
+	DescriptionKind StringKind
+	Required        bool
+	Optional        bool
+	Computed        bool
+	Sensitive       bool
+	Deprecated      bool
+	WriteOnly       bool
 }
 
 // Nesting says how a nested block or nested attribute object repeats.
