@@ -169,7 +169,7 @@ func runProvidersLock(ctx context.Context, o deployOptions, upgrade bool, stdout
 
 func newProvidersSchemaCommand() *cli.Command {
 	var opts tfSchemaOptions
-	var name string
+	var name, format, source string
 	return &cli.Command{
 		Name:      "schema",
 		Usage:     "show a Terraform provider's schema (pier tf schema)",
@@ -178,15 +178,31 @@ func newProvidersSchemaCommand() *cli.Command {
 instead, the schema of that declaration of the deployment. A v0 provider
 cannot describe itself: its schema is unknown, and pier says so.
 
+--format terraform prints the JSON document of terraform providers schema
+-json instead (format_version "1.0", provider_schemas keyed by source
+address, with the provider's functions), so that tools written for
+Terraform's output read it unchanged. The key is the declaration's source,
+or --source ADDR; for a provider given by path without --source it is
+the address Terraform implies for the type named by the binary
+(terraform-provider-time: registry.terraform.io/hashicorp/time).
+
 Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 		Flags: append(deployFlags(),
 			&cli.StringFlag{Name: "plugin", Usage: "path of the Terraform provider `BINARY`", Destination: &opts.plugin},
+			&cli.StringFlag{Name: "format", Value: "pier", Usage: "`FORMAT` of the output: pier, or terraform (the JSON of terraform providers schema -json)", Destination: &format},
+			&cli.StringFlag{Name: "source", Usage: "source `ADDR` to key the terraform format by (default: the declaration's)", Destination: &source},
 		),
 		Action: func(c *cli.Context) error {
 			opts.json = c.Bool("json")
 			name = c.Args().First()
 			if c.NArg() > 1 || (name == "") == (opts.plugin == "") {
 				return usagef("providers schema takes a PROVIDER name of the deployment, or --plugin BINARY")
+			}
+			if format != "pier" && format != "terraform" {
+				return usagef("providers schema --format is pier or terraform, not %q", format)
+			}
+			if source != "" && format != "terraform" {
+				return usagef("providers schema --source applies to --format terraform only")
 			}
 			if opts.plugin == "" {
 				o := readDeployOptions(c)
@@ -207,6 +223,12 @@ Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 					return fmt.Errorf("provider %s is not a Terraform provider: a v0 provider cannot describe itself, so its schema is unknown", name)
 				}
 				opts.plugin = p.Terraform
+				if source == "" {
+					source = p.Source
+				}
+			}
+			if format == "terraform" {
+				return runTerraformSchema(c.Context, opts.plugin, source, os.Stdout, os.Stderr)
 			}
 			return runTFSchema(c.Context, opts, os.Stdout, os.Stderr)
 		},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -98,6 +99,38 @@ func runTFSchema(ctx context.Context, opts tfSchemaOptions, stdout, stderr io.Wr
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err
+}
+
+// runTerraformSchema prints the schema of the provider at plugin as
+// `terraform providers schema -json` does, keyed by source (or by the
+// address Terraform implies for the binary's type name when source is "").
+func runTerraformSchema(ctx context.Context, plugin, source string, stdout, stderr io.Writer) error {
+	if source == "" {
+		typ, ok := impliedProviderType(plugin)
+		if !ok {
+			return usagef("providers schema --format terraform: %s is not named terraform-provider-TYPE, so its source address is unknown: give --source HOST/NAMESPACE/TYPE", plugin)
+		}
+		source = "registry.terraform.io/hashicorp/" + typ
+	}
+	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv())
+	doc, err := terraform.DescribeTerraformSchema(ctx, terraform.Options{Plugin: plugin, Logger: logger}, source)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// impliedProviderType is the type a provider binary is named for:
+// terraform-provider-TYPE, optionally with a _vX.Y.Z suffix as in
+// Terraform's plugin directories.
+func impliedProviderType(plugin string) (string, bool) {
+	typ, ok := strings.CutPrefix(filepath.Base(plugin), "terraform-provider-")
+	if i := strings.Index(typ, "_v"); i >= 0 {
+		typ = typ[:i]
+	}
+	return typ, ok && typ != ""
 }
 
 func flagsOf(a terraform.AttributeInfo) string {
