@@ -14,10 +14,15 @@ import (
 type Event = statefile.Event
 
 // Events returns the log, oldest first, in one consistent snapshot.
-func (s *Store) Events(ctx context.Context) ([]Event, error) {
+func (s *Store) Events(ctx context.Context) ([]Event, error) { return s.EventsAfter(ctx, -1) }
+
+// EventsAfter returns the events after index after, oldest first: a
+// reader that follows the log (pier ui) asks only for what landed since
+// it last looked, so each look costs the new events, not the log.
+func (s *Store) EventsAfter(ctx context.Context, after int64) ([]Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rows, err := s.conn.Query(ctx, "SELECT idx, meta::text, patch::text FROM "+s.table("events")+" WHERE state_key = $1 ORDER BY idx", s.key)
+	rows, err := s.conn.Query(ctx, "SELECT idx, meta::text, patch::text FROM "+s.table("events")+" WHERE state_key = $1 AND idx > $2 ORDER BY idx", s.key, after)
 	if err != nil {
 		if s.readOnly && s.last < 0 {
 			return nil, nil // nothing was ever recorded: there may be no tables
