@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pierhq/pier/adapters/postgres"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/host/webview"
@@ -247,4 +248,57 @@ func (l *liveView) end(res *engine.Result, destroy bool, err error) {
 	l.watch.End(res, destroy, err)
 	l.srv.Shutdown(caughtUpBound)
 	<-l.served
+}
+
+// Tail follows the logs of the deployment's pg_state handlers, which a
+// teammate's pier apply may be writing: each look asks PostgreSQL only for
+// the events after the last one seen (state_file logs are not followed).
+func (l uiLogs) Tail(ctx context.Context) (webview.LogTail, error) {
+	handlers, err := l.dep.Handlers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := &pgTail{logs: map[string]*pgLog{}, last: map[string]int64{}}
+	for name, h := range handlers {
+		if h.Builtin != "postgres" || h.Type != postgres.StateType {
+			continue
+		}
+		log, err := openStateLog(ctx, h, false)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		pg := log.(*pgLog)
+		t.logs[name], t.last[name] = pg, pg.s.LastIndex()
+	}
+	return t, nil
+}
+
+// pgTail is the pg_state logs pier ui follows, each with the index of the
+// last event it reported.
+type pgTail struct {
+	logs map[string]*pgLog
+	last map[string]int64
+}
+
+func (t *pgTail) Landed(ctx context.Context) (map[string][]webview.HistoryEvent, error) {
+	out := map[string][]webview.HistoryEvent{}
+	for name, log := range t.logs {
+		rows, err := log.after(ctx, t.last[name])
+		if err != nil {
+			return out, fmt.Errorf("history of %s: %w", name, err)
+		}
+		for _, r := range rows {
+			out[name] = append(out[name], webview.HistoryEvent(r))
+			t.last[name] = r.Index
+		}
+	}
+	return out, nil
+}
+
+func (t *pgTail) Close() error {
+	for _, log := range t.logs {
+		log.close()
+	}
+	return nil
 }

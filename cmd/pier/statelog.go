@@ -187,8 +187,11 @@ func (f *fileLog) close() error { return nil }
 // pgLog is a pg_state's log.
 type pgLog struct{ s *postgres.Store }
 
-func (p *pgLog) history(ctx context.Context) ([]historyRow, error) {
-	evs, err := p.s.Events(ctx)
+func (p *pgLog) history(ctx context.Context) ([]historyRow, error) { return p.after(ctx, -1) }
+
+// after lists the events after index, as history does.
+func (p *pgLog) after(ctx context.Context, index int64) ([]historyRow, error) {
+	evs, err := p.s.EventsAfter(ctx, index)
 	if err != nil {
 		return nil, err
 	}

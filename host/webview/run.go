@@ -39,6 +39,10 @@ type runs struct {
 	// changed is closed, and replaced, whenever there is news.
 	changed chan struct{}
 	plans   map[string]planned
+	// landed are the latest state events others recorded (follow.go);
+	// landedBase counts those dropped before them.
+	landed     [][]byte
+	landedBase int
 }
 
 // planned is a plan the page was shown: what it was asked, and its
@@ -118,9 +122,15 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
+	defer s.watchLogs()()
 	rs := s.runs
 	var seen *run
 	sent := 0
+	rs.mu.Lock()
+	// State events are sent from the stream's start on: the page reads
+	// what was before.
+	landed := rs.landedBase + len(rs.landed)
+	rs.mu.Unlock()
 	for {
 		rs.mu.Lock()
 		closed := rs.closed
@@ -132,7 +142,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		if cur != nil {
 			batch = cur.events[sent:len(cur.events):len(cur.events)]
 		}
+		from := max(landed-rs.landedBase, 0)
+		others := rs.landed[from:len(rs.landed):len(rs.landed)]
+		landed = rs.landedBase + len(rs.landed)
 		rs.mu.Unlock()
+		batch = append(batch, others...)
 		for _, b := range batch {
 			if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 				return
@@ -145,7 +159,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		if len(batch) > 0 {
 			flusher.Flush()
-			sent += len(batch)
+			sent += len(batch) - len(others)
 			continue
 		}
 		select {

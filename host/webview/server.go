@@ -40,7 +40,8 @@ type Options struct {
 	Deployment *session.Deployment
 	Vocabulary Vocabulary
 	// Logs reads the state handlers' event logs, for the history view;
-	// nil leaves the view empty.
+	// nil leaves the view empty. If it is a [LogFollower] too, the events
+	// that other processes record while a page is open are pushed to it.
 	Logs StateLogs
 	// Listen is the address to listen on, 127.0.0.1:0 (a free port) if
 	// empty. An address that is not loopback needs TLSCert and TLSKey.
@@ -67,6 +68,12 @@ type Server struct {
 	graphCache *graphJSON
 
 	runs *runs
+
+	// followers counts the open event streams; while there is one, the
+	// state logs are followed (follow.go).
+	followMu   sync.Mutex
+	followers  int
+	stopFollow context.CancelFunc
 }
 
 // New listens and returns the server; [Server.Serve] serves. The URL it

@@ -364,7 +364,23 @@ function onEvent(m) {
     case "diagnostic":
       $("#plan-error").textContent = m.summary;
       break;
+    case "state_event": // another process (a teammate's pier apply) recorded it
+      landed(m);
+      break;
   }
+}
+
+// landed shows a state event recorded elsewhere: the instances it touched
+// in the graph, and a row in the state's history table.
+function landed(m) {
+  for (const [addr, st] of Object.entries(m.statuses || {})) setStatus(addr, st);
+  const t = document.querySelector(`#history table.events[data-state="${CSS.escape(m.state)}"]`);
+  if (t && !t.querySelector(`tr[data-index="${m.index}"]`)) {
+    const fresh = eventTable(m.state, [m]).querySelector("tbody tr");
+    t.querySelector("tbody").append(fresh);
+  }
+  $("#live").textContent = `${m.state}: event ${m.index} (${m.event || "-"}) recorded.`;
+  document.body.dataset.landed = String(Number(document.body.dataset.landed || 0) + 1);
 }
 
 // Elapsed times of running operations move once a second.
