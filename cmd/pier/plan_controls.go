@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,17 +33,11 @@ func readPlanControls(c *cli.Context, members []string) (engine.PlanOptions, err
 	o := engine.PlanOptions{Replace: c.StringSlice("replace"), Targets: append(c.StringSlice("target"), members...)}
 	o.Refresh, o.RefreshTargets, o.NoRefresh = readRefresh(c)
 	o.RefreshOnly = c.Bool("refresh-only")
-	if o.RefreshOnly && (len(o.Replace) > 0 || len(o.Targets) > 0) {
-		// A refresh-only plan changes nothing, so there is nothing to
-		// replace; what it reads is chosen with --refresh=ADDR.
+	if err := o.Validate(); errors.Is(err, engine.ErrRefreshOnlyControls) {
+		// The engine's check, said in the flags' words.
 		return o, usagef("--refresh-only records what the reads find and changes nothing: it cannot be combined with --replace, --target or member arguments; choose what to read with --refresh=ADDR")
-	}
-	for _, list := range [][]string{o.Replace, o.Targets} {
-		for _, a := range list {
-			if _, err := source.ParseAddress(a); err != nil {
-				return o, usagef("%q is not a resource address: %v", a, err)
-			}
-		}
+	} else if err != nil {
+		return o, usagef("%v", err)
 	}
 	return o, overlappingMembers(members)
 }

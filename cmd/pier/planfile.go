@@ -63,31 +63,23 @@ type staleError struct{ msg string }
 
 func (e *staleError) Error() string { return e.msg }
 
-// checkSavedSource refuses a saved plan whose deployment files changed
-// since it was made. It runs before anything is planned or started.
+// checkSavedSource and checkSavedProviders are the saved plan's checks
+// (host/planfile, which the RPC service runs too), with the CLI's exit
+// code for a stale plan.
 func checkSavedSource(path string, saved *planfile.Plan) error {
-	fp, err := planfile.Fingerprint(saved.Deployment)
-	if err != nil {
-		return err
-	}
-	if fp != saved.Source {
-		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: its source files have changed since the plan was made; run pier plan again", path)}
-	}
-	return nil
+	return withStaleExit(saved.CheckSource(path))
 }
 
-// checkSavedProviders refuses a saved plan whose providers are not the
-// ones it was made with: a declaration that differs, or an executable
-// whose content changed. It runs before any provider starts.
 func checkSavedProviders(path string, eng *engine.Engine, saved *planfile.Plan, g *execgraph.Graph) error {
-	moved, err := eng.MovedProviders(g, saved.Providers)
-	if err != nil {
-		return err
+	return withStaleExit(saved.CheckProviders(path, eng, g))
+}
+
+func withStaleExit(err error) error {
+	var se *planfile.StaleError
+	if errors.As(err, &se) {
+		return &staleError{se.Msg}
 	}
-	if len(moved) > 0 {
-		return &staleError{fmt.Sprintf("saved plan %s no longer matches the deployment: %s since the plan was made; run pier plan again", path, strings.Join(moved, "; "))}
-	}
-	return nil
+	return err
 }
 
 // staleStates turns the engine's refusal of moved states into the saved
