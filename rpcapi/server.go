@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -20,8 +21,10 @@ import (
 
 	"github.com/pierhq/pier/adapters/terraform"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/inspect"
 	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/planfile"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/rpcapi/pier1"
 )
@@ -433,6 +436,9 @@ type plan struct {
 	eng  *engine.Engine
 	plan *engine.Plan
 	sink *sink
+	// graph is set instead of plan for a saved plan (OpenSavedPlan):
+	// applying it runs its execution graph and plans nothing again.
+	graph *execgraph.Graph
 }
 
 func (p *plan) Close() error { return p.eng.Close() }
@@ -455,6 +461,17 @@ func (l *lockedSender[T]) Send(m T) {
 func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.ServerStreamingServer[pier1.PlanDeployment_Event]) error {
 	if req.GetDestroy() && req.GetRefreshOnly() {
 		return status.Error(codes.InvalidArgument, "refresh_only cannot be combined with destroy")
+	}
+	// The options pier plan's flags make, checked as it checks them.
+	opts := engine.PlanOptions{
+		RefreshOnly: req.GetRefreshOnly(), Refresh: req.GetRefresh(), RefreshTargets: req.GetRefreshTargets(), NoRefresh: req.GetNoRefresh(),
+		Targets: req.GetTargets(), Replace: req.GetReplace(),
+	}
+	if req.GetDestroy() && (opts.Refresh || len(opts.RefreshTargets) > 0 || len(opts.Targets) > 0 || len(opts.Replace) > 0) {
+		return status.Error(codes.InvalidArgument, "destroy plans the destruction of everything in state: it cannot be combined with refresh, refresh_targets, targets or replace")
+	}
+	if err := opts.Validate(); err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	dep, err := s.deployment(req.GetDeploymentHandle())
 	if err != nil {
@@ -485,7 +502,6 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 	ctx, cancel := s.untilStopped(stream.Context())
 	defer cancel()
 	var p *engine.Plan
-	opts := engine.PlanOptions{RefreshOnly: req.GetRefreshOnly()}
 	if req.GetDestroy() {
 		p, err = eng.PlanDestroy(ctx)
 	} else {
@@ -541,7 +557,12 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 			out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_AppliedChange{AppliedChange: &pier1.AppliedChange{Address: rs.Address, DeposedKey: rs.DeposedKey, Action: rs.Action, Provider: rs.Provider}}})
 		}
 	})
-	res, err := pl.eng.Apply(stream.Context(), s.stopped, pl.plan)
+	var res *engine.Result
+	if pl.graph != nil {
+		res, err = pl.eng.ApplyGraph(stream.Context(), s.stopped, pl.graph)
+	} else {
+		res, err = pl.eng.Apply(stream.Context(), s.stopped, pl.plan)
+	}
 	pl.sink.attach(nil)
 	diag := func(d *pier1.Diagnostic) {
 		out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_Diagnostic{Diagnostic: d}})
@@ -571,6 +592,86 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 	}
 	out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_Complete{Complete: c}})
 	return out.err
+}
+
+func (s *Server) OpenSavedPlan(ctx context.Context, req *pier1.OpenSavedPlan_Request) (*pier1.OpenSavedPlan_Response, error) {
+	fail := func(err error) (*pier1.OpenSavedPlan_Response, error) {
+		return &pier1.OpenSavedPlan_Response{Diagnostics: diagnostics(err)}, nil
+	}
+	sp, err := planfile.Decode(req.GetSavedPlan())
+	if err != nil {
+		return fail(fmt.Errorf("read saved plan: %w", err))
+	}
+	// The checks of pier apply FILE, in its order: the source files
+	// before anything loads, the providers before any starts.
+	if err := sp.CheckSource("(bytes)"); err != nil {
+		return fail(err)
+	}
+	g, err := sp.ExecGraph()
+	if err != nil {
+		return fail(fmt.Errorf("read saved plan: %w", err))
+	}
+	dep, err := s.openDeployment(sp.Deployment, req.GetLockMode(), req.GetDependencyLocksHandle())
+	if err != nil {
+		return nil, err
+	}
+	if dep.d == nil {
+		return fail(dep.err)
+	}
+	k := &sink{logs: s.providerLogs()}
+	eng, err := dep.d.Engine(k.event)
+	if err != nil {
+		return fail(err)
+	}
+	if err := sp.CheckProviders("(bytes)", eng, g); err != nil {
+		eng.Close()
+		return fail(err)
+	}
+	resp := &pier1.OpenSavedPlan_Response{PlannedChanges: plannedChanges(engine.Showable(sp.Changes, sp.Warnings, sp.Destroy))}
+	for _, w := range sp.Warnings {
+		resp.Diagnostics = append(resp.Diagnostics, warning(w))
+	}
+	var deps []int64
+	if lh := req.GetDependencyLocksHandle(); lh != 0 {
+		deps = append(deps, lh)
+	}
+	resp.PlanHandle = s.handles.add(kindPlan, &plan{eng: eng, sink: k, graph: g}, deps...)
+	return resp, nil
+}
+
+// openedSaved is the deployment a saved plan names, or why it did not
+// load.
+type openedSaved struct {
+	d   *session.Deployment
+	err error
+}
+
+// openDeployment loads the deployment a saved plan names, with the
+// variables it was planned with, as pier apply FILE does.
+func (s *Server) openDeployment(ref planfile.Ref, mode pier1.LockMode, locksHandle int64) (openedSaved, error) {
+	opts := session.Options{
+		Dir: ref.Dir, Flake: ref.Flake, Vars: map[string]string{}, VarFiles: ref.VarFiles, EnvVars: ref.EnvVars,
+		PierExecutable: s.cfg.PierExecutable, Logger: s.cfg.Logger, NixopsVersion: "pier " + s.cfg.Version, Builtins: builtin.Capabilities,
+	}
+	for _, v := range ref.Vars {
+		name, value, _ := strings.Cut(v, "=")
+		opts.Vars[name] = value
+	}
+	switch mode {
+	case pier1.LockMode_LOCK_STRICT:
+		opts.Lock = lockfile.ModeStrict
+	case pier1.LockMode_LOCK_OFF:
+		opts.Lock = lockfile.ModeOff
+	}
+	if locksHandle != 0 {
+		obj, err := s.handles.get(kindLocks, locksHandle)
+		if err != nil {
+			return openedSaved{}, err
+		}
+		opts.Locks = obj.(*lockfile.File)
+	}
+	d, err := session.Open(opts)
+	return openedSaved{d: d, err: err}, nil
 }
 
 func (s *Server) DiscardPlan(ctx context.Context, req *pier1.DiscardPlan_Request) (*pier1.DiscardPlan_Response, error) {

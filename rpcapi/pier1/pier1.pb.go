@@ -281,7 +281,7 @@ func (x Progress_ResourceStatus_Status) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Progress_ResourceStatus_Status.Descriptor instead.
 func (Progress_ResourceStatus_Status) EnumDescriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23, 0, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{24, 0, 0}
 }
 
 type Diagnostic_Severity int32
@@ -330,7 +330,7 @@ func (x Diagnostic_Severity) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Diagnostic_Severity.Descriptor instead.
 func (Diagnostic_Severity) EnumDescriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{27, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{28, 0}
 }
 
 type Stop struct {
@@ -1092,6 +1092,42 @@ func (*PlanDeployment) Descriptor() ([]byte, []int) {
 	return file_pier1_proto_rawDescGZIP(), []int{16}
 }
 
+type OpenSavedPlan struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenSavedPlan) Reset() {
+	*x = OpenSavedPlan{}
+	mi := &file_pier1_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenSavedPlan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenSavedPlan) ProtoMessage() {}
+
+func (x *OpenSavedPlan) ProtoReflect() protoreflect.Message {
+	mi := &file_pier1_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenSavedPlan.ProtoReflect.Descriptor instead.
+func (*OpenSavedPlan) Descriptor() ([]byte, []int) {
+	return file_pier1_proto_rawDescGZIP(), []int{17}
+}
+
 type PlannedChange struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Address      string                 `protobuf:"bytes,1,opt,name=address,proto3" json:"address,omitempty"`
@@ -1125,7 +1161,7 @@ type PlannedChange struct {
 
 func (x *PlannedChange) Reset() {
 	*x = PlannedChange{}
-	mi := &file_pier1_proto_msgTypes[17]
+	mi := &file_pier1_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1137,7 +1173,7 @@ func (x *PlannedChange) String() string {
 func (*PlannedChange) ProtoMessage() {}
 
 func (x *PlannedChange) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[17]
+	mi := &file_pier1_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1150,7 +1186,7 @@ func (x *PlannedChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlannedChange.ProtoReflect.Descriptor instead.
 func (*PlannedChange) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{17}
+	return file_pier1_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PlannedChange) GetAddress() string {
@@ -1257,7 +1293,7 @@ type Summary struct {
 
 func (x *Summary) Reset() {
 	*x = Summary{}
-	mi := &file_pier1_proto_msgTypes[18]
+	mi := &file_pier1_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1269,7 +1305,7 @@ func (x *Summary) String() string {
 func (*Summary) ProtoMessage() {}
 
 func (x *Summary) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[18]
+	mi := &file_pier1_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1282,7 +1318,7 @@ func (x *Summary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Summary.ProtoReflect.Descriptor instead.
 func (*Summary) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{18}
+	return file_pier1_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Summary) GetCreate() int32 {
@@ -1349,7 +1385,7 @@ type ApplyPlan struct {
 
 func (x *ApplyPlan) Reset() {
 	*x = ApplyPlan{}
-	mi := &file_pier1_proto_msgTypes[19]
+	mi := &file_pier1_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +1397,7 @@ func (x *ApplyPlan) String() string {
 func (*ApplyPlan) ProtoMessage() {}
 
 func (x *ApplyPlan) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[19]
+	mi := &file_pier1_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +1410,7 @@ func (x *ApplyPlan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan.ProtoReflect.Descriptor instead.
 func (*ApplyPlan) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{19}
+	return file_pier1_proto_rawDescGZIP(), []int{20}
 }
 
 type AppliedChange struct {
@@ -1390,7 +1426,7 @@ type AppliedChange struct {
 
 func (x *AppliedChange) Reset() {
 	*x = AppliedChange{}
-	mi := &file_pier1_proto_msgTypes[20]
+	mi := &file_pier1_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1402,7 +1438,7 @@ func (x *AppliedChange) String() string {
 func (*AppliedChange) ProtoMessage() {}
 
 func (x *AppliedChange) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[20]
+	mi := &file_pier1_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1415,7 +1451,7 @@ func (x *AppliedChange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AppliedChange.ProtoReflect.Descriptor instead.
 func (*AppliedChange) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{20}
+	return file_pier1_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AppliedChange) GetAddress() string {
@@ -1458,7 +1494,7 @@ type OutputValue struct {
 
 func (x *OutputValue) Reset() {
 	*x = OutputValue{}
-	mi := &file_pier1_proto_msgTypes[21]
+	mi := &file_pier1_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1470,7 +1506,7 @@ func (x *OutputValue) String() string {
 func (*OutputValue) ProtoMessage() {}
 
 func (x *OutputValue) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[21]
+	mi := &file_pier1_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1483,7 +1519,7 @@ func (x *OutputValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputValue.ProtoReflect.Descriptor instead.
 func (*OutputValue) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{21}
+	return file_pier1_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *OutputValue) GetName() string {
@@ -1515,7 +1551,7 @@ type DiscardPlan struct {
 
 func (x *DiscardPlan) Reset() {
 	*x = DiscardPlan{}
-	mi := &file_pier1_proto_msgTypes[22]
+	mi := &file_pier1_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1527,7 +1563,7 @@ func (x *DiscardPlan) String() string {
 func (*DiscardPlan) ProtoMessage() {}
 
 func (x *DiscardPlan) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[22]
+	mi := &file_pier1_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1540,7 +1576,7 @@ func (x *DiscardPlan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscardPlan.ProtoReflect.Descriptor instead.
 func (*DiscardPlan) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22}
+	return file_pier1_proto_rawDescGZIP(), []int{23}
 }
 
 // Progress is shared by plan and apply, as in Terraform's
@@ -1559,7 +1595,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_pier1_proto_msgTypes[23]
+	mi := &file_pier1_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1571,7 +1607,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[23]
+	mi := &file_pier1_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1584,7 +1620,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23}
+	return file_pier1_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Progress) GetEvent() isProgress_Event {
@@ -1651,7 +1687,7 @@ type OpenInspector struct {
 
 func (x *OpenInspector) Reset() {
 	*x = OpenInspector{}
-	mi := &file_pier1_proto_msgTypes[24]
+	mi := &file_pier1_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1663,7 +1699,7 @@ func (x *OpenInspector) String() string {
 func (*OpenInspector) ProtoMessage() {}
 
 func (x *OpenInspector) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[24]
+	mi := &file_pier1_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1676,7 +1712,7 @@ func (x *OpenInspector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenInspector.ProtoReflect.Descriptor instead.
 func (*OpenInspector) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{24}
+	return file_pier1_proto_rawDescGZIP(), []int{25}
 }
 
 type InspectExpression struct {
@@ -1687,7 +1723,7 @@ type InspectExpression struct {
 
 func (x *InspectExpression) Reset() {
 	*x = InspectExpression{}
-	mi := &file_pier1_proto_msgTypes[25]
+	mi := &file_pier1_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1699,7 +1735,7 @@ func (x *InspectExpression) String() string {
 func (*InspectExpression) ProtoMessage() {}
 
 func (x *InspectExpression) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[25]
+	mi := &file_pier1_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1712,7 +1748,7 @@ func (x *InspectExpression) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectExpression.ProtoReflect.Descriptor instead.
 func (*InspectExpression) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{25}
+	return file_pier1_proto_rawDescGZIP(), []int{26}
 }
 
 type CloseInspector struct {
@@ -1723,7 +1759,7 @@ type CloseInspector struct {
 
 func (x *CloseInspector) Reset() {
 	*x = CloseInspector{}
-	mi := &file_pier1_proto_msgTypes[26]
+	mi := &file_pier1_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1735,7 +1771,7 @@ func (x *CloseInspector) String() string {
 func (*CloseInspector) ProtoMessage() {}
 
 func (x *CloseInspector) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[26]
+	mi := &file_pier1_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1748,7 +1784,7 @@ func (x *CloseInspector) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseInspector.ProtoReflect.Descriptor instead.
 func (*CloseInspector) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{26}
+	return file_pier1_proto_rawDescGZIP(), []int{27}
 }
 
 type Diagnostic struct {
@@ -1765,7 +1801,7 @@ type Diagnostic struct {
 
 func (x *Diagnostic) Reset() {
 	*x = Diagnostic{}
-	mi := &file_pier1_proto_msgTypes[27]
+	mi := &file_pier1_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1777,7 +1813,7 @@ func (x *Diagnostic) String() string {
 func (*Diagnostic) ProtoMessage() {}
 
 func (x *Diagnostic) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[27]
+	mi := &file_pier1_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1790,7 +1826,7 @@ func (x *Diagnostic) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Diagnostic.ProtoReflect.Descriptor instead.
 func (*Diagnostic) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{27}
+	return file_pier1_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Diagnostic) GetSeverity() Diagnostic_Severity {
@@ -1839,7 +1875,7 @@ type SourceRange struct {
 
 func (x *SourceRange) Reset() {
 	*x = SourceRange{}
-	mi := &file_pier1_proto_msgTypes[28]
+	mi := &file_pier1_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1851,7 +1887,7 @@ func (x *SourceRange) String() string {
 func (*SourceRange) ProtoMessage() {}
 
 func (x *SourceRange) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[28]
+	mi := &file_pier1_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1864,7 +1900,7 @@ func (x *SourceRange) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceRange.ProtoReflect.Descriptor instead.
 func (*SourceRange) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{28}
+	return file_pier1_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SourceRange) GetFilename() string {
@@ -1899,7 +1935,7 @@ type SourcePos struct {
 
 func (x *SourcePos) Reset() {
 	*x = SourcePos{}
-	mi := &file_pier1_proto_msgTypes[29]
+	mi := &file_pier1_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1911,7 +1947,7 @@ func (x *SourcePos) String() string {
 func (*SourcePos) ProtoMessage() {}
 
 func (x *SourcePos) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[29]
+	mi := &file_pier1_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1924,7 +1960,7 @@ func (x *SourcePos) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourcePos.ProtoReflect.Descriptor instead.
 func (*SourcePos) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{29}
+	return file_pier1_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SourcePos) GetLine() int64 {
@@ -1956,7 +1992,7 @@ type Stop_Request struct {
 
 func (x *Stop_Request) Reset() {
 	*x = Stop_Request{}
-	mi := &file_pier1_proto_msgTypes[30]
+	mi := &file_pier1_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1968,7 +2004,7 @@ func (x *Stop_Request) String() string {
 func (*Stop_Request) ProtoMessage() {}
 
 func (x *Stop_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[30]
+	mi := &file_pier1_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1992,7 +2028,7 @@ type Stop_Response struct {
 
 func (x *Stop_Response) Reset() {
 	*x = Stop_Response{}
-	mi := &file_pier1_proto_msgTypes[31]
+	mi := &file_pier1_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2004,7 +2040,7 @@ func (x *Stop_Response) String() string {
 func (*Stop_Response) ProtoMessage() {}
 
 func (x *Stop_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[31]
+	mi := &file_pier1_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2029,7 +2065,7 @@ type Handshake_Request struct {
 
 func (x *Handshake_Request) Reset() {
 	*x = Handshake_Request{}
-	mi := &file_pier1_proto_msgTypes[32]
+	mi := &file_pier1_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2041,7 +2077,7 @@ func (x *Handshake_Request) String() string {
 func (*Handshake_Request) ProtoMessage() {}
 
 func (x *Handshake_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[32]
+	mi := &file_pier1_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2075,7 +2111,7 @@ type Handshake_Response struct {
 
 func (x *Handshake_Response) Reset() {
 	*x = Handshake_Response{}
-	mi := &file_pier1_proto_msgTypes[33]
+	mi := &file_pier1_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2087,7 +2123,7 @@ func (x *Handshake_Response) String() string {
 func (*Handshake_Response) ProtoMessage() {}
 
 func (x *Handshake_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[33]
+	mi := &file_pier1_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2127,7 +2163,7 @@ type OpenDependencyLockFile_Request struct {
 
 func (x *OpenDependencyLockFile_Request) Reset() {
 	*x = OpenDependencyLockFile_Request{}
-	mi := &file_pier1_proto_msgTypes[34]
+	mi := &file_pier1_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2139,7 +2175,7 @@ func (x *OpenDependencyLockFile_Request) String() string {
 func (*OpenDependencyLockFile_Request) ProtoMessage() {}
 
 func (x *OpenDependencyLockFile_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[34]
+	mi := &file_pier1_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2172,7 +2208,7 @@ type OpenDependencyLockFile_Response struct {
 
 func (x *OpenDependencyLockFile_Response) Reset() {
 	*x = OpenDependencyLockFile_Response{}
-	mi := &file_pier1_proto_msgTypes[35]
+	mi := &file_pier1_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2184,7 +2220,7 @@ func (x *OpenDependencyLockFile_Response) String() string {
 func (*OpenDependencyLockFile_Response) ProtoMessage() {}
 
 func (x *OpenDependencyLockFile_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[35]
+	mi := &file_pier1_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2223,7 +2259,7 @@ type CreateDependencyLocks_Request struct {
 
 func (x *CreateDependencyLocks_Request) Reset() {
 	*x = CreateDependencyLocks_Request{}
-	mi := &file_pier1_proto_msgTypes[36]
+	mi := &file_pier1_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2235,7 +2271,7 @@ func (x *CreateDependencyLocks_Request) String() string {
 func (*CreateDependencyLocks_Request) ProtoMessage() {}
 
 func (x *CreateDependencyLocks_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[36]
+	mi := &file_pier1_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2267,7 +2303,7 @@ type CreateDependencyLocks_Response struct {
 
 func (x *CreateDependencyLocks_Response) Reset() {
 	*x = CreateDependencyLocks_Response{}
-	mi := &file_pier1_proto_msgTypes[37]
+	mi := &file_pier1_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2279,7 +2315,7 @@ func (x *CreateDependencyLocks_Response) String() string {
 func (*CreateDependencyLocks_Response) ProtoMessage() {}
 
 func (x *CreateDependencyLocks_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[37]
+	mi := &file_pier1_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2311,7 +2347,7 @@ type CloseDependencyLocks_Request struct {
 
 func (x *CloseDependencyLocks_Request) Reset() {
 	*x = CloseDependencyLocks_Request{}
-	mi := &file_pier1_proto_msgTypes[38]
+	mi := &file_pier1_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2323,7 +2359,7 @@ func (x *CloseDependencyLocks_Request) String() string {
 func (*CloseDependencyLocks_Request) ProtoMessage() {}
 
 func (x *CloseDependencyLocks_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[38]
+	mi := &file_pier1_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2354,7 +2390,7 @@ type CloseDependencyLocks_Response struct {
 
 func (x *CloseDependencyLocks_Response) Reset() {
 	*x = CloseDependencyLocks_Response{}
-	mi := &file_pier1_proto_msgTypes[39]
+	mi := &file_pier1_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2366,7 +2402,7 @@ func (x *CloseDependencyLocks_Response) String() string {
 func (*CloseDependencyLocks_Response) ProtoMessage() {}
 
 func (x *CloseDependencyLocks_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[39]
+	mi := &file_pier1_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2391,7 +2427,7 @@ type GetLockedProviderDependencies_Request struct {
 
 func (x *GetLockedProviderDependencies_Request) Reset() {
 	*x = GetLockedProviderDependencies_Request{}
-	mi := &file_pier1_proto_msgTypes[40]
+	mi := &file_pier1_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2403,7 +2439,7 @@ func (x *GetLockedProviderDependencies_Request) String() string {
 func (*GetLockedProviderDependencies_Request) ProtoMessage() {}
 
 func (x *GetLockedProviderDependencies_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[40]
+	mi := &file_pier1_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2435,7 +2471,7 @@ type GetLockedProviderDependencies_Response struct {
 
 func (x *GetLockedProviderDependencies_Response) Reset() {
 	*x = GetLockedProviderDependencies_Response{}
-	mi := &file_pier1_proto_msgTypes[41]
+	mi := &file_pier1_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2447,7 +2483,7 @@ func (x *GetLockedProviderDependencies_Response) String() string {
 func (*GetLockedProviderDependencies_Response) ProtoMessage() {}
 
 func (x *GetLockedProviderDependencies_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[41]
+	mi := &file_pier1_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2481,7 +2517,7 @@ type GetProviderSchema_Request struct {
 
 func (x *GetProviderSchema_Request) Reset() {
 	*x = GetProviderSchema_Request{}
-	mi := &file_pier1_proto_msgTypes[42]
+	mi := &file_pier1_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2493,7 +2529,7 @@ func (x *GetProviderSchema_Request) String() string {
 func (*GetProviderSchema_Request) ProtoMessage() {}
 
 func (x *GetProviderSchema_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[42]
+	mi := &file_pier1_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2536,7 +2572,7 @@ type GetProviderSchema_Response struct {
 
 func (x *GetProviderSchema_Response) Reset() {
 	*x = GetProviderSchema_Response{}
-	mi := &file_pier1_proto_msgTypes[43]
+	mi := &file_pier1_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2548,7 +2584,7 @@ func (x *GetProviderSchema_Response) String() string {
 func (*GetProviderSchema_Response) ProtoMessage() {}
 
 func (x *GetProviderSchema_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[43]
+	mi := &file_pier1_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2600,7 +2636,7 @@ type GetBuiltInProviders_Request struct {
 
 func (x *GetBuiltInProviders_Request) Reset() {
 	*x = GetBuiltInProviders_Request{}
-	mi := &file_pier1_proto_msgTypes[44]
+	mi := &file_pier1_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2612,7 +2648,7 @@ func (x *GetBuiltInProviders_Request) String() string {
 func (*GetBuiltInProviders_Request) ProtoMessage() {}
 
 func (x *GetBuiltInProviders_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[44]
+	mi := &file_pier1_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2637,7 +2673,7 @@ type GetBuiltInProviders_Response struct {
 
 func (x *GetBuiltInProviders_Response) Reset() {
 	*x = GetBuiltInProviders_Response{}
-	mi := &file_pier1_proto_msgTypes[45]
+	mi := &file_pier1_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2649,7 +2685,7 @@ func (x *GetBuiltInProviders_Response) String() string {
 func (*GetBuiltInProviders_Response) ProtoMessage() {}
 
 func (x *GetBuiltInProviders_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[45]
+	mi := &file_pier1_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2692,7 +2728,7 @@ type OpenDeployment_Request struct {
 
 func (x *OpenDeployment_Request) Reset() {
 	*x = OpenDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[46]
+	mi := &file_pier1_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2704,7 +2740,7 @@ func (x *OpenDeployment_Request) String() string {
 func (*OpenDeployment_Request) ProtoMessage() {}
 
 func (x *OpenDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[46]
+	mi := &file_pier1_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2801,7 +2837,7 @@ type OpenDeployment_Response struct {
 
 func (x *OpenDeployment_Response) Reset() {
 	*x = OpenDeployment_Response{}
-	mi := &file_pier1_proto_msgTypes[47]
+	mi := &file_pier1_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2813,7 +2849,7 @@ func (x *OpenDeployment_Response) String() string {
 func (*OpenDeployment_Response) ProtoMessage() {}
 
 func (x *OpenDeployment_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[47]
+	mi := &file_pier1_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2852,7 +2888,7 @@ type CloseDeployment_Request struct {
 
 func (x *CloseDeployment_Request) Reset() {
 	*x = CloseDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[49]
+	mi := &file_pier1_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2864,7 +2900,7 @@ func (x *CloseDeployment_Request) String() string {
 func (*CloseDeployment_Request) ProtoMessage() {}
 
 func (x *CloseDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[49]
+	mi := &file_pier1_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2895,7 +2931,7 @@ type CloseDeployment_Response struct {
 
 func (x *CloseDeployment_Response) Reset() {
 	*x = CloseDeployment_Response{}
-	mi := &file_pier1_proto_msgTypes[50]
+	mi := &file_pier1_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2907,7 +2943,7 @@ func (x *CloseDeployment_Response) String() string {
 func (*CloseDeployment_Response) ProtoMessage() {}
 
 func (x *CloseDeployment_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[50]
+	mi := &file_pier1_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2932,7 +2968,7 @@ type ValidateDeployment_Request struct {
 
 func (x *ValidateDeployment_Request) Reset() {
 	*x = ValidateDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[51]
+	mi := &file_pier1_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2944,7 +2980,7 @@ func (x *ValidateDeployment_Request) String() string {
 func (*ValidateDeployment_Request) ProtoMessage() {}
 
 func (x *ValidateDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[51]
+	mi := &file_pier1_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2976,7 +3012,7 @@ type ValidateDeployment_Response struct {
 
 func (x *ValidateDeployment_Response) Reset() {
 	*x = ValidateDeployment_Response{}
-	mi := &file_pier1_proto_msgTypes[52]
+	mi := &file_pier1_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2988,7 +3024,7 @@ func (x *ValidateDeployment_Response) String() string {
 func (*ValidateDeployment_Response) ProtoMessage() {}
 
 func (x *ValidateDeployment_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[52]
+	mi := &file_pier1_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3020,7 +3056,7 @@ type ListComponents_Request struct {
 
 func (x *ListComponents_Request) Reset() {
 	*x = ListComponents_Request{}
-	mi := &file_pier1_proto_msgTypes[53]
+	mi := &file_pier1_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3032,7 +3068,7 @@ func (x *ListComponents_Request) String() string {
 func (*ListComponents_Request) ProtoMessage() {}
 
 func (x *ListComponents_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[53]
+	mi := &file_pier1_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3066,7 +3102,7 @@ type ListComponents_Response struct {
 
 func (x *ListComponents_Response) Reset() {
 	*x = ListComponents_Response{}
-	mi := &file_pier1_proto_msgTypes[54]
+	mi := &file_pier1_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3078,7 +3114,7 @@ func (x *ListComponents_Response) String() string {
 func (*ListComponents_Response) ProtoMessage() {}
 
 func (x *ListComponents_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[54]
+	mi := &file_pier1_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3131,7 +3167,7 @@ type ListComponents_Resource struct {
 
 func (x *ListComponents_Resource) Reset() {
 	*x = ListComponents_Resource{}
-	mi := &file_pier1_proto_msgTypes[55]
+	mi := &file_pier1_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3143,7 +3179,7 @@ func (x *ListComponents_Resource) String() string {
 func (*ListComponents_Resource) ProtoMessage() {}
 
 func (x *ListComponents_Resource) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[55]
+	mi := &file_pier1_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3217,7 +3253,7 @@ type ListComponents_Provider struct {
 
 func (x *ListComponents_Provider) Reset() {
 	*x = ListComponents_Provider{}
-	mi := &file_pier1_proto_msgTypes[56]
+	mi := &file_pier1_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3229,7 +3265,7 @@ func (x *ListComponents_Provider) String() string {
 func (*ListComponents_Provider) ProtoMessage() {}
 
 func (x *ListComponents_Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[56]
+	mi := &file_pier1_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3299,14 +3335,27 @@ type PlanDeployment_Request struct {
 	// changed or gone (pier plan --refresh-only): each such object is
 	// a REFRESH change, and nothing is classified against the
 	// configuration. Not with destroy.
-	RefreshOnly   bool `protobuf:"varint,4,opt,name=refresh_only,json=refreshOnly,proto3" json:"refresh_only,omitempty"`
+	RefreshOnly bool `protobuf:"varint,4,opt,name=refresh_only,json=refreshOnly,proto3" json:"refresh_only,omitempty"`
+	// Read the recorded objects first and plan against what the reads
+	// find (pier plan --refresh): all of them, or only those under
+	// refresh_targets. Not with destroy.
+	Refresh        bool     `protobuf:"varint,5,opt,name=refresh,proto3" json:"refresh,omitempty"`
+	RefreshTargets []string `protobuf:"bytes,6,rep,name=refresh_targets,json=refreshTargets,proto3" json:"refresh_targets,omitempty"`
+	// Read nothing, whatever a block or provider's refresh = true
+	// says (pier plan --refresh=false).
+	NoRefresh bool `protobuf:"varint,7,opt,name=no_refresh,json=noRefresh,proto3" json:"no_refresh,omitempty"`
+	// Limit the plan to these addresses and what they depend on (pier
+	// plan --target), and replace these although they are unchanged
+	// (--replace). Not with destroy or refresh_only.
+	Targets       []string `protobuf:"bytes,8,rep,name=targets,proto3" json:"targets,omitempty"`
+	Replace       []string `protobuf:"bytes,9,rep,name=replace,proto3" json:"replace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PlanDeployment_Request) Reset() {
 	*x = PlanDeployment_Request{}
-	mi := &file_pier1_proto_msgTypes[57]
+	mi := &file_pier1_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3318,7 +3367,7 @@ func (x *PlanDeployment_Request) String() string {
 func (*PlanDeployment_Request) ProtoMessage() {}
 
 func (x *PlanDeployment_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[57]
+	mi := &file_pier1_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3362,6 +3411,41 @@ func (x *PlanDeployment_Request) GetRefreshOnly() bool {
 	return false
 }
 
+func (x *PlanDeployment_Request) GetRefresh() bool {
+	if x != nil {
+		return x.Refresh
+	}
+	return false
+}
+
+func (x *PlanDeployment_Request) GetRefreshTargets() []string {
+	if x != nil {
+		return x.RefreshTargets
+	}
+	return nil
+}
+
+func (x *PlanDeployment_Request) GetNoRefresh() bool {
+	if x != nil {
+		return x.NoRefresh
+	}
+	return false
+}
+
+func (x *PlanDeployment_Request) GetTargets() []string {
+	if x != nil {
+		return x.Targets
+	}
+	return nil
+}
+
+func (x *PlanDeployment_Request) GetReplace() []string {
+	if x != nil {
+		return x.Replace
+	}
+	return nil
+}
+
 type PlanDeployment_Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -3377,7 +3461,7 @@ type PlanDeployment_Event struct {
 
 func (x *PlanDeployment_Event) Reset() {
 	*x = PlanDeployment_Event{}
-	mi := &file_pier1_proto_msgTypes[58]
+	mi := &file_pier1_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3389,7 +3473,7 @@ func (x *PlanDeployment_Event) String() string {
 func (*PlanDeployment_Event) ProtoMessage() {}
 
 func (x *PlanDeployment_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[58]
+	mi := &file_pier1_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3488,7 +3572,7 @@ type PlanDeployment_Complete struct {
 
 func (x *PlanDeployment_Complete) Reset() {
 	*x = PlanDeployment_Complete{}
-	mi := &file_pier1_proto_msgTypes[59]
+	mi := &file_pier1_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3500,7 +3584,7 @@ func (x *PlanDeployment_Complete) String() string {
 func (*PlanDeployment_Complete) ProtoMessage() {}
 
 func (x *PlanDeployment_Complete) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[59]
+	mi := &file_pier1_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3537,6 +3621,128 @@ func (x *PlanDeployment_Complete) GetSummary() *Summary {
 	return nil
 }
 
+type OpenSavedPlan_Request struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SavedPlan []byte                 `protobuf:"bytes,1,opt,name=saved_plan,json=savedPlan,proto3" json:"saved_plan,omitempty"`
+	// As in OpenDeployment.
+	DependencyLocksHandle int64    `protobuf:"varint,2,opt,name=dependency_locks_handle,json=dependencyLocksHandle,proto3" json:"dependency_locks_handle,omitempty"`
+	LockMode              LockMode `protobuf:"varint,3,opt,name=lock_mode,json=lockMode,proto3,enum=pier1.LockMode" json:"lock_mode,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *OpenSavedPlan_Request) Reset() {
+	*x = OpenSavedPlan_Request{}
+	mi := &file_pier1_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenSavedPlan_Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenSavedPlan_Request) ProtoMessage() {}
+
+func (x *OpenSavedPlan_Request) ProtoReflect() protoreflect.Message {
+	mi := &file_pier1_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenSavedPlan_Request.ProtoReflect.Descriptor instead.
+func (*OpenSavedPlan_Request) Descriptor() ([]byte, []int) {
+	return file_pier1_proto_rawDescGZIP(), []int{17, 0}
+}
+
+func (x *OpenSavedPlan_Request) GetSavedPlan() []byte {
+	if x != nil {
+		return x.SavedPlan
+	}
+	return nil
+}
+
+func (x *OpenSavedPlan_Request) GetDependencyLocksHandle() int64 {
+	if x != nil {
+		return x.DependencyLocksHandle
+	}
+	return 0
+}
+
+func (x *OpenSavedPlan_Request) GetLockMode() LockMode {
+	if x != nil {
+		return x.LockMode
+	}
+	return LockMode_LOCK_WARN
+}
+
+type OpenSavedPlan_Response struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	PlanHandle int64                  `protobuf:"varint,1,opt,name=plan_handle,json=planHandle,proto3" json:"plan_handle,omitempty"`
+	// The plan's changes, as PlanDeployment streamed them.
+	PlannedChanges []*PlannedChange `protobuf:"bytes,2,rep,name=planned_changes,json=plannedChanges,proto3" json:"planned_changes,omitempty"`
+	Diagnostics    []*Diagnostic    `protobuf:"bytes,3,rep,name=diagnostics,proto3" json:"diagnostics,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *OpenSavedPlan_Response) Reset() {
+	*x = OpenSavedPlan_Response{}
+	mi := &file_pier1_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenSavedPlan_Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenSavedPlan_Response) ProtoMessage() {}
+
+func (x *OpenSavedPlan_Response) ProtoReflect() protoreflect.Message {
+	mi := &file_pier1_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenSavedPlan_Response.ProtoReflect.Descriptor instead.
+func (*OpenSavedPlan_Response) Descriptor() ([]byte, []int) {
+	return file_pier1_proto_rawDescGZIP(), []int{17, 1}
+}
+
+func (x *OpenSavedPlan_Response) GetPlanHandle() int64 {
+	if x != nil {
+		return x.PlanHandle
+	}
+	return 0
+}
+
+func (x *OpenSavedPlan_Response) GetPlannedChanges() []*PlannedChange {
+	if x != nil {
+		return x.PlannedChanges
+	}
+	return nil
+}
+
+func (x *OpenSavedPlan_Response) GetDiagnostics() []*Diagnostic {
+	if x != nil {
+		return x.Diagnostics
+	}
+	return nil
+}
+
 type ApplyPlan_Request struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PlanHandle    int64                  `protobuf:"varint,1,opt,name=plan_handle,json=planHandle,proto3" json:"plan_handle,omitempty"`
@@ -3546,7 +3752,7 @@ type ApplyPlan_Request struct {
 
 func (x *ApplyPlan_Request) Reset() {
 	*x = ApplyPlan_Request{}
-	mi := &file_pier1_proto_msgTypes[60]
+	mi := &file_pier1_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3558,7 +3764,7 @@ func (x *ApplyPlan_Request) String() string {
 func (*ApplyPlan_Request) ProtoMessage() {}
 
 func (x *ApplyPlan_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[60]
+	mi := &file_pier1_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3571,7 +3777,7 @@ func (x *ApplyPlan_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan_Request.ProtoReflect.Descriptor instead.
 func (*ApplyPlan_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{19, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{20, 0}
 }
 
 func (x *ApplyPlan_Request) GetPlanHandle() int64 {
@@ -3596,7 +3802,7 @@ type ApplyPlan_Event struct {
 
 func (x *ApplyPlan_Event) Reset() {
 	*x = ApplyPlan_Event{}
-	mi := &file_pier1_proto_msgTypes[61]
+	mi := &file_pier1_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3608,7 +3814,7 @@ func (x *ApplyPlan_Event) String() string {
 func (*ApplyPlan_Event) ProtoMessage() {}
 
 func (x *ApplyPlan_Event) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[61]
+	mi := &file_pier1_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3621,7 +3827,7 @@ func (x *ApplyPlan_Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan_Event.ProtoReflect.Descriptor instead.
 func (*ApplyPlan_Event) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{19, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{20, 1}
 }
 
 func (x *ApplyPlan_Event) GetEvent() isApplyPlan_Event_Event {
@@ -3715,7 +3921,7 @@ type ApplyPlan_Complete struct {
 
 func (x *ApplyPlan_Complete) Reset() {
 	*x = ApplyPlan_Complete{}
-	mi := &file_pier1_proto_msgTypes[62]
+	mi := &file_pier1_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3727,7 +3933,7 @@ func (x *ApplyPlan_Complete) String() string {
 func (*ApplyPlan_Complete) ProtoMessage() {}
 
 func (x *ApplyPlan_Complete) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[62]
+	mi := &file_pier1_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3740,7 +3946,7 @@ func (x *ApplyPlan_Complete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApplyPlan_Complete.ProtoReflect.Descriptor instead.
 func (*ApplyPlan_Complete) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{19, 2}
+	return file_pier1_proto_rawDescGZIP(), []int{20, 2}
 }
 
 func (x *ApplyPlan_Complete) GetCreated() int32 {
@@ -3815,7 +4021,7 @@ type DiscardPlan_Request struct {
 
 func (x *DiscardPlan_Request) Reset() {
 	*x = DiscardPlan_Request{}
-	mi := &file_pier1_proto_msgTypes[63]
+	mi := &file_pier1_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3827,7 +4033,7 @@ func (x *DiscardPlan_Request) String() string {
 func (*DiscardPlan_Request) ProtoMessage() {}
 
 func (x *DiscardPlan_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[63]
+	mi := &file_pier1_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3840,7 +4046,7 @@ func (x *DiscardPlan_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscardPlan_Request.ProtoReflect.Descriptor instead.
 func (*DiscardPlan_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{23, 0}
 }
 
 func (x *DiscardPlan_Request) GetPlanHandle() int64 {
@@ -3858,7 +4064,7 @@ type DiscardPlan_Response struct {
 
 func (x *DiscardPlan_Response) Reset() {
 	*x = DiscardPlan_Response{}
-	mi := &file_pier1_proto_msgTypes[64]
+	mi := &file_pier1_proto_msgTypes[67]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3870,7 +4076,7 @@ func (x *DiscardPlan_Response) String() string {
 func (*DiscardPlan_Response) ProtoMessage() {}
 
 func (x *DiscardPlan_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[64]
+	mi := &file_pier1_proto_msgTypes[67]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3883,7 +4089,7 @@ func (x *DiscardPlan_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiscardPlan_Response.ProtoReflect.Descriptor instead.
 func (*DiscardPlan_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{22, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{23, 1}
 }
 
 type Progress_ResourceStatus struct {
@@ -3903,7 +4109,7 @@ type Progress_ResourceStatus struct {
 
 func (x *Progress_ResourceStatus) Reset() {
 	*x = Progress_ResourceStatus{}
-	mi := &file_pier1_proto_msgTypes[65]
+	mi := &file_pier1_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3915,7 +4121,7 @@ func (x *Progress_ResourceStatus) String() string {
 func (*Progress_ResourceStatus) ProtoMessage() {}
 
 func (x *Progress_ResourceStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[65]
+	mi := &file_pier1_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3928,7 +4134,7 @@ func (x *Progress_ResourceStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress_ResourceStatus.ProtoReflect.Descriptor instead.
 func (*Progress_ResourceStatus) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{24, 0}
 }
 
 func (x *Progress_ResourceStatus) GetAddress() string {
@@ -3992,7 +4198,7 @@ type Progress_ProviderLog struct {
 
 func (x *Progress_ProviderLog) Reset() {
 	*x = Progress_ProviderLog{}
-	mi := &file_pier1_proto_msgTypes[66]
+	mi := &file_pier1_proto_msgTypes[69]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4004,7 +4210,7 @@ func (x *Progress_ProviderLog) String() string {
 func (*Progress_ProviderLog) ProtoMessage() {}
 
 func (x *Progress_ProviderLog) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[66]
+	mi := &file_pier1_proto_msgTypes[69]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4017,7 +4223,7 @@ func (x *Progress_ProviderLog) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress_ProviderLog.ProtoReflect.Descriptor instead.
 func (*Progress_ProviderLog) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{24, 1}
 }
 
 func (x *Progress_ProviderLog) GetAddress() string {
@@ -4052,7 +4258,7 @@ type Progress_Evaluation struct {
 
 func (x *Progress_Evaluation) Reset() {
 	*x = Progress_Evaluation{}
-	mi := &file_pier1_proto_msgTypes[67]
+	mi := &file_pier1_proto_msgTypes[70]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4064,7 +4270,7 @@ func (x *Progress_Evaluation) String() string {
 func (*Progress_Evaluation) ProtoMessage() {}
 
 func (x *Progress_Evaluation) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[67]
+	mi := &file_pier1_proto_msgTypes[70]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4077,7 +4283,7 @@ func (x *Progress_Evaluation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress_Evaluation.ProtoReflect.Descriptor instead.
 func (*Progress_Evaluation) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{23, 2}
+	return file_pier1_proto_rawDescGZIP(), []int{24, 2}
 }
 
 func (x *Progress_Evaluation) GetRound() int32 {
@@ -4103,7 +4309,7 @@ type OpenInspector_Request struct {
 
 func (x *OpenInspector_Request) Reset() {
 	*x = OpenInspector_Request{}
-	mi := &file_pier1_proto_msgTypes[68]
+	mi := &file_pier1_proto_msgTypes[71]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4115,7 +4321,7 @@ func (x *OpenInspector_Request) String() string {
 func (*OpenInspector_Request) ProtoMessage() {}
 
 func (x *OpenInspector_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[68]
+	mi := &file_pier1_proto_msgTypes[71]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4128,7 +4334,7 @@ func (x *OpenInspector_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenInspector_Request.ProtoReflect.Descriptor instead.
 func (*OpenInspector_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{24, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{25, 0}
 }
 
 func (x *OpenInspector_Request) GetDeploymentHandle() int64 {
@@ -4148,7 +4354,7 @@ type OpenInspector_Response struct {
 
 func (x *OpenInspector_Response) Reset() {
 	*x = OpenInspector_Response{}
-	mi := &file_pier1_proto_msgTypes[69]
+	mi := &file_pier1_proto_msgTypes[72]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4160,7 +4366,7 @@ func (x *OpenInspector_Response) String() string {
 func (*OpenInspector_Response) ProtoMessage() {}
 
 func (x *OpenInspector_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[69]
+	mi := &file_pier1_proto_msgTypes[72]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4173,7 +4379,7 @@ func (x *OpenInspector_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenInspector_Response.ProtoReflect.Descriptor instead.
 func (*OpenInspector_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{24, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{25, 1}
 }
 
 func (x *OpenInspector_Response) GetInspectorHandle() int64 {
@@ -4200,7 +4406,7 @@ type InspectExpression_Request struct {
 
 func (x *InspectExpression_Request) Reset() {
 	*x = InspectExpression_Request{}
-	mi := &file_pier1_proto_msgTypes[70]
+	mi := &file_pier1_proto_msgTypes[73]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4212,7 +4418,7 @@ func (x *InspectExpression_Request) String() string {
 func (*InspectExpression_Request) ProtoMessage() {}
 
 func (x *InspectExpression_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[70]
+	mi := &file_pier1_proto_msgTypes[73]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4225,7 +4431,7 @@ func (x *InspectExpression_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectExpression_Request.ProtoReflect.Descriptor instead.
 func (*InspectExpression_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{25, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{26, 0}
 }
 
 func (x *InspectExpression_Request) GetInspectorHandle() int64 {
@@ -4256,7 +4462,7 @@ type InspectExpression_Response struct {
 
 func (x *InspectExpression_Response) Reset() {
 	*x = InspectExpression_Response{}
-	mi := &file_pier1_proto_msgTypes[71]
+	mi := &file_pier1_proto_msgTypes[74]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4268,7 +4474,7 @@ func (x *InspectExpression_Response) String() string {
 func (*InspectExpression_Response) ProtoMessage() {}
 
 func (x *InspectExpression_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[71]
+	mi := &file_pier1_proto_msgTypes[74]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4281,7 +4487,7 @@ func (x *InspectExpression_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InspectExpression_Response.ProtoReflect.Descriptor instead.
 func (*InspectExpression_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{25, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{26, 1}
 }
 
 func (x *InspectExpression_Response) GetValueJson() []byte {
@@ -4321,7 +4527,7 @@ type CloseInspector_Request struct {
 
 func (x *CloseInspector_Request) Reset() {
 	*x = CloseInspector_Request{}
-	mi := &file_pier1_proto_msgTypes[72]
+	mi := &file_pier1_proto_msgTypes[75]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4333,7 +4539,7 @@ func (x *CloseInspector_Request) String() string {
 func (*CloseInspector_Request) ProtoMessage() {}
 
 func (x *CloseInspector_Request) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[72]
+	mi := &file_pier1_proto_msgTypes[75]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4346,7 +4552,7 @@ func (x *CloseInspector_Request) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseInspector_Request.ProtoReflect.Descriptor instead.
 func (*CloseInspector_Request) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{26, 0}
+	return file_pier1_proto_rawDescGZIP(), []int{27, 0}
 }
 
 func (x *CloseInspector_Request) GetInspectorHandle() int64 {
@@ -4364,7 +4570,7 @@ type CloseInspector_Response struct {
 
 func (x *CloseInspector_Response) Reset() {
 	*x = CloseInspector_Response{}
-	mi := &file_pier1_proto_msgTypes[73]
+	mi := &file_pier1_proto_msgTypes[76]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4376,7 +4582,7 @@ func (x *CloseInspector_Response) String() string {
 func (*CloseInspector_Response) ProtoMessage() {}
 
 func (x *CloseInspector_Response) ProtoReflect() protoreflect.Message {
-	mi := &file_pier1_proto_msgTypes[73]
+	mi := &file_pier1_proto_msgTypes[76]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4389,7 +4595,7 @@ func (x *CloseInspector_Response) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseInspector_Response.ProtoReflect.Descriptor instead.
 func (*CloseInspector_Response) Descriptor() ([]byte, []int) {
-	return file_pier1_proto_rawDescGZIP(), []int{26, 1}
+	return file_pier1_proto_rawDescGZIP(), []int{27, 1}
 }
 
 var File_pier1_proto protoreflect.FileDescriptor
@@ -4518,14 +4724,20 @@ const file_pier1_proto_rawDesc = "" +
 	"\blocation\x18\x03 \x01(\tR\blocation\x12\x16\n" +
 	"\x06source\x18\x04 \x01(\tR\x06source\x12\x18\n" +
 	"\aversion\x18\x05 \x01(\tR\aversion\x12(\n" +
-	"\x05range\x18\x06 \x01(\v2\x12.pier1.SourceRangeR\x05range\"\x8f\x04\n" +
-	"\x0ePlanDeployment\x1a\x92\x01\n" +
+	"\x05range\x18\x06 \x01(\v2\x12.pier1.SourceRangeR\x05range\"\xa5\x05\n" +
+	"\x0ePlanDeployment\x1a\xa8\x02\n" +
 	"\aRequest\x12+\n" +
 	"\x11deployment_handle\x18\x01 \x01(\x03R\x10deploymentHandle\x12\x18\n" +
 	"\adestroy\x18\x02 \x01(\bR\adestroy\x12\x1d\n" +
 	"\n" +
 	"saved_plan\x18\x03 \x01(\bR\tsavedPlan\x12!\n" +
-	"\frefresh_only\x18\x04 \x01(\bR\vrefreshOnly\x1a\xf1\x01\n" +
+	"\frefresh_only\x18\x04 \x01(\bR\vrefreshOnly\x12\x18\n" +
+	"\arefresh\x18\x05 \x01(\bR\arefresh\x12'\n" +
+	"\x0frefresh_targets\x18\x06 \x03(\tR\x0erefreshTargets\x12\x1d\n" +
+	"\n" +
+	"no_refresh\x18\a \x01(\bR\tnoRefresh\x12\x18\n" +
+	"\atargets\x18\b \x03(\tR\atargets\x12\x18\n" +
+	"\areplace\x18\t \x03(\tR\areplace\x1a\xf1\x01\n" +
 	"\x05Event\x12-\n" +
 	"\bprogress\x18\x01 \x01(\v2\x0f.pier1.ProgressH\x00R\bprogress\x12=\n" +
 	"\x0eplanned_change\x18\x02 \x01(\v2\x14.pier1.PlannedChangeH\x00R\rplannedChange\x123\n" +
@@ -4539,7 +4751,18 @@ const file_pier1_proto_rawDesc = "" +
 	"planHandle\x12\x1d\n" +
 	"\n" +
 	"saved_plan\x18\x02 \x01(\fR\tsavedPlan\x12(\n" +
-	"\asummary\x18\x03 \x01(\v2\x0e.pier1.SummaryR\asummary\"\x89\x03\n" +
+	"\asummary\x18\x03 \x01(\v2\x0e.pier1.SummaryR\asummary\"\xc2\x02\n" +
+	"\rOpenSavedPlan\x1a\x8e\x01\n" +
+	"\aRequest\x12\x1d\n" +
+	"\n" +
+	"saved_plan\x18\x01 \x01(\fR\tsavedPlan\x126\n" +
+	"\x17dependency_locks_handle\x18\x02 \x01(\x03R\x15dependencyLocksHandle\x12,\n" +
+	"\tlock_mode\x18\x03 \x01(\x0e2\x0f.pier1.LockModeR\blockMode\x1a\x9f\x01\n" +
+	"\bResponse\x12\x1f\n" +
+	"\vplan_handle\x18\x01 \x01(\x03R\n" +
+	"planHandle\x12=\n" +
+	"\x0fplanned_changes\x18\x02 \x03(\v2\x14.pier1.PlannedChangeR\x0eplannedChanges\x123\n" +
+	"\vdiagnostics\x18\x03 \x03(\v2\x11.pier1.DiagnosticR\vdiagnostics\"\x89\x03\n" +
 	"\rPlannedChange\x12\x18\n" +
 	"\aaddress\x18\x01 \x01(\tR\aaddress\x12%\n" +
 	"\x06action\x18\x02 \x01(\x0e2\r.pier1.ActionR\x06action\x12\x1a\n" +
@@ -4710,14 +4933,15 @@ const file_pier1_proto_rawDesc = "" +
 	"\x14CloseDependencyLocks\x12#.pier1.CloseDependencyLocks.Request\x1a$.pier1.CloseDependencyLocks.Response\x12|\n" +
 	"\x1dGetLockedProviderDependencies\x12,.pier1.GetLockedProviderDependencies.Request\x1a-.pier1.GetLockedProviderDependencies.Response\x12X\n" +
 	"\x11GetProviderSchema\x12 .pier1.GetProviderSchema.Request\x1a!.pier1.GetProviderSchema.Response\x12^\n" +
-	"\x13GetBuiltInProviders\x12\".pier1.GetBuiltInProviders.Request\x1a#.pier1.GetBuiltInProviders.Response2\xb9\x04\n" +
+	"\x13GetBuiltInProviders\x12\".pier1.GetBuiltInProviders.Request\x1a#.pier1.GetBuiltInProviders.Response2\x87\x05\n" +
 	"\vDeployments\x12O\n" +
 	"\x0eOpenDeployment\x12\x1d.pier1.OpenDeployment.Request\x1a\x1e.pier1.OpenDeployment.Response\x12R\n" +
 	"\x0fCloseDeployment\x12\x1e.pier1.CloseDeployment.Request\x1a\x1f.pier1.CloseDeployment.Response\x12[\n" +
 	"\x12ValidateDeployment\x12!.pier1.ValidateDeployment.Request\x1a\".pier1.ValidateDeployment.Response\x12O\n" +
 	"\x0eListComponents\x12\x1d.pier1.ListComponents.Request\x1a\x1e.pier1.ListComponents.Response\x12N\n" +
 	"\x0ePlanDeployment\x12\x1d.pier1.PlanDeployment.Request\x1a\x1b.pier1.PlanDeployment.Event0\x01\x12?\n" +
-	"\tApplyPlan\x12\x18.pier1.ApplyPlan.Request\x1a\x16.pier1.ApplyPlan.Event0\x01\x12F\n" +
+	"\tApplyPlan\x12\x18.pier1.ApplyPlan.Request\x1a\x16.pier1.ApplyPlan.Event0\x01\x12L\n" +
+	"\rOpenSavedPlan\x12\x1c.pier1.OpenSavedPlan.Request\x1a\x1d.pier1.OpenSavedPlan.Response\x12F\n" +
 	"\vDiscardPlan\x12\x1a.pier1.DiscardPlan.Request\x1a\x1b.pier1.DiscardPlan.Response2\x84\x02\n" +
 	"\tInspector\x12L\n" +
 	"\rOpenInspector\x12\x1c.pier1.OpenInspector.Request\x1a\x1d.pier1.OpenInspector.Response\x12X\n" +
@@ -4737,7 +4961,7 @@ func file_pier1_proto_rawDescGZIP() []byte {
 }
 
 var file_pier1_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_pier1_proto_msgTypes = make([]protoimpl.MessageInfo, 74)
+var file_pier1_proto_msgTypes = make([]protoimpl.MessageInfo, 77)
 var file_pier1_proto_goTypes = []any{
 	(LockMode)(0),                                  // 0: pier1.LockMode
 	(Action)(0),                                    // 1: pier1.Action
@@ -4761,145 +4985,153 @@ var file_pier1_proto_goTypes = []any{
 	(*ValidateDeployment)(nil),                     // 19: pier1.ValidateDeployment
 	(*ListComponents)(nil),                         // 20: pier1.ListComponents
 	(*PlanDeployment)(nil),                         // 21: pier1.PlanDeployment
-	(*PlannedChange)(nil),                          // 22: pier1.PlannedChange
-	(*Summary)(nil),                                // 23: pier1.Summary
-	(*ApplyPlan)(nil),                              // 24: pier1.ApplyPlan
-	(*AppliedChange)(nil),                          // 25: pier1.AppliedChange
-	(*OutputValue)(nil),                            // 26: pier1.OutputValue
-	(*DiscardPlan)(nil),                            // 27: pier1.DiscardPlan
-	(*Progress)(nil),                               // 28: pier1.Progress
-	(*OpenInspector)(nil),                          // 29: pier1.OpenInspector
-	(*InspectExpression)(nil),                      // 30: pier1.InspectExpression
-	(*CloseInspector)(nil),                         // 31: pier1.CloseInspector
-	(*Diagnostic)(nil),                             // 32: pier1.Diagnostic
-	(*SourceRange)(nil),                            // 33: pier1.SourceRange
-	(*SourcePos)(nil),                              // 34: pier1.SourcePos
-	(*Stop_Request)(nil),                           // 35: pier1.Stop.Request
-	(*Stop_Response)(nil),                          // 36: pier1.Stop.Response
-	(*Handshake_Request)(nil),                      // 37: pier1.Handshake.Request
-	(*Handshake_Response)(nil),                     // 38: pier1.Handshake.Response
-	(*OpenDependencyLockFile_Request)(nil),         // 39: pier1.OpenDependencyLockFile.Request
-	(*OpenDependencyLockFile_Response)(nil),        // 40: pier1.OpenDependencyLockFile.Response
-	(*CreateDependencyLocks_Request)(nil),          // 41: pier1.CreateDependencyLocks.Request
-	(*CreateDependencyLocks_Response)(nil),         // 42: pier1.CreateDependencyLocks.Response
-	(*CloseDependencyLocks_Request)(nil),           // 43: pier1.CloseDependencyLocks.Request
-	(*CloseDependencyLocks_Response)(nil),          // 44: pier1.CloseDependencyLocks.Response
-	(*GetLockedProviderDependencies_Request)(nil),  // 45: pier1.GetLockedProviderDependencies.Request
-	(*GetLockedProviderDependencies_Response)(nil), // 46: pier1.GetLockedProviderDependencies.Response
-	(*GetProviderSchema_Request)(nil),              // 47: pier1.GetProviderSchema.Request
-	(*GetProviderSchema_Response)(nil),             // 48: pier1.GetProviderSchema.Response
-	(*GetBuiltInProviders_Request)(nil),            // 49: pier1.GetBuiltInProviders.Request
-	(*GetBuiltInProviders_Response)(nil),           // 50: pier1.GetBuiltInProviders.Response
-	(*OpenDeployment_Request)(nil),                 // 51: pier1.OpenDeployment.Request
-	(*OpenDeployment_Response)(nil),                // 52: pier1.OpenDeployment.Response
-	nil,                                            // 53: pier1.OpenDeployment.Request.VarsEntry
-	(*CloseDeployment_Request)(nil),                // 54: pier1.CloseDeployment.Request
-	(*CloseDeployment_Response)(nil),               // 55: pier1.CloseDeployment.Response
-	(*ValidateDeployment_Request)(nil),             // 56: pier1.ValidateDeployment.Request
-	(*ValidateDeployment_Response)(nil),            // 57: pier1.ValidateDeployment.Response
-	(*ListComponents_Request)(nil),                 // 58: pier1.ListComponents.Request
-	(*ListComponents_Response)(nil),                // 59: pier1.ListComponents.Response
-	(*ListComponents_Resource)(nil),                // 60: pier1.ListComponents.Resource
-	(*ListComponents_Provider)(nil),                // 61: pier1.ListComponents.Provider
-	(*PlanDeployment_Request)(nil),                 // 62: pier1.PlanDeployment.Request
-	(*PlanDeployment_Event)(nil),                   // 63: pier1.PlanDeployment.Event
-	(*PlanDeployment_Complete)(nil),                // 64: pier1.PlanDeployment.Complete
-	(*ApplyPlan_Request)(nil),                      // 65: pier1.ApplyPlan.Request
-	(*ApplyPlan_Event)(nil),                        // 66: pier1.ApplyPlan.Event
-	(*ApplyPlan_Complete)(nil),                     // 67: pier1.ApplyPlan.Complete
-	(*DiscardPlan_Request)(nil),                    // 68: pier1.DiscardPlan.Request
-	(*DiscardPlan_Response)(nil),                   // 69: pier1.DiscardPlan.Response
-	(*Progress_ResourceStatus)(nil),                // 70: pier1.Progress.ResourceStatus
-	(*Progress_ProviderLog)(nil),                   // 71: pier1.Progress.ProviderLog
-	(*Progress_Evaluation)(nil),                    // 72: pier1.Progress.Evaluation
-	(*OpenInspector_Request)(nil),                  // 73: pier1.OpenInspector.Request
-	(*OpenInspector_Response)(nil),                 // 74: pier1.OpenInspector.Response
-	(*InspectExpression_Request)(nil),              // 75: pier1.InspectExpression.Request
-	(*InspectExpression_Response)(nil),             // 76: pier1.InspectExpression.Response
-	(*CloseInspector_Request)(nil),                 // 77: pier1.CloseInspector.Request
-	(*CloseInspector_Response)(nil),                // 78: pier1.CloseInspector.Response
+	(*OpenSavedPlan)(nil),                          // 22: pier1.OpenSavedPlan
+	(*PlannedChange)(nil),                          // 23: pier1.PlannedChange
+	(*Summary)(nil),                                // 24: pier1.Summary
+	(*ApplyPlan)(nil),                              // 25: pier1.ApplyPlan
+	(*AppliedChange)(nil),                          // 26: pier1.AppliedChange
+	(*OutputValue)(nil),                            // 27: pier1.OutputValue
+	(*DiscardPlan)(nil),                            // 28: pier1.DiscardPlan
+	(*Progress)(nil),                               // 29: pier1.Progress
+	(*OpenInspector)(nil),                          // 30: pier1.OpenInspector
+	(*InspectExpression)(nil),                      // 31: pier1.InspectExpression
+	(*CloseInspector)(nil),                         // 32: pier1.CloseInspector
+	(*Diagnostic)(nil),                             // 33: pier1.Diagnostic
+	(*SourceRange)(nil),                            // 34: pier1.SourceRange
+	(*SourcePos)(nil),                              // 35: pier1.SourcePos
+	(*Stop_Request)(nil),                           // 36: pier1.Stop.Request
+	(*Stop_Response)(nil),                          // 37: pier1.Stop.Response
+	(*Handshake_Request)(nil),                      // 38: pier1.Handshake.Request
+	(*Handshake_Response)(nil),                     // 39: pier1.Handshake.Response
+	(*OpenDependencyLockFile_Request)(nil),         // 40: pier1.OpenDependencyLockFile.Request
+	(*OpenDependencyLockFile_Response)(nil),        // 41: pier1.OpenDependencyLockFile.Response
+	(*CreateDependencyLocks_Request)(nil),          // 42: pier1.CreateDependencyLocks.Request
+	(*CreateDependencyLocks_Response)(nil),         // 43: pier1.CreateDependencyLocks.Response
+	(*CloseDependencyLocks_Request)(nil),           // 44: pier1.CloseDependencyLocks.Request
+	(*CloseDependencyLocks_Response)(nil),          // 45: pier1.CloseDependencyLocks.Response
+	(*GetLockedProviderDependencies_Request)(nil),  // 46: pier1.GetLockedProviderDependencies.Request
+	(*GetLockedProviderDependencies_Response)(nil), // 47: pier1.GetLockedProviderDependencies.Response
+	(*GetProviderSchema_Request)(nil),              // 48: pier1.GetProviderSchema.Request
+	(*GetProviderSchema_Response)(nil),             // 49: pier1.GetProviderSchema.Response
+	(*GetBuiltInProviders_Request)(nil),            // 50: pier1.GetBuiltInProviders.Request
+	(*GetBuiltInProviders_Response)(nil),           // 51: pier1.GetBuiltInProviders.Response
+	(*OpenDeployment_Request)(nil),                 // 52: pier1.OpenDeployment.Request
+	(*OpenDeployment_Response)(nil),                // 53: pier1.OpenDeployment.Response
+	nil,                                            // 54: pier1.OpenDeployment.Request.VarsEntry
+	(*CloseDeployment_Request)(nil),                // 55: pier1.CloseDeployment.Request
+	(*CloseDeployment_Response)(nil),               // 56: pier1.CloseDeployment.Response
+	(*ValidateDeployment_Request)(nil),             // 57: pier1.ValidateDeployment.Request
+	(*ValidateDeployment_Response)(nil),            // 58: pier1.ValidateDeployment.Response
+	(*ListComponents_Request)(nil),                 // 59: pier1.ListComponents.Request
+	(*ListComponents_Response)(nil),                // 60: pier1.ListComponents.Response
+	(*ListComponents_Resource)(nil),                // 61: pier1.ListComponents.Resource
+	(*ListComponents_Provider)(nil),                // 62: pier1.ListComponents.Provider
+	(*PlanDeployment_Request)(nil),                 // 63: pier1.PlanDeployment.Request
+	(*PlanDeployment_Event)(nil),                   // 64: pier1.PlanDeployment.Event
+	(*PlanDeployment_Complete)(nil),                // 65: pier1.PlanDeployment.Complete
+	(*OpenSavedPlan_Request)(nil),                  // 66: pier1.OpenSavedPlan.Request
+	(*OpenSavedPlan_Response)(nil),                 // 67: pier1.OpenSavedPlan.Response
+	(*ApplyPlan_Request)(nil),                      // 68: pier1.ApplyPlan.Request
+	(*ApplyPlan_Event)(nil),                        // 69: pier1.ApplyPlan.Event
+	(*ApplyPlan_Complete)(nil),                     // 70: pier1.ApplyPlan.Complete
+	(*DiscardPlan_Request)(nil),                    // 71: pier1.DiscardPlan.Request
+	(*DiscardPlan_Response)(nil),                   // 72: pier1.DiscardPlan.Response
+	(*Progress_ResourceStatus)(nil),                // 73: pier1.Progress.ResourceStatus
+	(*Progress_ProviderLog)(nil),                   // 74: pier1.Progress.ProviderLog
+	(*Progress_Evaluation)(nil),                    // 75: pier1.Progress.Evaluation
+	(*OpenInspector_Request)(nil),                  // 76: pier1.OpenInspector.Request
+	(*OpenInspector_Response)(nil),                 // 77: pier1.OpenInspector.Response
+	(*InspectExpression_Request)(nil),              // 78: pier1.InspectExpression.Request
+	(*InspectExpression_Response)(nil),             // 79: pier1.InspectExpression.Response
+	(*CloseInspector_Request)(nil),                 // 80: pier1.CloseInspector.Request
+	(*CloseInspector_Response)(nil),                // 81: pier1.CloseInspector.Response
 }
 var file_pier1_proto_depIdxs = []int32{
 	1,  // 0: pier1.PlannedChange.action:type_name -> pier1.Action
 	1,  // 1: pier1.AppliedChange.action:type_name -> pier1.Action
-	70, // 2: pier1.Progress.resource_status:type_name -> pier1.Progress.ResourceStatus
-	71, // 3: pier1.Progress.provider_log:type_name -> pier1.Progress.ProviderLog
-	72, // 4: pier1.Progress.evaluation:type_name -> pier1.Progress.Evaluation
+	73, // 2: pier1.Progress.resource_status:type_name -> pier1.Progress.ResourceStatus
+	74, // 3: pier1.Progress.provider_log:type_name -> pier1.Progress.ProviderLog
+	75, // 4: pier1.Progress.evaluation:type_name -> pier1.Progress.Evaluation
 	4,  // 5: pier1.Diagnostic.severity:type_name -> pier1.Diagnostic.Severity
-	33, // 6: pier1.Diagnostic.subject:type_name -> pier1.SourceRange
-	34, // 7: pier1.SourceRange.start:type_name -> pier1.SourcePos
-	34, // 8: pier1.SourceRange.end:type_name -> pier1.SourcePos
+	34, // 6: pier1.Diagnostic.subject:type_name -> pier1.SourceRange
+	35, // 7: pier1.SourceRange.start:type_name -> pier1.SourcePos
+	35, // 8: pier1.SourceRange.end:type_name -> pier1.SourcePos
 	7,  // 9: pier1.Handshake.Request.capabilities:type_name -> pier1.ClientCapabilities
 	8,  // 10: pier1.Handshake.Response.capabilities:type_name -> pier1.ServerCapabilities
-	32, // 11: pier1.OpenDependencyLockFile.Response.diagnostics:type_name -> pier1.Diagnostic
+	33, // 11: pier1.OpenDependencyLockFile.Response.diagnostics:type_name -> pier1.Diagnostic
 	13, // 12: pier1.CreateDependencyLocks.Request.provider_selections:type_name -> pier1.ProviderLock
 	13, // 13: pier1.GetLockedProviderDependencies.Response.selected_providers:type_name -> pier1.ProviderLock
 	2,  // 14: pier1.GetProviderSchema.Response.status:type_name -> pier1.GetProviderSchema.Response.Status
-	32, // 15: pier1.GetProviderSchema.Response.diagnostics:type_name -> pier1.Diagnostic
+	33, // 15: pier1.GetProviderSchema.Response.diagnostics:type_name -> pier1.Diagnostic
 	16, // 16: pier1.GetBuiltInProviders.Response.providers:type_name -> pier1.BuiltInProvider
-	53, // 17: pier1.OpenDeployment.Request.vars:type_name -> pier1.OpenDeployment.Request.VarsEntry
+	54, // 17: pier1.OpenDeployment.Request.vars:type_name -> pier1.OpenDeployment.Request.VarsEntry
 	0,  // 18: pier1.OpenDeployment.Request.lock_mode:type_name -> pier1.LockMode
-	32, // 19: pier1.OpenDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
-	32, // 20: pier1.ValidateDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
-	60, // 21: pier1.ListComponents.Response.resources:type_name -> pier1.ListComponents.Resource
-	61, // 22: pier1.ListComponents.Response.providers:type_name -> pier1.ListComponents.Provider
-	33, // 23: pier1.ListComponents.Resource.range:type_name -> pier1.SourceRange
-	33, // 24: pier1.ListComponents.Provider.range:type_name -> pier1.SourceRange
-	28, // 25: pier1.PlanDeployment.Event.progress:type_name -> pier1.Progress
-	22, // 26: pier1.PlanDeployment.Event.planned_change:type_name -> pier1.PlannedChange
-	32, // 27: pier1.PlanDeployment.Event.diagnostic:type_name -> pier1.Diagnostic
-	64, // 28: pier1.PlanDeployment.Event.complete:type_name -> pier1.PlanDeployment.Complete
-	23, // 29: pier1.PlanDeployment.Complete.summary:type_name -> pier1.Summary
-	28, // 30: pier1.ApplyPlan.Event.progress:type_name -> pier1.Progress
-	25, // 31: pier1.ApplyPlan.Event.applied_change:type_name -> pier1.AppliedChange
-	32, // 32: pier1.ApplyPlan.Event.diagnostic:type_name -> pier1.Diagnostic
-	67, // 33: pier1.ApplyPlan.Event.complete:type_name -> pier1.ApplyPlan.Complete
-	26, // 34: pier1.ApplyPlan.Complete.outputs:type_name -> pier1.OutputValue
-	1,  // 35: pier1.Progress.ResourceStatus.action:type_name -> pier1.Action
-	3,  // 36: pier1.Progress.ResourceStatus.status:type_name -> pier1.Progress.ResourceStatus.Status
-	32, // 37: pier1.OpenInspector.Response.diagnostics:type_name -> pier1.Diagnostic
-	32, // 38: pier1.InspectExpression.Response.diagnostics:type_name -> pier1.Diagnostic
-	37, // 39: pier1.Setup.Handshake:input_type -> pier1.Handshake.Request
-	35, // 40: pier1.Setup.Stop:input_type -> pier1.Stop.Request
-	39, // 41: pier1.Dependencies.OpenDependencyLockFile:input_type -> pier1.OpenDependencyLockFile.Request
-	41, // 42: pier1.Dependencies.CreateDependencyLocks:input_type -> pier1.CreateDependencyLocks.Request
-	43, // 43: pier1.Dependencies.CloseDependencyLocks:input_type -> pier1.CloseDependencyLocks.Request
-	45, // 44: pier1.Dependencies.GetLockedProviderDependencies:input_type -> pier1.GetLockedProviderDependencies.Request
-	47, // 45: pier1.Dependencies.GetProviderSchema:input_type -> pier1.GetProviderSchema.Request
-	49, // 46: pier1.Dependencies.GetBuiltInProviders:input_type -> pier1.GetBuiltInProviders.Request
-	51, // 47: pier1.Deployments.OpenDeployment:input_type -> pier1.OpenDeployment.Request
-	54, // 48: pier1.Deployments.CloseDeployment:input_type -> pier1.CloseDeployment.Request
-	56, // 49: pier1.Deployments.ValidateDeployment:input_type -> pier1.ValidateDeployment.Request
-	58, // 50: pier1.Deployments.ListComponents:input_type -> pier1.ListComponents.Request
-	62, // 51: pier1.Deployments.PlanDeployment:input_type -> pier1.PlanDeployment.Request
-	65, // 52: pier1.Deployments.ApplyPlan:input_type -> pier1.ApplyPlan.Request
-	68, // 53: pier1.Deployments.DiscardPlan:input_type -> pier1.DiscardPlan.Request
-	73, // 54: pier1.Inspector.OpenInspector:input_type -> pier1.OpenInspector.Request
-	75, // 55: pier1.Inspector.InspectExpression:input_type -> pier1.InspectExpression.Request
-	77, // 56: pier1.Inspector.CloseInspector:input_type -> pier1.CloseInspector.Request
-	38, // 57: pier1.Setup.Handshake:output_type -> pier1.Handshake.Response
-	36, // 58: pier1.Setup.Stop:output_type -> pier1.Stop.Response
-	40, // 59: pier1.Dependencies.OpenDependencyLockFile:output_type -> pier1.OpenDependencyLockFile.Response
-	42, // 60: pier1.Dependencies.CreateDependencyLocks:output_type -> pier1.CreateDependencyLocks.Response
-	44, // 61: pier1.Dependencies.CloseDependencyLocks:output_type -> pier1.CloseDependencyLocks.Response
-	46, // 62: pier1.Dependencies.GetLockedProviderDependencies:output_type -> pier1.GetLockedProviderDependencies.Response
-	48, // 63: pier1.Dependencies.GetProviderSchema:output_type -> pier1.GetProviderSchema.Response
-	50, // 64: pier1.Dependencies.GetBuiltInProviders:output_type -> pier1.GetBuiltInProviders.Response
-	52, // 65: pier1.Deployments.OpenDeployment:output_type -> pier1.OpenDeployment.Response
-	55, // 66: pier1.Deployments.CloseDeployment:output_type -> pier1.CloseDeployment.Response
-	57, // 67: pier1.Deployments.ValidateDeployment:output_type -> pier1.ValidateDeployment.Response
-	59, // 68: pier1.Deployments.ListComponents:output_type -> pier1.ListComponents.Response
-	63, // 69: pier1.Deployments.PlanDeployment:output_type -> pier1.PlanDeployment.Event
-	66, // 70: pier1.Deployments.ApplyPlan:output_type -> pier1.ApplyPlan.Event
-	69, // 71: pier1.Deployments.DiscardPlan:output_type -> pier1.DiscardPlan.Response
-	74, // 72: pier1.Inspector.OpenInspector:output_type -> pier1.OpenInspector.Response
-	76, // 73: pier1.Inspector.InspectExpression:output_type -> pier1.InspectExpression.Response
-	78, // 74: pier1.Inspector.CloseInspector:output_type -> pier1.CloseInspector.Response
-	57, // [57:75] is the sub-list for method output_type
-	39, // [39:57] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	33, // 19: pier1.OpenDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
+	33, // 20: pier1.ValidateDeployment.Response.diagnostics:type_name -> pier1.Diagnostic
+	61, // 21: pier1.ListComponents.Response.resources:type_name -> pier1.ListComponents.Resource
+	62, // 22: pier1.ListComponents.Response.providers:type_name -> pier1.ListComponents.Provider
+	34, // 23: pier1.ListComponents.Resource.range:type_name -> pier1.SourceRange
+	34, // 24: pier1.ListComponents.Provider.range:type_name -> pier1.SourceRange
+	29, // 25: pier1.PlanDeployment.Event.progress:type_name -> pier1.Progress
+	23, // 26: pier1.PlanDeployment.Event.planned_change:type_name -> pier1.PlannedChange
+	33, // 27: pier1.PlanDeployment.Event.diagnostic:type_name -> pier1.Diagnostic
+	65, // 28: pier1.PlanDeployment.Event.complete:type_name -> pier1.PlanDeployment.Complete
+	24, // 29: pier1.PlanDeployment.Complete.summary:type_name -> pier1.Summary
+	0,  // 30: pier1.OpenSavedPlan.Request.lock_mode:type_name -> pier1.LockMode
+	23, // 31: pier1.OpenSavedPlan.Response.planned_changes:type_name -> pier1.PlannedChange
+	33, // 32: pier1.OpenSavedPlan.Response.diagnostics:type_name -> pier1.Diagnostic
+	29, // 33: pier1.ApplyPlan.Event.progress:type_name -> pier1.Progress
+	26, // 34: pier1.ApplyPlan.Event.applied_change:type_name -> pier1.AppliedChange
+	33, // 35: pier1.ApplyPlan.Event.diagnostic:type_name -> pier1.Diagnostic
+	70, // 36: pier1.ApplyPlan.Event.complete:type_name -> pier1.ApplyPlan.Complete
+	27, // 37: pier1.ApplyPlan.Complete.outputs:type_name -> pier1.OutputValue
+	1,  // 38: pier1.Progress.ResourceStatus.action:type_name -> pier1.Action
+	3,  // 39: pier1.Progress.ResourceStatus.status:type_name -> pier1.Progress.ResourceStatus.Status
+	33, // 40: pier1.OpenInspector.Response.diagnostics:type_name -> pier1.Diagnostic
+	33, // 41: pier1.InspectExpression.Response.diagnostics:type_name -> pier1.Diagnostic
+	38, // 42: pier1.Setup.Handshake:input_type -> pier1.Handshake.Request
+	36, // 43: pier1.Setup.Stop:input_type -> pier1.Stop.Request
+	40, // 44: pier1.Dependencies.OpenDependencyLockFile:input_type -> pier1.OpenDependencyLockFile.Request
+	42, // 45: pier1.Dependencies.CreateDependencyLocks:input_type -> pier1.CreateDependencyLocks.Request
+	44, // 46: pier1.Dependencies.CloseDependencyLocks:input_type -> pier1.CloseDependencyLocks.Request
+	46, // 47: pier1.Dependencies.GetLockedProviderDependencies:input_type -> pier1.GetLockedProviderDependencies.Request
+	48, // 48: pier1.Dependencies.GetProviderSchema:input_type -> pier1.GetProviderSchema.Request
+	50, // 49: pier1.Dependencies.GetBuiltInProviders:input_type -> pier1.GetBuiltInProviders.Request
+	52, // 50: pier1.Deployments.OpenDeployment:input_type -> pier1.OpenDeployment.Request
+	55, // 51: pier1.Deployments.CloseDeployment:input_type -> pier1.CloseDeployment.Request
+	57, // 52: pier1.Deployments.ValidateDeployment:input_type -> pier1.ValidateDeployment.Request
+	59, // 53: pier1.Deployments.ListComponents:input_type -> pier1.ListComponents.Request
+	63, // 54: pier1.Deployments.PlanDeployment:input_type -> pier1.PlanDeployment.Request
+	68, // 55: pier1.Deployments.ApplyPlan:input_type -> pier1.ApplyPlan.Request
+	66, // 56: pier1.Deployments.OpenSavedPlan:input_type -> pier1.OpenSavedPlan.Request
+	71, // 57: pier1.Deployments.DiscardPlan:input_type -> pier1.DiscardPlan.Request
+	76, // 58: pier1.Inspector.OpenInspector:input_type -> pier1.OpenInspector.Request
+	78, // 59: pier1.Inspector.InspectExpression:input_type -> pier1.InspectExpression.Request
+	80, // 60: pier1.Inspector.CloseInspector:input_type -> pier1.CloseInspector.Request
+	39, // 61: pier1.Setup.Handshake:output_type -> pier1.Handshake.Response
+	37, // 62: pier1.Setup.Stop:output_type -> pier1.Stop.Response
+	41, // 63: pier1.Dependencies.OpenDependencyLockFile:output_type -> pier1.OpenDependencyLockFile.Response
+	43, // 64: pier1.Dependencies.CreateDependencyLocks:output_type -> pier1.CreateDependencyLocks.Response
+	45, // 65: pier1.Dependencies.CloseDependencyLocks:output_type -> pier1.CloseDependencyLocks.Response
+	47, // 66: pier1.Dependencies.GetLockedProviderDependencies:output_type -> pier1.GetLockedProviderDependencies.Response
+	49, // 67: pier1.Dependencies.GetProviderSchema:output_type -> pier1.GetProviderSchema.Response
+	51, // 68: pier1.Dependencies.GetBuiltInProviders:output_type -> pier1.GetBuiltInProviders.Response
+	53, // 69: pier1.Deployments.OpenDeployment:output_type -> pier1.OpenDeployment.Response
+	56, // 70: pier1.Deployments.CloseDeployment:output_type -> pier1.CloseDeployment.Response
+	58, // 71: pier1.Deployments.ValidateDeployment:output_type -> pier1.ValidateDeployment.Response
+	60, // 72: pier1.Deployments.ListComponents:output_type -> pier1.ListComponents.Response
+	64, // 73: pier1.Deployments.PlanDeployment:output_type -> pier1.PlanDeployment.Event
+	69, // 74: pier1.Deployments.ApplyPlan:output_type -> pier1.ApplyPlan.Event
+	67, // 75: pier1.Deployments.OpenSavedPlan:output_type -> pier1.OpenSavedPlan.Response
+	72, // 76: pier1.Deployments.DiscardPlan:output_type -> pier1.DiscardPlan.Response
+	77, // 77: pier1.Inspector.OpenInspector:output_type -> pier1.OpenInspector.Response
+	79, // 78: pier1.Inspector.InspectExpression:output_type -> pier1.InspectExpression.Response
+	81, // 79: pier1.Inspector.CloseInspector:output_type -> pier1.CloseInspector.Response
+	61, // [61:80] is the sub-list for method output_type
+	42, // [42:61] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_pier1_proto_init() }
@@ -4907,22 +5139,22 @@ func file_pier1_proto_init() {
 	if File_pier1_proto != nil {
 		return
 	}
-	file_pier1_proto_msgTypes[23].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[24].OneofWrappers = []any{
 		(*Progress_ResourceStatus_)(nil),
 		(*Progress_ProviderLog_)(nil),
 		(*Progress_Evaluation_)(nil),
 	}
-	file_pier1_proto_msgTypes[46].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[47].OneofWrappers = []any{
 		(*OpenDeployment_Request_Dir)(nil),
 		(*OpenDeployment_Request_Flake)(nil),
 	}
-	file_pier1_proto_msgTypes[58].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[59].OneofWrappers = []any{
 		(*PlanDeployment_Event_Progress)(nil),
 		(*PlanDeployment_Event_PlannedChange)(nil),
 		(*PlanDeployment_Event_Diagnostic)(nil),
 		(*PlanDeployment_Event_Complete)(nil),
 	}
-	file_pier1_proto_msgTypes[61].OneofWrappers = []any{
+	file_pier1_proto_msgTypes[64].OneofWrappers = []any{
 		(*ApplyPlan_Event_Progress)(nil),
 		(*ApplyPlan_Event_AppliedChange)(nil),
 		(*ApplyPlan_Event_Diagnostic)(nil),
@@ -4934,7 +5166,7 @@ func file_pier1_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pier1_proto_rawDesc), len(file_pier1_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   74,
+			NumMessages:   77,
 			NumExtensions: 0,
 			NumServices:   4,
 		},

@@ -506,6 +506,7 @@ const (
 	Deployments_ListComponents_FullMethodName     = "/pier1.Deployments/ListComponents"
 	Deployments_PlanDeployment_FullMethodName     = "/pier1.Deployments/PlanDeployment"
 	Deployments_ApplyPlan_FullMethodName          = "/pier1.Deployments/ApplyPlan"
+	Deployments_OpenSavedPlan_FullMethodName      = "/pier1.Deployments/OpenSavedPlan"
 	Deployments_DiscardPlan_FullMethodName        = "/pier1.Deployments/DiscardPlan"
 )
 
@@ -531,6 +532,14 @@ type DeploymentsClient interface {
 	// stream carries progress, applied changes and diagnostics, and ends
 	// with exactly one complete event.
 	ApplyPlan(ctx context.Context, in *ApplyPlan_Request, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ApplyPlan_Event], error)
+	// Opens a saved plan (the bytes PlanDeployment's saved_plan or `pier
+	// plan -out` wrote), as Terraform's OpenPlan: it loads the deployment
+	// the plan names, with the plan's variables, and checks it as `pier
+	// apply FILE` does (the source files and the providers are the ones it
+	// was made with; the states are checked when it is applied). The
+	// handle is then ApplyPlan's or DiscardPlan's. A plan that does not
+	// decode or is stale comes back as diagnostics with a zero handle.
+	OpenSavedPlan(ctx context.Context, in *OpenSavedPlan_Request, opts ...grpc.CallOption) (*OpenSavedPlan_Response, error)
 	// Drops a plan without applying it, stopping the providers it started.
 	DiscardPlan(ctx context.Context, in *DiscardPlan_Request, opts ...grpc.CallOption) (*DiscardPlan_Response, error)
 }
@@ -621,6 +630,16 @@ func (c *deploymentsClient) ApplyPlan(ctx context.Context, in *ApplyPlan_Request
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Deployments_ApplyPlanClient = grpc.ServerStreamingClient[ApplyPlan_Event]
 
+func (c *deploymentsClient) OpenSavedPlan(ctx context.Context, in *OpenSavedPlan_Request, opts ...grpc.CallOption) (*OpenSavedPlan_Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(OpenSavedPlan_Response)
+	err := c.cc.Invoke(ctx, Deployments_OpenSavedPlan_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *deploymentsClient) DiscardPlan(ctx context.Context, in *DiscardPlan_Request, opts ...grpc.CallOption) (*DiscardPlan_Response, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DiscardPlan_Response)
@@ -653,6 +672,14 @@ type DeploymentsServer interface {
 	// stream carries progress, applied changes and diagnostics, and ends
 	// with exactly one complete event.
 	ApplyPlan(*ApplyPlan_Request, grpc.ServerStreamingServer[ApplyPlan_Event]) error
+	// Opens a saved plan (the bytes PlanDeployment's saved_plan or `pier
+	// plan -out` wrote), as Terraform's OpenPlan: it loads the deployment
+	// the plan names, with the plan's variables, and checks it as `pier
+	// apply FILE` does (the source files and the providers are the ones it
+	// was made with; the states are checked when it is applied). The
+	// handle is then ApplyPlan's or DiscardPlan's. A plan that does not
+	// decode or is stale comes back as diagnostics with a zero handle.
+	OpenSavedPlan(context.Context, *OpenSavedPlan_Request) (*OpenSavedPlan_Response, error)
 	// Drops a plan without applying it, stopping the providers it started.
 	DiscardPlan(context.Context, *DiscardPlan_Request) (*DiscardPlan_Response, error)
 	mustEmbedUnimplementedDeploymentsServer()
@@ -682,6 +709,9 @@ func (UnimplementedDeploymentsServer) PlanDeployment(*PlanDeployment_Request, gr
 }
 func (UnimplementedDeploymentsServer) ApplyPlan(*ApplyPlan_Request, grpc.ServerStreamingServer[ApplyPlan_Event]) error {
 	return status.Error(codes.Unimplemented, "method ApplyPlan not implemented")
+}
+func (UnimplementedDeploymentsServer) OpenSavedPlan(context.Context, *OpenSavedPlan_Request) (*OpenSavedPlan_Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method OpenSavedPlan not implemented")
 }
 func (UnimplementedDeploymentsServer) DiscardPlan(context.Context, *DiscardPlan_Request) (*DiscardPlan_Response, error) {
 	return nil, status.Error(codes.Unimplemented, "method DiscardPlan not implemented")
@@ -801,6 +831,24 @@ func _Deployments_ApplyPlan_Handler(srv interface{}, stream grpc.ServerStream) e
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Deployments_ApplyPlanServer = grpc.ServerStreamingServer[ApplyPlan_Event]
 
+func _Deployments_OpenSavedPlan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(OpenSavedPlan_Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DeploymentsServer).OpenSavedPlan(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Deployments_OpenSavedPlan_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DeploymentsServer).OpenSavedPlan(ctx, req.(*OpenSavedPlan_Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Deployments_DiscardPlan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DiscardPlan_Request)
 	if err := dec(in); err != nil {
@@ -841,6 +889,10 @@ var Deployments_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListComponents",
 			Handler:    _Deployments_ListComponents_Handler,
+		},
+		{
+			MethodName: "OpenSavedPlan",
+			Handler:    _Deployments_OpenSavedPlan_Handler,
 		},
 		{
 			MethodName: "DiscardPlan",
