@@ -19,7 +19,7 @@ func TestDeepNestingIsADiagnostic(t *testing.T) {
 			t.Parallel()
 			d := newDeployment(t, map[string]string{"main.pier.hcl": "locals {\n  x = " + deep + "\n}\n"})
 			_, errs, code := d.run("plan")
-			if code != exitError || !strings.Contains(errs, "Nesting too deep") || !strings.Contains(errs, "on main.pier.hcl line 2") {
+			if code != exitError || !strings.Contains(errs, "Nesting too deep") || !strings.Contains(errs, "on main.pier.hcl:2:") {
 				t.Errorf("plan: exit %d, stderr:\n%.600s", code, errs)
 			}
 			if strings.Contains(errs, "stack overflow") {

@@ -178,7 +178,7 @@ func TestLegacyDeploymentFunction(t *testing.T) {
 		t.Errorf("echo = %v, want it made from web.page's output", got)
 	}
 	again := runPier(t, dir, "plan", "--flake", "path:"+dir)
-	if p := again.ofType("plan"); len(p) != 1 || p[0]["summary"].(map[string]any)["NoOp"] != 3.0 {
+	if p := again.ofType("plan"); len(p) != 1 || p[0]["summary"].(map[string]any)["no_op"] != 3.0 {
 		t.Errorf("plan after apply: %v", again.events)
 	}
 
