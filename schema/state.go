@@ -250,3 +250,11 @@ func (c stateChecker) keys(m map[string]any) iter.Seq[string] {
 	}
 	return maps.Keys(m)
 }
+
+// LockHolderKey is a top-level key a state handler adds to the document a
+// reader that does not lock (a plan) is sent, never to the stored state,
+// when another process holds the state's lock and the state has pending
+// operations: they are that process's work in progress, not the relics of
+// an interrupted run. Its value is an object with pid, since (RFC 3339),
+// and, where the holder recorded them, command, user and host.
+const LockHolderKey = "pierLockHolder"

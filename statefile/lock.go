@@ -230,3 +230,30 @@ func flock(fd, how int) error {
 		}
 	}
 }
+
+// HeldBy reports who holds the lock of the state file at path, without
+// taking it: a reader that does not lock (a plan) learns whether the
+// pending operations it reads are another command's work in progress. It
+// returns nil when no process holds the lock. The probe takes a shared
+// flock for an instant and never creates the sidecar.
+func HeldBy(path string) (*LockedError, error) {
+	f, err := os.OpenFile(lockPath(path), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("probe lock of state file %s: %w", path, err)
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	err = flock(fd, unix.LOCK_SH|unix.LOCK_NB)
+	if err == nil {
+		_ = flock(fd, unix.LOCK_UN)
+		return nil, nil
+	}
+	if !errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, fmt.Errorf("probe lock of state file %s: %w", path, err)
+	}
+	h, _ := readHolder(f) // a holder just starting has no record yet: PID 0
+	return &LockedError{Path: path, PID: h.PID, Since: h.Since, Command: h.Command, User: h.User, Host: h.Host}, nil
+}

@@ -199,6 +199,10 @@ func (p *Provider) StateReadEncoded(_ context.Context, req *schema.StateResource
 	if err != nil {
 		return nil, false, err
 	}
+	if held, err := p.heldBy(name); err != nil || held != nil {
+		// StateRead answers, with the holder added to the document.
+		return nil, false, err
+	}
 	encoded := r.encoded()
 	return encoded, encoded != nil, nil
 }
@@ -276,7 +280,52 @@ func (p *Provider) readState(name string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.state(name)
+	doc, err := r.state(name)
+	if err != nil {
+		return nil, err
+	}
+	held, err := p.heldBy(name)
+	if err != nil {
+		return nil, err
+	}
+	return withHolder(doc, held), nil
+}
+
+// heldBy is who else holds the lock of the state file at name, when this
+// provider reads without locking ([Options.ReadOnly]); nil otherwise.
+func (p *Provider) heldBy(name string) (*statefile.LockedError, error) {
+	if !p.opts.ReadOnly {
+		return nil, nil
+	}
+	abs, err := p.statePath(name)
+	if err != nil {
+		return nil, err
+	}
+	return statefile.HeldBy(abs)
+}
+
+// withHolder returns doc with [schema.LockHolderKey] naming held, when doc
+// has pending operations; doc itself, which a cache may share, is not
+// changed.
+func withHolder(doc map[string]any, held *statefile.LockedError) map[string]any {
+	if held == nil || doc[schema.PendingOperationsKey] == nil {
+		return doc
+	}
+	out := make(map[string]any, len(doc)+1)
+	for k, v := range doc {
+		out[k] = v
+	}
+	rec := map[string]any{"pid": held.PID}
+	if !held.Since.IsZero() {
+		rec["since"] = held.Since.UTC().Format(time.RFC3339)
+	}
+	for k, v := range map[string]string{"command": held.Command, "user": held.User, "host": held.Host} {
+		if v != "" {
+			rec[k] = v
+		}
+	}
+	out[schema.LockHolderKey] = rec
+	return out
 }
 
 // stateRead is a state file as read: its log, once open for writing, or

@@ -293,6 +293,65 @@ func (e *Engine) pendingError(addr, handler string, p *PendingOperation, recorde
 	return &PendingError{Address: addr, Handler: handler, Pending: *p, Recorded: recorded, CanImport: e.providers.supports(p.Provider, schema.OperationImport)}
 }
 
+// takeLockHolder removes the handler's note of the lock holder from doc,
+// before anything reads doc: it is a note to this read, not state, and the
+// document a saved plan hashes, or a state command shows, is the stored
+// one.
+func takeLockHolder(doc map[string]any) *LockHolder {
+	m, ok := doc[schema.LockHolderKey].(map[string]any)
+	if !ok {
+		return nil
+	}
+	delete(doc, schema.LockHolderKey)
+	h := &LockHolder{}
+	switch pid := m["pid"].(type) {
+	case float64:
+		h.PID = int(pid)
+	case json.Number:
+		n, _ := pid.Int64()
+		h.PID = int(n)
+	}
+	h.Since, _ = m["since"].(string)
+	h.Command, _ = m["command"].(string)
+	h.User, _ = m["user"].(string)
+	h.Host, _ = m["host"].(string)
+	return h
+}
+
+// LockHolder is the command that holds a state's lock, as its handler
+// reports it ([schema.LockHolderKey]).
+type LockHolder struct {
+	PID                        int
+	Since, Command, User, Host string
+}
+
+func (h *LockHolder) String() string {
+	cmd := h.Command
+	if cmd == "" {
+		cmd = "another pier"
+	}
+	s := cmd
+	if h.PID > 0 {
+		s += fmt.Sprintf(", pid %d", h.PID)
+	}
+	if h.Host != "" {
+		s += " on host " + h.Host
+	}
+	if h.User != "" {
+		s += ", run by " + h.User
+	}
+	if h.Since != "" {
+		s += ", holding the state lock since " + h.Since
+	}
+	return s
+}
+
+// inProgress says that op is the work of the live command holding the
+// state's lock, not an interrupted run's.
+func inProgress(addr, handler string, op *PendingOperation, h *LockHolder) string {
+	return fmt.Sprintf("in progress: provider %q is %s %s (type %s), started %s, for %s; state %s records it as pending until that command records the outcome. Plan again once it finishes", op.Provider, op.Operation.verb(), addr, op.Type, op.Started, h, handler)
+}
+
 // notePending tells the plan about every pending operation in its states:
 // what apply will refuse, what it retries, and what stays pending.
 func (pl *planner) notePending() {
@@ -309,6 +368,11 @@ func (pl *planner) notePending() {
 			}
 			creates := c != nil && c.Stateful() && (action == ActionCreate || action == ActionReplace)
 			switch {
+			case v.HeldBy != nil:
+				if c != nil && action != ActionNoOp {
+					c.Note = joinNote(c.Note, "in progress in another pier; see the warning above")
+				}
+				p.Warnings = append(p.Warnings, inProgress(addr, h, op, v.HeldBy))
 			case op.Operation == PendingCreate && creates:
 				c.Note = joinNote(c.Note, "refused: a create of it was interrupted; see the warning above")
 				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to create it; independent resources still apply.")

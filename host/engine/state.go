@@ -117,6 +117,10 @@ type StateView struct {
 	// Pending are the operations an interrupted run left unfinished, by
 	// address string; see pending.go.
 	Pending map[string]*PendingOperation
+	// HeldBy is the live command that holds the state's lock, when the
+	// handler read it without locking and another holds it: Pending are
+	// then that command's work in progress.
+	HeldBy *LockHolder
 	// Document is the state document as read, unredacted.
 	Document map[string]any
 	hash     string
@@ -153,6 +157,7 @@ func decodeState(handler string, doc map[string]any) (*StateView, error) {
 	// only read the document, so they run side by side: on a state of
 	// thousands of resources each is a noticeable part of every plan, and
 	// the other core is idle while the plan waits for them.
+	held := takeLockHolder(doc)
 	checked := make(chan error, 1)
 	go func() {
 		_, err := schema.CheckState(doc)
@@ -161,6 +166,9 @@ func decodeState(handler string, doc map[string]any) (*StateView, error) {
 	v, err := walkState(handler, doc)
 	if cerr := <-checked; cerr != nil {
 		return nil, fmt.Errorf("state held by %s: %w", handler, cerr)
+	}
+	if v != nil {
+		v.HeldBy = held
 	}
 	return v, err
 }
