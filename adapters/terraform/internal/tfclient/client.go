@@ -123,7 +123,7 @@ func Start(opts Options) (*Client, error) {
 	c := &Client{name: name, path: path, log: log}
 	c.sink = &logSink{log: log.With("provider", name), module: "provider." + name, providerLogs: opts.ProviderLogs}
 
-	c.sockDir, err = os.MkdirTemp("", "pier-tf-")
+	c.sockDir, err = os.MkdirTemp(socketBase(), "pier-tf-")
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: create socket directory: %w", name, err)
 	}
@@ -634,3 +634,25 @@ func dialOptions() []grpc.DialOption {
 // windowSize is a connection's and each call's receive window: responses
 // up to it flow without waiting for a window update.
 const windowSize = 4 << 20
+
+// maxSocketPath is the longest unix socket path every platform pier runs on
+// accepts: sun_path holds 108 bytes on Linux and 104 on the BSDs, NUL
+// included.
+const maxSocketPath = 103
+
+// socketBase is where the provider's socket directory goes: the temporary
+// directory, unless a long $TMPDIR would push the socket's path past
+// maxSocketPath, when the provider could not listen at all. The socket's
+// path is the base, "/pier-tf-" and MkdirTemp's up to ten digits, then
+// go-plugin's "/plugin" and its own up to ten digits.
+func socketBase() string {
+	const suffix = len("/pier-tf-1234567890/plugin1234567890")
+	base := os.TempDir()
+	if len(base)+suffix <= maxSocketPath {
+		return base
+	}
+	if fi, err := os.Stat("/tmp"); err == nil && fi.IsDir() {
+		return "/tmp"
+	}
+	return base
+}

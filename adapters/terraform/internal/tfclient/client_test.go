@@ -83,6 +83,24 @@ func TestStartTimeProvider(t *testing.T) {
 	}
 }
 
+// A long $TMPDIR (as nix-shell and some CI runners set) must not push the
+// provider's socket past the platform's path limit.
+func TestStartWithLongTempDir(t *testing.T) {
+	bin := providerBin(t, "terraform-provider-time")
+	long := filepath.Join(t.TempDir(), strings.Repeat("d", 100))
+	if err := os.MkdirAll(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	c, _ := start(t, Options{Path: bin})
+	if _, err := c.Schema(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(c.sockDir, long) {
+		t.Errorf("socket directory %s is under the long TMPDIR", c.sockDir)
+	}
+}
+
 func TestStartOnlyV6ToV5Provider(t *testing.T) {
 	t.Parallel()
 	bin := providerBin(t, "terraform-provider-time")
