@@ -235,6 +235,8 @@ type variableDecl struct {
 	sensitive bool
 	given     bool // default is set, maybe to an invalid value
 	defRange  hcl.Range
+	// validations are its validation blocks (conditions.go).
+	validations []*condition
 }
 
 // refKind says which part of a resource a reference reads.

@@ -14,7 +14,7 @@
 //	provider "local" { builtin = "local" }
 //	provider "mine"  { executable = "./bin/provider", args = ["-v"], env = { K = "v" }, operations = ["destroy"], parallelism = 4 }
 //	provider "aws"   { terraform = "./terraform-provider-aws", config = { region = "eu-west-1" } }
-//	variable "n"     { type = number, default = 2, sensitive = false }
+//	variable "n"     { type = number, default = 2, sensitive = false }  (validation blocks: conditions.go)
 //	resource "state" { provider = provider.local, type = "state_file", inputs = { name = "state.json" } }
 //	resource "db"    { provider = provider.local, type = "memo", state = resource.state, inputs = { value = var.n } }
 //	deployment "web" { resource "app" { … } deployment "inner" { … } }

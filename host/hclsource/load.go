@@ -258,6 +258,10 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 		// Everything below evaluates with the variables.
 		return d, diags
 	}
+	if ds := d.validateVariables(d.baseCtx); ds.HasErrors() {
+		// As Terraform: a value its validation refuses is not planned with.
+		return d, append(diags, ds...)
+	}
 	for _, b := range byType["provider"] {
 		diags = append(diags, d.decodeProvider(b)...)
 	}

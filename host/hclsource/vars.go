@@ -19,7 +19,7 @@ var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "type"},
 	{Name: "sensitive"},
 	{Name: "description"},
-}}
+}, Blocks: []hcl.BlockHeaderSchema{{Type: "validation"}}}
 
 func (d *Deployment) decodeVariable(b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
@@ -58,7 +58,32 @@ func (d *Deployment) decodeVariable(b *hcl.Block) hcl.Diagnostics {
 			v.def = c
 		}
 	}
+	for _, vb := range content.Blocks {
+		c, ds := decodeCondition(vb)
+		diags = append(diags, ds...)
+		if c != nil {
+			v.validations = append(v.validations, c)
+		}
+	}
 	d.variables[name] = v
+	return diags
+}
+
+// validate checks every variable's validation blocks against the values
+// in ctx, as Terraform does before planning. A condition that reads a
+// value not known yet (a variable left unknown for pier validate) is
+// skipped.
+func (d *Deployment) validateVariables(ctx *hcl.EvalContext) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, name := range sortedKeys(d.variables) {
+		for _, c := range d.variables[name].validations {
+			res, ds := c.eval(ctx)
+			diags = append(diags, ds...)
+			if res.failed {
+				diags = append(diags, c.failureDiag(hcl.DiagError, "Invalid value for variable", "var."+name, res))
+			}
+		}
+	}
 	return diags
 }
 
