@@ -225,6 +225,9 @@ func reportProviders(w io.Writer, jsonOut bool, started map[string]int) {
 func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, late error) {
 	failed := res.Interrupted || len(res.Errors) > 0 || late != nil
 	if jsonOut {
+		for _, msg := range res.CheckWarnings {
+			writeWarning(w, msg)
+		}
 		writeJSONLine(w, summaryMessage(res, late))
 		outs := map[string]any{}
 		for _, o := range res.Outputs {
@@ -236,6 +239,11 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		return
 	}
 	w = colourWriter{w, !jsonOut && colourFor(w)}
+	// Failed checks warn after apply as at plan, before the summary, as
+	// Terraform's do.
+	for _, msg := range res.CheckWarnings {
+		fmt.Fprintf(w, "Warning: %s\n\n", msg)
+	}
 	verb := "Apply"
 	if destroy {
 		verb = "Destroy"

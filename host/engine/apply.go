@@ -62,6 +62,10 @@ type Result struct {
 	Lost []*HandlerLostError
 	// Outputs are the deployment outputs after apply.
 	Outputs []*source.Output
+	// Checks are the check blocks' results after apply; CheckWarnings
+	// the failed ones, worded for the user.
+	Checks        []*source.CheckResult
+	CheckWarnings []string
 }
 
 // Err summarises the result's failures as one error, or nil.

@@ -34,6 +34,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 		return nil
 	}
 	a.result.Outputs = snap.Outputs
+	a.result.Checks, a.result.CheckWarnings = snap.Checks, checkWarnings(snap)
 	// After a failure an output may be unknown only because what it reads
 	// failed to change; the object, and so the recorded value, is still
 	// there.

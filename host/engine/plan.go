@@ -377,6 +377,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if err := pl.finish(snap); err != nil {
 		return nil, err
 	}
+	pl.plan.Warnings = append(pl.plan.Warnings, checkWarnings(snap)...)
 	return pl.plan, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/host/source"
 )
 
 func TestVariableValidation(t *testing.T) {
@@ -107,5 +109,55 @@ func TestConditionErrors(t *testing.T) {
 				t.Errorf("diagnostics (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestCheckBlocks(t *testing.T) {
+	t.Parallel()
+	const src = `
+provider "local" { builtin = "local" }
+variable "want" { default = "b" }
+resource "m" {
+  provider = provider.local
+  type     = "memo"
+  inputs   = { initialize_with = "a" }
+}
+check "memo" {
+  assert {
+    condition     = resource.m.outputs.value == var.want
+    error_message = "memo is ${resource.m.outputs.value}"
+  }
+  assert {
+    condition     = var.want != ""
+    error_message = "want is empty"
+  }
+}
+`
+	dir := writeDir(t, map[string]string{"main.pier.hcl": src})
+	d := mustLoad(t, dir, Options{})
+	type result struct {
+		Known, Failed bool
+		Message       string
+		Line          int
+	}
+	results := func(known source.Outputs) []result {
+		var out []result
+		for _, c := range mustResolve(t, d, known).Checks {
+			if c.Check != "check.memo" {
+				t.Errorf("check %q, want check.memo", c.Check)
+			}
+			out = append(out, result{c.Known, c.Failed, c.Message, c.Range.Line})
+		}
+		return out
+	}
+	if diff := cmp.Diff([]result{{Line: 10}, {Known: true, Line: 14}}, results(nil)); diff != "" {
+		t.Errorf("before the memo is known (-want +got):\n%s", diff)
+	}
+	known := source.Outputs{"m": {"value": "a"}}
+	if diff := cmp.Diff([]result{{Known: true, Failed: true, Message: "memo is a", Line: 10}, {Known: true, Line: 14}}, results(known)); diff != "" {
+		t.Errorf("once it is (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]result{{Known: true, Line: 10}, {Known: true, Line: 14}}, results(source.Outputs{"m": {"value": "b"}})); diff != "" {
+		t.Errorf("once it holds (-want +got):\n%s", diff)
 	}
 }

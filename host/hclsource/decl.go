@@ -106,6 +106,7 @@ type resourceDecl struct {
 	// outputs, so Resolve must watch the known outputs of the instances.
 	valueDependents  []*resourceDecl
 	outputDependents []*outputDecl
+	checkDependents  []*checkDecl
 	watched          bool
 	// queued is set while r is in Deployment.pending; whole asks for a
 	// whole evaluation, dirty otherwise lists the instances to evaluate.

@@ -69,6 +69,7 @@ type Deployment struct {
 	baseCtx        *hcl.EvalContext
 	imports        []*source.Import  // import blocks, one per for_each element
 	removed        []*source.Removed // removed blocks
+	checks         []*checkDecl      // check blocks
 
 	// Resolve's cache: blocks to evaluate, blocks whose evaluation failed
 	// (evaluated again next time), and blocks whose outputs someone reads.
@@ -103,6 +104,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "locals"},
 	{Type: "import"},
 	{Type: "removed"},
+	{Type: "check", LabelNames: []string{"name"}},
 }}
 
 var deploymentSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
@@ -316,6 +318,9 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 	}
 	for _, b := range byType["output"] {
 		diags = append(diags, d.decodeOutput(b)...)
+	}
+	for _, b := range byType["check"] {
+		diags = append(diags, d.decodeCheck(b)...)
 	}
 	diags = append(diags, d.decodeImports(byType["import"])...)
 	diags = append(diags, d.decodeRemoved(byType["removed"])...)

@@ -90,6 +90,16 @@ func (d *Deployment) order() hcl.Diagnostics {
 			}
 		}
 	}
+	for _, c := range d.checks {
+		for _, x := range c.refs {
+			if n := len(x.target.checkDependents); n == 0 || x.target.checkDependents[n-1] != c {
+				x.target.checkDependents = append(x.target.checkDependents, c)
+			}
+			if d.watches(x) {
+				x.target.watched = true
+			}
+		}
+	}
 	for _, r := range d.resources {
 		if r.watched {
 			d.watched = append(d.watched, r)

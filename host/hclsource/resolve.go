@@ -45,6 +45,9 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 		for _, o := range d.outputs {
 			o.dirty = true
 		}
+		for _, c := range d.checks {
+			c.dirty = true
+		}
 	}
 	for _, r := range d.retry {
 		d.queueBlock(r)
@@ -83,6 +86,11 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 			diags = append(diags, d.evalOutput(o)...)
 		}
 	}
+	for _, c := range d.checks {
+		if c.dirty {
+			d.evalCheck(c)
+		}
+	}
 	if diags.HasErrors() {
 		return nil, &DiagnosticsError{Diagnostics: RedactDiagnostics(diags, d.baseCtx.Functions), Files: d.files}
 	}
@@ -114,6 +122,9 @@ func (d *Deployment) snapshot() *source.Snapshot {
 				s.Blocked = append(s.Blocked, inst.blocked)
 			}
 		}
+	}
+	for _, c := range d.checks {
+		s.Checks = append(s.Checks, c.results...)
 	}
 	for _, o := range d.outputs {
 		switch {
@@ -156,6 +167,9 @@ func (d *Deployment) blockChanged(r *resourceDecl) {
 	for _, o := range r.outputDependents {
 		o.dirty = true
 	}
+	for _, c := range r.checkDependents {
+		c.dirty = true
+	}
 }
 
 // instanceChanged queues the readers of what inst's inputs or outputs
@@ -172,6 +186,9 @@ func (d *Deployment) instanceChanged(r *resourceDecl, inst *instance) {
 	}
 	for _, o := range r.outputDependents {
 		o.dirty = true
+	}
+	for _, c := range r.checkDependents {
+		c.dirty = true
 	}
 }
 

@@ -36,3 +36,22 @@ func (r *Removed) Matches(a Address) bool {
 	}
 	return a[last].Name == r.From[last].Name && (r.From[last].Key == nil || a[last].Key == r.From[last].Key)
 }
+
+// CheckResult is the outcome of one assert of a check block, as
+// Terraform's check blocks: a failed one is a warning, never an error,
+// at plan and after apply.
+type CheckResult struct {
+	// Check is the block's address, check.NAME.
+	Check string
+	// Known is false while the condition reads a value known only after
+	// apply.
+	Known bool
+	// Failed is set when the condition is known to be false, or could
+	// not be evaluated.
+	Failed bool
+	// Message is the error message of a failed assert, with no
+	// sensitive value in it.
+	Message string
+	// Range is the assert block.
+	Range Range
+}

@@ -53,6 +53,9 @@ type Snapshot struct {
 	// (see blocks.go); sources without them leave them empty.
 	Imports []*Import
 	Removed []*Removed
+	// Checks are the results of the deployment's check blocks' asserts
+	// in this evaluation (see blocks.go).
+	Checks []*CheckResult
 }
 
 // Evaluation describes one evaluation round of a source.
