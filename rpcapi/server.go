@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pierhq/pier/internal/builtin"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -19,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/adapters/terraform"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
@@ -27,6 +27,7 @@ import (
 	"github.com/pierhq/pier/host/planfile"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/rpcapi/pier1"
+	"github.com/pierhq/pier/schema"
 )
 
 // Config holds a [Server]'s settings.
@@ -259,16 +260,19 @@ func (s *Server) GetProviderSchema(ctx context.Context, req *pier1.GetProviderSc
 	return &pier1.GetProviderSchema_Response{Status: pier1.GetProviderSchema_Response_KNOWN, SchemaJson: b}, nil
 }
 
-// builtIns describes the providers inside pier (adapters/local).
-var builtIns = []*pier1.BuiltInProvider{{
-	Name:          "local",
-	ResourceTypes: []string{"exec", "file", "memo", "state_file"},
-	StateTypes:    []string{"state_file"},
-	Operations:    []string{"destroy"},
-}}
-
+// GetBuiltInProviders lists the adapters a deployment names with builtin =
+// NAME, each as it describes itself.
 func (s *Server) GetBuiltInProviders(ctx context.Context, req *pier1.GetBuiltInProviders_Request) (*pier1.GetBuiltInProviders_Response, error) {
-	return &pier1.GetBuiltInProviders_Response{Providers: builtIns}, nil
+	resp := &pier1.GetBuiltInProviders_Response{}
+	for _, name := range schema.BuiltinNames(builtin.Capabilities) {
+		c := builtin.Capabilities[name]
+		p := &pier1.BuiltInProvider{Name: name, ResourceTypes: c.ResourceTypes, StateTypes: c.StateTypes}
+		for _, op := range c.Operations {
+			p.Operations = append(p.Operations, string(op))
+		}
+		resp.Providers = append(resp.Providers, p)
+	}
+	return resp, nil
 }
 
 // --- Deployments ----------------------------------------------------------

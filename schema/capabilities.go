@@ -1,11 +1,27 @@
 package schema
 
+import (
+	"maps"
+	"slices"
+)
+
 // Capabilities is what a provider shipped inside pier (a builtin adapter)
 // publishes about itself, so that the host needs no knowledge of it: the
 // optional operations it implements, which of its types are state
 // providers, and which need a state handler. A deployment declares the
 // operations of other providers itself.
 type Capabilities struct {
+	// ResourceTypes are the types the adapter serves; empty for a
+	// bridge, whose types are its plugin's.
+	ResourceTypes []string `json:"resourceTypes,omitempty"`
+	// Bridge says a deployment does not name the adapter (builtin =
+	// NAME) but the plugin it bridges: the Terraform bridge runs for
+	// terraform = PLUGIN.
+	Bridge bool `json:"bridge,omitempty"`
+	// Env names the variables of pier's environment the adapter
+	// inherits (postgres: the libpq settings). A name holding PASSWORD
+	// is never passed: a child's environment is readable in /proc.
+	Env []string `json:"env,omitempty"`
 	// Operations are the optional operations the adapter implements.
 	Operations []Operation `json:"operations,omitempty"`
 	// StateTypes are the types whose resources are state providers
@@ -40,6 +56,31 @@ type SensitiveDefault struct {
 	Set map[string]any `json:"set"`
 }
 
+// Adapters are the adapters a pier binary ships, by the NAME of `pier
+// adapter NAME`, each as it describes itself.
+type Adapters = map[string]Capabilities
+
+// BuiltinNames are the names a deployment may give as builtin = NAME:
+// every adapter but the bridges, sorted.
+func BuiltinNames(a Adapters) []string {
+	var names []string
+	for _, name := range slices.Sorted(maps.Keys(a)) {
+		if !a[name].Bridge {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// Builtin returns the adapter a deployment names with builtin = name.
+func Builtin(a Adapters, name string) (Capabilities, bool) {
+	c, ok := a[name]
+	if !ok || c.Bridge {
+		return Capabilities{}, false
+	}
+	return c, true
+}
+
 // IsStateType reports whether typ is one of the adapter's state providers.
 func (c Capabilities) IsStateType(typ string) bool { return contains(c.StateTypes, typ) }
 
@@ -56,11 +97,4 @@ func (c Capabilities) NeedsState(typ string, inputTrue func(name string) bool) (
 	return false, ""
 }
 
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
-}
+func contains(list []string, s string) bool { return slices.Contains(list, s) }

@@ -1,32 +1,34 @@
 package schema
 
-import "testing"
+import (
+	"testing"
 
-func TestCapabilitiesNeedsState(t *testing.T) {
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBuiltinNames(t *testing.T) {
 	t.Parallel()
-	c := Capabilities{StateTypes: []string{"state_file"}, StatefulTypes: []string{"memo"}, StatefulWhen: map[string]string{"exec": "once"}}
+	shipped := Adapters{"local": {}, "postgres": {}, "terraform": {Bridge: true}}
 	tests := map[string]struct {
-		typ       string
-		set       bool
-		want      bool
-		wantInput string
+		adapters  Adapters
+		wantNames []string
+		lookups   map[string]bool
 	}{
-		"stateful type":         {typ: "memo", want: true},
-		"input set":             {typ: "exec", set: true, want: true, wantInput: "once"},
-		"input not set":         {typ: "exec"},
-		"other type":            {typ: "file", set: true},
-		"state type not needed": {typ: "state_file"},
+		"nil":     {adapters: nil, lookups: map[string]bool{"local": false}},
+		"empty":   {adapters: Adapters{}, lookups: map[string]bool{"": false}},
+		"shipped": {adapters: shipped, wantNames: []string{"local", "postgres"}, lookups: map[string]bool{"local": true, "postgres": true, "terraform": false, "cloud": false}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, in := c.NeedsState(tc.typ, func(string) bool { return tc.set })
-			if got != tc.want || in != tc.wantInput {
-				t.Errorf("NeedsState(%q) = %v, %q; want %v, %q", tc.typ, got, in, tc.want, tc.wantInput)
+			if diff := cmp.Diff(tc.wantNames, BuiltinNames(tc.adapters)); diff != "" {
+				t.Errorf("BuiltinNames (-want +got):\n%s", diff)
+			}
+			for n, want := range tc.lookups {
+				if _, ok := Builtin(tc.adapters, n); ok != want {
+					t.Errorf("Builtin(%q) found = %v, want %v", n, ok, want)
+				}
 			}
 		})
-	}
-	if !c.IsStateType("state_file") || c.IsStateType("memo") {
-		t.Errorf("IsStateType is wrong")
 	}
 }

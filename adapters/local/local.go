@@ -23,9 +23,11 @@ import (
 var Operations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}
 
 // Capabilities is what the local provider publishes to the host that runs
-// it as a builtin, so that the host knows nothing of it: its operations,
-// its state type, memo's need of state, and exec's with once = true.
+// it as a builtin, so that the host knows nothing of it: its types and
+// operations, its state type, memo's need of state, and exec's with
+// once = true.
 var Capabilities = schema.Capabilities{
+	ResourceTypes: []string{"exec", "file", "memo", "state_file"},
 	Operations:    Operations,
 	StateTypes:    []string{"state_file"},
 	StatefulTypes: []string{"memo"},

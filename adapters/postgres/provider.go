@@ -22,8 +22,28 @@ var Operations = []schema.Operation{schema.OperationDestroy}
 const StateType = "pg_state"
 
 // Capabilities is what the postgres provider publishes to the host that
-// runs it as a builtin: its operations and its one state type.
-var Capabilities = schema.Capabilities{Operations: Operations, StateTypes: []string{StateType}}
+// runs it as a builtin: its operations, its one state type, and the libpq
+// settings it inherits from pier's environment.
+var Capabilities = schema.Capabilities{
+	ResourceTypes: []string{StateType},
+	Operations:    Operations,
+	StateTypes:    []string{StateType},
+	Env:           libpqEnv,
+}
+
+// libpqEnv are the libpq settings the adapter inherits from pier's
+// environment, so that a team's usual PGHOST, PGUSER, PGPASSFILE … work.
+// PGPASSWORD and PGSSLPASSWORD are left out on purpose: a secret in a
+// child's environment is readable in /proc; the password file is the way.
+var libpqEnv = []string{
+	"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSFILE",
+	"PGSERVICE", "PGSERVICEFILE", "PGOPTIONS", "PGAPPNAME", "PGCONNECT_TIMEOUT",
+	"PGSSLMODE", "PGSSLCERT", "PGSSLKEY", "PGSSLROOTCERT", "PGSSLCRL", "PGSSLSNI",
+	"PGSSLNEGOTIATION", "PGSSLCERTMODE", "PGREQUIREAUTH", "PGCHANNELBINDING",
+	"PGTARGETSESSIONATTRS", "PGTZ", "PGMINPROTOCOLVERSION", "PGMAXPROTOCOLVERSION",
+	// pier's own: how long a writer cut off from the server keeps a lock.
+	SessionTimeoutEnv,
+}
 
 // ReadOnlyEnv names the environment variable that opens every pg_state
 // read-only: no lock, no events. pier sets it for the commands that only

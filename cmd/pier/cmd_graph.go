@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pierhq/pier/internal/builtin"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/hclsource"
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/pierhq/pier/internal/builtin"
 	"io"
 	"log/slog"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/lockfile"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/schema"
@@ -19,13 +20,6 @@ import (
 
 // This file holds the flags every `pier provider …` command shares: how to
 // run the provider, what it declares, how long a request may take.
-
-// builtinProviders are the adapters --builtin can name, with the optional
-// operations they implement (declared on their behalf).
-var builtinProviders = map[string][]schema.Operation{
-	"local":    {schema.OperationDestroy},
-	"postgres": {schema.OperationDestroy},
-}
 
 // providerProcessOptions say how to run the provider under test.
 type providerProcessOptions struct {
@@ -61,7 +55,7 @@ func providerProcessFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "provider-exe", Usage: "run the provider at `PATH`"},
 		&cli.GenericFlag{Name: "provider-arg", Value: &repeatedFlag{}, Usage: "pass `ARG` to the provider (repeatable; commas are kept)"},
-		&cli.StringFlag{Name: "builtin", Usage: "run a provider shipped with pier: `local` or postgres (same as --provider-exe PIER --provider-arg adapter --provider-arg local)"},
+		&cli.StringFlag{Name: "builtin", Usage: "run a provider shipped with pier: `NAME` " + strings.Join(schema.BuiltinNames(builtin.Capabilities), " or ") + " (same as --provider-exe PIER --provider-arg adapter --provider-arg NAME)"},
 		&cli.StringFlag{Name: "operations", Usage: "optional operations the provider declares, comma-separated: `destroy,read,import`"},
 		&cli.DurationFlag{Name: "timeout", Value: provider.DefaultTimeout, Usage: "bound the request; a provider that does not answer in time is killed"},
 		&cli.StringFlag{Name: "resource", Value: "cli", Usage: "the resource `ADDRESS` named in logs and errors"},
@@ -91,8 +85,8 @@ func providerProcessOptionsFrom(c *cli.Context) (providerProcessOptions, error) 
 		return o, usagef("--timeout must be positive, got %s", o.Timeout)
 	}
 	if o.Builtin != "" {
-		if _, ok := builtinProviders[o.Builtin]; !ok {
-			return o, usagef("--builtin %q: unknown (known: local, postgres)", o.Builtin)
+		if _, ok := schema.Builtin(builtin.Capabilities, o.Builtin); !ok {
+			return o, usagef("--builtin %q: unknown (known: %s)", o.Builtin, strings.Join(schema.BuiltinNames(builtin.Capabilities), ", "))
 		}
 	}
 	for _, name := range strings.Split(c.String("operations"), ",") {
@@ -130,8 +124,11 @@ func (o providerProcessOptions) config(stderr io.Writer) (provider.Config, error
 		cfg.Name = o.Builtin
 		cfg.Executable = self
 		cfg.Args = append([]string{"adapter", o.Builtin}, o.Args...)
-		cfg.Env = engine.BuiltinEnv(o.Builtin, nil, false)
-		for _, op := range builtinProviders[o.Builtin] {
+		// The adapter declares its own operations, as it does under
+		// the engine.
+		caps, _ := schema.Builtin(builtin.Capabilities, o.Builtin)
+		cfg.Env = engine.BuiltinEnv(caps, nil, false)
+		for _, op := range caps.Operations {
 			if !containsOperation(cfg.Operations, op) {
 				cfg.Operations = append(cfg.Operations, op)
 			}

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"github.com/pierhq/pier/internal/builtin"
 	"io"
 	"log/slog"
 	"strings"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/lockfile"
 	"github.com/pierhq/pier/host/session"
 )

@@ -2,13 +2,13 @@ package engine_test
 
 import (
 	"fmt"
-	"github.com/pierhq/pier/internal/builtin"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/internal/testbin"

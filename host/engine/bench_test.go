@@ -2,12 +2,12 @@ package engine_test
 
 import (
 	"fmt"
-	"github.com/pierhq/pier/internal/builtin"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/internal/testbin"

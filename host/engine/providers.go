@@ -19,9 +19,10 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-// terraformOperations are what the Terraform bridge implements. Preview
-// lets the plan show the replacements Terraform providers require.
-var terraformOperations = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport, schema.OperationPreview}
+// terraformAdapter is the adapter (`pier adapter terraform`) that bridges
+// a provider declared terraform = PLUGIN; what it implements is its own
+// description's, in Config.Builtins.
+const terraformAdapter = "terraform"
 
 // providers holds one lazily started pool per provider declaration. A pool
 // starts processes only on first use, so a provider whose resources are all
@@ -107,9 +108,10 @@ func (p *providers) supports(name string, op schema.Operation) bool {
 func (c Config) declaredOperations(d *source.Provider) ([]schema.Operation, error) {
 	switch {
 	case d.Builtin != "":
-		return c.Builtins[d.Builtin].Operations, nil
+		caps, _ := schema.Builtin(c.Builtins, d.Builtin)
+		return caps.Operations, nil
 	case d.Terraform != "":
-		return terraformOperations, nil
+		return c.Builtins[terraformAdapter].Operations, nil
 	}
 	var ops []schema.Operation
 	for _, name := range d.Operations {
@@ -226,12 +228,13 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 	}
 	switch {
 	case d.Builtin != "":
-		if _, ok := p.cfg.Builtins[d.Builtin]; !ok {
-			return provider.Config{}, fmt.Errorf("provider %s: unknown builtin %q (known: %s)", d.Name, d.Builtin, strings.Join(slices.Sorted(maps.Keys(p.cfg.Builtins)), ", "))
+		caps, ok := schema.Builtin(p.cfg.Builtins, d.Builtin)
+		if !ok {
+			return provider.Config{}, fmt.Errorf("provider %s: unknown builtin %q (known: %s)", d.Name, d.Builtin, strings.Join(schema.BuiltinNames(p.cfg.Builtins), ", "))
 		}
 		pc.Executable = p.cfg.PierExecutable
 		pc.Args = []string{"adapter", d.Builtin}
-		pc.Env = BuiltinEnv(d.Builtin, d.Env, p.cfg.ReadOnlyState)
+		pc.Env = BuiltinEnv(caps, d.Env, p.cfg.ReadOnlyState)
 		pc.ReceiverValidates = true // pier's own adapter (providersdk)
 	case d.Terraform != "":
 		// The configuration may hold credentials: it goes to the bridge on
@@ -241,7 +244,7 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 			return provider.Config{}, err
 		}
 		pc.Executable = p.cfg.PierExecutable
-		pc.Args = []string{"adapter", "terraform", "--plugin", d.Terraform}
+		pc.Args = []string{"adapter", terraformAdapter, "--plugin", d.Terraform}
 		pc.ConfigData = data
 		pc.ReceiverValidates = true // the bridge serves with providersdk
 	default:
@@ -399,8 +402,9 @@ type Config struct {
 	// Builtins are the adapters shipped inside PierExecutable (`pier
 	// adapter NAME`), by name, with what each publishes about itself: the
 	// engine knows nothing of them beyond this. A provider declared with
-	// builtin = NAME must be one of them.
-	Builtins map[string]schema.Capabilities
+	// builtin = NAME must be one of them; one declared terraform = PLUGIN
+	// runs the "terraform" bridge.
+	Builtins schema.Adapters
 }
 
 const defaultParallelism = 10

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
-	"github.com/pierhq/pier/internal/builtin"
 	"github.com/pierhq/pier/internal/testbin"
 )
 

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/pierhq/pier/internal/builtin"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/internal/testbin"
 )

@@ -1,10 +1,10 @@
 package hclsource
 
 import (
-	"github.com/pierhq/pier/internal/builtin"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/source"
 )
 

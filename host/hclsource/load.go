@@ -41,11 +41,11 @@ type Options struct {
 	LockedVersions map[string]string
 	// Builtins are the adapters pier ships, by name, with what each
 	// publishes about itself: a provider's builtin = NAME must be one of
-	// them, and a type that needs a state handler without one is an error
+	// them (and not a bridge), and a type that needs a state handler without one is an error
 	// at load. Nil accepts any name and checks no types (the engine still
 	// refuses an unknown builtin, and the adapter's preview a missing
 	// state).
-	Builtins map[string]schema.Capabilities
+	Builtins schema.Adapters
 }
 
 // Deployment is a loaded HCL deployment. It implements [source.Source].
@@ -61,7 +61,7 @@ type Deployment struct {
 	resources []*resourceDecl // declaration order
 	topo      []*resourceDecl // dependency order
 	outputs   []*outputDecl
-	builtins  map[string]schema.Capabilities // see Options.Builtins
+	builtins  schema.Adapters // see Options.Builtins
 	// lockedVersions are Options.LockedVersions.
 	lockedVersions map[string]string
 	variables      map[string]*variableDecl

@@ -2,10 +2,8 @@ package hclsource
 
 import (
 	"fmt"
-	"maps"
 	"math/big"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -73,8 +71,8 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 	}
 	if a, ok := attrs["builtin"]; ok {
 		p.Builtin = stringAttr(d.baseCtx, a, &diags)
-		if _, known := d.builtins[p.Builtin]; p.Builtin != "" && d.builtins != nil && !known {
-			names := slices.Sorted(maps.Keys(d.builtins))
+		if _, known := schema.Builtin(d.builtins, p.Builtin); p.Builtin != "" && d.builtins != nil && !known {
+			names := schema.BuiltinNames(d.builtins)
 			diags = append(diags, diagErr(a.Expr.Range(), "Unknown builtin provider",
 				"pier has no builtin provider %q; it has: %s.%s", p.Builtin, strings.Join(names, ", "), suggest(p.Builtin, names)))
 		}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/source"
-	"github.com/pierhq/pier/internal/builtin"
 	"github.com/zclconf/go-cty/cty"
 )
 

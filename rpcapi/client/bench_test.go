@@ -1,12 +1,12 @@
 package client_test
 
 import (
-	"github.com/pierhq/pier/internal/builtin"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/lockfile"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/internal/testbin"

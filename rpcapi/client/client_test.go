@@ -119,8 +119,8 @@ func TestHandshakeFirstAndOnce(t *testing.T) {
 	_, err = c.Handshake(ctx, &pier1.ClientCapabilities{})
 	wantCode(t, err, codes.FailedPrecondition, "only once")
 	b, err := c.Dependencies.GetBuiltInProviders(ctx, &pier1.GetBuiltInProviders_Request{})
-	if err != nil || len(b.Providers) != 1 || b.Providers[0].Name != "local" {
-		t.Errorf("GetBuiltInProviders = %v, %v", b, err)
+	if err != nil || len(b.Providers) != 2 || b.Providers[0].Name != "local" || b.Providers[1].Name != "postgres" {
+		t.Errorf("GetBuiltInProviders = %v, %v; want local and postgres", b, err)
 	}
 }
 
