@@ -11,6 +11,8 @@ package main
 //	exitcode N       the last pier exited N
 //	journal          print the journal provider's operations, one a line
 //	mode FILE PERM   FILE has permissions PERM (octal, as 0600)
+//	nixops4 FILE     print state file FILE as NixOps4 reads it: its
+//	                 resources and nested deployments
 //	need TOOL...     the scenario needs TOOL on PATH (python3, perl, ...),
 //	                 or the file TOOL when it holds a slash: skip saying
 //	                 so, or fail under make test
@@ -35,17 +37,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/pierhq/pier/internal/nixops4state"
 	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/internal/testneed"
 )
@@ -141,6 +147,23 @@ func TestScenarios(t *testing.T) {
 					ts.Fatalf("journal: %v", err)
 				}
 			},
+			// nixops4 FILE prints the state file as NixOps4 reads it
+			// (internal/nixops4state): the tree of deployments and
+			// resources with their types.
+			"nixops4": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 || neg {
+					ts.Fatalf("usage: nixops4 STATEFILE")
+				}
+				raw, err := os.ReadFile(ts.MkAbs(args[0]))
+				ts.Check(err)
+				st, err := nixops4state.ReadFile(raw)
+				if err != nil {
+					ts.Fatalf("NixOps4 cannot read %s: %v", args[0], err)
+				}
+				var b strings.Builder
+				printNixOps4Tree(&b, st.Deployment, "")
+				ts.Stdout().Write([]byte(b.String()))
+			},
 			"mode": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 || neg {
 					ts.Fatalf("usage: mode FILE PERM (octal, e.g. 0600)")
@@ -162,6 +185,18 @@ func TestScenarios(t *testing.T) {
 			},
 		},
 	})
+}
+
+// printNixOps4Tree writes one line per resource and nested deployment,
+// in key order, indented by depth.
+func printNixOps4Tree(w io.Writer, d nixops4state.Deployment, indent string) {
+	for _, k := range slices.Sorted(maps.Keys(d.Resources)) {
+		fmt.Fprintf(w, "%sresource %s: %s\n", indent, k, d.Resources[k].Type)
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Deployments)) {
+		fmt.Fprintf(w, "%sdeployment %s\n", indent, k)
+		printNixOps4Tree(w, d.Deployments[k], indent+"  ")
+	}
 }
 
 // scenarioT keys the scenario's testscript.T in Env.Values, so that need

@@ -63,8 +63,7 @@ func (d *Deployment) decodeCheck(b *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, ds...)
 		c.refs = append(c.refs, refs...)
 	}
-	c.tree = buildTree(c.refs)
-	d.addLocals(c.tree, exprs...)
+	c.tree = d.exprTree(d.rootUnit, c.refs, exprs...)
 	d.checks = append(d.checks, c)
 	return diags
 }

@@ -14,10 +14,14 @@ import (
 type scope struct {
 	name      string
 	path      source.Address // deployment steps from the root; empty at the root
-	parent    *scope
+	unit      *unit          // the root deployment or module instance it is in
+	parent    *scope         // nil at a unit's root: lookups stop there
 	resources map[string]*resourceDecl
 	children  map[string]*scope
 	members   []string // resource and deployment names in declaration order
+	// instances are the module instances called here, in order, for
+	// walking the tree (the calls themselves are the unit's).
+	instances []*unit
 	rng       hcl.Range
 }
 
@@ -25,6 +29,7 @@ func newScope(name string, parent *scope, rng hcl.Range) *scope {
 	s := &scope{name: name, parent: parent, resources: map[string]*resourceDecl{}, children: map[string]*scope{}, rng: rng}
 	if parent != nil {
 		s.path = append(append(source.Address{}, parent.path...), source.Step{Name: name})
+		s.unit = parent.unit
 	}
 	return s
 }
@@ -238,6 +243,7 @@ type variableDecl struct {
 	defRange  hcl.Range
 	// validations are its validation blocks (conditions.go).
 	validations []*condition
+	unit        *unit
 }
 
 // refKind says which part of a resource a reference reads.
@@ -274,7 +280,13 @@ type ref struct {
 type ctxNode struct {
 	children map[string]*ctxNode
 	target   *resourceDecl
-	locals   map[string]*localDecl // at the root only: the locals read
+	// At the root only: the unit whose names the block sees, the locals
+	// and the module arguments read (var.NAME known only while
+	// resolving), and the module blocks read.
+	unit    *unit
+	locals  map[string]*localDecl
+	vars    map[string]*localDecl
+	modules map[string]*moduleRead
 }
 
 func buildTree(refs []*ref) *ctxNode {

@@ -286,7 +286,7 @@ resource "m" {
   inputs   = { x = resources.a }
 }
 `,
-			want: []string{`main.pier.hcl:11:20: Unknown variable: there is no variable named "resources": references start with resource, deployment, var, local, path, count or each. Did you mean "resource"?`},
+			want: []string{`main.pier.hcl:11:20: Unknown variable: there is no variable named "resources": references start with resource, deployment, module, var, local, path, count or each. Did you mean "resource"?`},
 		},
 		"resource attribute other than inputs and outputs": {
 			src: header + `resource "m" {

@@ -18,7 +18,8 @@ type Graph struct {
 	// Edges go from a dependency to its dependent, in declaration order of
 	// the dependent.
 	Edges []GraphEdge
-	// Deployments are the deployment blocks, parents before children.
+	// Deployments are the deployment blocks and module instances,
+	// parents before children.
 	Deployments []source.Address
 }
 
@@ -62,6 +63,9 @@ func (d *Deployment) Graph() *Graph {
 			if c, ok := s.children[name]; ok {
 				walk(c)
 			}
+		}
+		for _, u := range s.instances {
+			walk(u.scope)
 		}
 	}
 	walk(d.scope)
@@ -121,7 +125,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 		}
 		for _, c := range children[prefix] {
 			fmt.Fprintf(bw, "%ssubgraph %s {\n", indent, dotID("cluster_"+c.String()))
-			fmt.Fprintf(bw, "%s  label=%s;\n", indent, dotQuote(c[len(c)-1].Name))
+			fmt.Fprintf(bw, "%s  label=%s;\n", indent, dotQuote(c[len(c)-1:].String()))
 			cluster(c.String(), indent+"  ")
 			fmt.Fprintf(bw, "%s}\n", indent)
 		}

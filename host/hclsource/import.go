@@ -27,7 +27,7 @@ var importSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "for_each"},
 }}
 
-func (d *Deployment) decodeImports(blocks hcl.Blocks) hcl.Diagnostics {
+func (d *Deployment) decodeImports(u *unit, blocks hcl.Blocks) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	seen := map[string]hcl.Range{}
 	for _, b := range blocks {
@@ -38,7 +38,7 @@ func (d *Deployment) decodeImports(blocks hcl.Blocks) hcl.Diagnostics {
 		}
 		to, id := content.Attributes["to"], content.Attributes["id"]
 		one := func(ctx *hcl.EvalContext) {
-			addr, ds := d.importTarget(to.Expr, ctx)
+			addr, ds := d.importTarget(u.scope, to.Expr, ctx)
 			diags = append(diags, ds...)
 			v := evalAttr(ctx, id, cty.String, &diags)
 			if addr == nil || v == cty.NilVal {
@@ -58,10 +58,10 @@ func (d *Deployment) decodeImports(blocks hcl.Blocks) hcl.Diagnostics {
 		}
 		fe, ok := content.Attributes["for_each"]
 		if !ok {
-			one(d.baseCtx)
+			one(u.ctx)
 			continue
 		}
-		v, ds := fe.Expr.Value(d.baseCtx)
+		v, ds := fe.Expr.Value(u.ctx)
 		diags = append(diags, ds...)
 		if ds.HasErrors() {
 			continue
@@ -78,7 +78,7 @@ func (d *Deployment) decodeImports(blocks hcl.Blocks) hcl.Diagnostics {
 			if ty.IsSetType() {
 				k = e
 			}
-			ctx := d.baseCtx.NewChild()
+			ctx := u.ctx.NewChild()
 			ctx.Variables = map[string]cty.Value{"each": cty.ObjectVal(map[string]cty.Value{"key": k, "value": e})}
 			one(ctx)
 		}
@@ -88,9 +88,9 @@ func (d *Deployment) decodeImports(blocks hcl.Blocks) hcl.Diagnostics {
 
 // importTarget reads an import block's to: a reference to a resource
 // instance, whose key may be an expression (resource.site[each.key]).
-func (d *Deployment) importTarget(expr hcl.Expression, ctx *hcl.EvalContext) (source.Address, hcl.Diagnostics) {
+func (d *Deployment) importTarget(s *scope, expr hcl.Expression, ctx *hcl.EvalContext) (source.Address, hcl.Diagnostics) {
 	bad := hcl.Diagnostics{diagErr(expr.Range(), "Invalid import target",
-		"to must be a resource of the deployment, like resource.NAME, resource.NAME[each.key] or deployment.D.resource.NAME.")}
+		"to must be a resource of the deployment, like resource.NAME, resource.NAME[each.key], deployment.D.resource.NAME or module.M[KEY].resource.NAME.")}
 	tr, ds := hcl.AbsTraversalForExpr(expr)
 	if ds.HasErrors() {
 		e := expr
@@ -106,7 +106,7 @@ func (d *Deployment) importTarget(expr hcl.Expression, ctx *hcl.EvalContext) (so
 			}
 			e = parsed
 			if t, ds := hcl.AbsTraversalForExpr(e); !ds.HasErrors() {
-				return d.importAddress(t, expr.Range())
+				return d.importAddress(s, t, expr.Range())
 			}
 		}
 		ix, ok := e.(*hclsyntax.IndexExpr)
@@ -127,11 +127,17 @@ func (d *Deployment) importTarget(expr hcl.Expression, ctx *hcl.EvalContext) (so
 		}
 		tr = append(coll, hcl.TraverseIndex{Key: key, SrcRange: ix.Key.Range()})
 	}
-	return d.importAddress(tr, expr.Range())
+	return d.importAddress(s, tr, expr.Range())
 }
 
-func (d *Deployment) importAddress(tr hcl.Traversal, rng hcl.Range) (source.Address, hcl.Diagnostics) {
-	ref, ds := d.resourceRef(d.scope, tr)
+// importAddress resolves an import target from scope s; it may go into
+// module instances, as module.site["blog"].resource.page.
+func (d *Deployment) importAddress(s *scope, tr hcl.Traversal, rng hcl.Range) (source.Address, hcl.Diagnostics) {
+	s, tr, ds := d.moduleInstanceScope(s, tr)
+	if ds.HasErrors() {
+		return nil, ds
+	}
+	ref, ds := d.resourceRef(s, tr)
 	if ds.HasErrors() {
 		return nil, ds
 	}

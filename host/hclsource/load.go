@@ -46,7 +46,15 @@ type Options struct {
 	// refuses an unknown builtin, and the adapter's preview a missing
 	// state).
 	Builtins schema.Adapters
+	// FetchModule resolves a module source that is not a local path; nil
+	// accepts local paths only.
+	FetchModule ModuleFetcher
 }
+
+// ModuleFetcher resolves a module source that is not a local path to a
+// directory. It reports whether it handles that kind of source at all;
+// an error is the reason a source it handles is not available.
+type ModuleFetcher func(source string) (dir string, handled bool, err error)
 
 // Deployment is a loaded HCL deployment. It implements [source.Source].
 //
@@ -57,19 +65,27 @@ type Deployment struct {
 	root      string // absolute, for path.root and relative executables
 	files     map[string]*hcl.File
 	providers map[string]*source.Provider
-	scope     *scope
-	resources []*resourceDecl // declaration order
-	topo      []*resourceDecl // dependency order
-	outputs   []*outputDecl
-	builtins  schema.Adapters // see Options.Builtins
+	scope     *scope // the root unit's
+	// rootUnit is the deployment's own unit, and units every unit,
+	// module instances after their callers.
+	rootUnit *unit
+	units    []*unit
+	// parser parsed every file, module files too; moduleFiles are the
+	// parsed files of each module directory.
+	parser      *hclparse.Parser
+	moduleFiles map[string][]hcl.Body
+	fetchModule ModuleFetcher
+	resources   []*resourceDecl // declaration order
+	topo        []*resourceDecl // dependency order
+	outputs     []*outputDecl
+	builtins    schema.Adapters // see Options.Builtins
 	// lockedVersions are Options.LockedVersions.
 	lockedVersions map[string]string
-	variables      map[string]*variableDecl
-	locals         map[string]*localDecl
-	baseCtx        *hcl.EvalContext
-	imports        []*source.Import  // import blocks, one per for_each element
-	removed        []*source.Removed // removed blocks
-	checks         []*checkDecl      // check blocks
+	variables      map[string]*variableDecl // the root unit's
+	baseCtx        *hcl.EvalContext         // the root unit's
+	imports        []*source.Import         // import blocks, one per for_each element
+	removed        []*source.Removed        // removed blocks
+	checks         []*checkDecl             // check blocks
 
 	// Resolve's cache: blocks to evaluate, blocks whose evaluation failed
 	// (evaluated again next time), and blocks whose outputs someone reads.
@@ -105,6 +121,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "import"},
 	{Type: "removed"},
 	{Type: "check", LabelNames: []string{"name"}},
+	{Type: "module", LabelNames: []string{"name"}},
 }}
 
 var deploymentSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
@@ -119,29 +136,43 @@ func Load(dir string, opts Options) (*Deployment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load deployment: %w", err)
 	}
-	var files []sourceFile
 	var auto []string
 	for _, e := range entries {
-		name := e.Name()
-		if !e.IsDir() && IsAutoVarFile(name) {
+		if name := e.Name(); !e.IsDir() && IsAutoVarFile(name) {
 			auto = append(auto, filepath.Join(dir, name))
-			continue
 		}
+	}
+	files, err := readDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load deployment %s: %w", dir, err)
+	}
+	opts.VarFiles = append(sortAutoVarFiles(auto), opts.VarFiles...)
+	return loadFiles(dir, files, opts)
+}
+
+// readDir reads the deployment files of a directory, in name order.
+func readDir(dir string) ([]sourceFile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []sourceFile
+	for _, e := range entries {
+		name := e.Name()
 		if e.IsDir() || !(strings.HasSuffix(name, suffixHCL) || strings.HasSuffix(name, suffixJSON)) {
 			continue
 		}
 		path := filepath.Join(dir, name)
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("load deployment %s: %w", dir, err)
+			return nil, err
 		}
 		files = append(files, sourceFile{path, src})
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("load deployment %s: %w", dir, ErrNoFiles)
+		return nil, ErrNoFiles
 	}
-	opts.VarFiles = append(sortAutoVarFiles(auto), opts.VarFiles...)
-	return loadFiles(dir, files, opts)
+	return files, nil
 }
 
 // ErrNoFiles is the error of a directory that holds no deployment files.
@@ -189,7 +220,7 @@ func loadFiles(dir string, files []sourceFile, opts Options) (*Deployment, error
 		// errors about what is missing from it.
 		return nil, &DiagnosticsError{Diagnostics: diags, Files: p.Files()}
 	}
-	d, ds := decode(dir, abs, bodies, opts)
+	d, ds := decode(dir, abs, p, bodies, opts)
 	diags = append(diags, ds...)
 	if diags.HasErrors() {
 		return nil, &DiagnosticsError{Diagnostics: RedactDiagnostics(diags, functions()), Files: p.Files()}
@@ -208,23 +239,54 @@ func parseFile(p *hclparse.Parser, path string, src []byte) (*hcl.File, hcl.Diag
 	return p.ParseHCL(src, path)
 }
 
-// decode turns parsed bodies into a Deployment. It runs in phases because
-// blocks may refer to blocks declared later or in other files: variables
-// first (providers and types use them), then every name, then references.
-func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.Diagnostics) {
+// decode turns parsed bodies into a Deployment. It runs in two passes
+// because blocks may refer to blocks declared later, in other files or in
+// module instances: declareUnit declares every unit's names (making
+// module instances as it goes), then linkUnit resolves references.
+func decode(dir, abs string, p *hclparse.Parser, bodies []hcl.Body, opts Options) (*Deployment, hcl.Diagnostics) {
 	d := &Deployment{
-		dir:       dir,
-		root:      abs,
-		providers: map[string]*source.Provider{},
-		variables: map[string]*variableDecl{},
-		locals:    map[string]*localDecl{},
-		scope:     newScope("", nil, hcl.Range{}),
+		dir:         dir,
+		root:        abs,
+		providers:   map[string]*source.Provider{},
+		parser:      p,
+		moduleFiles: map[string][]hcl.Body{},
+		fetchModule: opts.FetchModule,
 
 		maxInstances:   maxCount,
 		readers:        map[string]map[reader]bool{},
 		builtins:       opts.Builtins,
 		lockedVersions: opts.LockedVersions,
 	}
+	u := newUnit(abs)
+	u.scope = newScope("", nil, hcl.Range{})
+	u.scope.unit = u
+	d.rootUnit, d.scope, d.variables = u, u.scope, u.variables
+	diags := d.declareUnit(u, bodies, func() (cty.Value, hcl.Diagnostics) { return d.variableValues(opts) })
+	d.baseCtx = u.ctx
+	if diags.HasErrors() {
+		return d, diags
+	}
+	for _, u := range d.units {
+		diags = append(diags, d.linkUnit(u)...)
+	}
+	if diags.HasErrors() {
+		return d, diags
+	}
+	diags = append(diags, d.order()...)
+	return d, diags
+}
+
+// unitBlocks are the blocks of a unit that linkUnit decodes.
+type unitBlocks struct {
+	resources []pendingResource
+	byType    map[string]hcl.Blocks
+}
+
+// declareUnit decodes what unit u's blocks declare: variables (whose
+// values come from values), providers, the names of resources and
+// deployment blocks, locals, outputs and module instances.
+func (d *Deployment) declareUnit(u *unit, bodies []hcl.Body, values func() (cty.Value, hcl.Diagnostics)) hcl.Diagnostics {
+	d.units = append(d.units, u)
 	var diags hcl.Diagnostics
 	var blocks hcl.Blocks
 	for _, b := range bodies {
@@ -243,33 +305,39 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 		}
 		byType[b.Type] = append(byType[b.Type], b)
 	}
+	ub := &unitBlocks{byType: byType}
+	u.blocks = ub
 
 	for _, b := range byType["variable"] {
-		diags = append(diags, d.decodeVariable(b)...)
+		diags = append(diags, d.decodeVariable(u, b)...)
 	}
-	vars, ds := d.variableValues(opts)
+	vars, ds := values()
 	diags = append(diags, ds...)
-	d.baseCtx = &hcl.EvalContext{
-		Variables: map[string]cty.Value{
-			"var":  vars,
-			"path": cty.ObjectVal(map[string]cty.Value{"root": cty.StringVal(abs)}),
-		},
-		Functions: functions(),
+	path := map[string]cty.Value{"root": cty.StringVal(d.root), "module": cty.StringVal(u.dir)}
+	fns := functions()
+	if d.rootUnit != u {
+		fns = d.rootUnit.ctx.Functions
+	}
+	u.ctx = &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": vars, "path": cty.ObjectVal(path)},
+		Functions: fns,
 	}
 	if ds.HasErrors() {
 		// Everything below evaluates with the variables.
-		return d, diags
+		return diags
 	}
-	if ds := d.validateVariables(d.baseCtx); ds.HasErrors() {
+	if u.call != nil {
+		diags = append(diags, d.moduleProviders(u)...)
+	}
+	if ds := d.validateVariables(u); ds.HasErrors() {
 		// As Terraform: a value its validation refuses is not planned with.
-		return d, append(diags, ds...)
+		return append(diags, ds...)
 	}
 	for _, b := range byType["provider"] {
-		diags = append(diags, d.decodeProvider(b)...)
+		diags = append(diags, d.decodeProvider(u, b)...)
 	}
 
 	// Names first, so that references can point forward and across files.
-	var pendingRes []pendingResource
 	var walk func(s *scope, bs hcl.Blocks)
 	walk = func(s *scope, bs hcl.Blocks) {
 		for _, b := range bs {
@@ -278,7 +346,7 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 				r, ds := d.declareResource(s, b)
 				diags = append(diags, ds...)
 				if r != nil {
-					pendingRes = append(pendingRes, pendingResource{r, b})
+					ub.resources = append(ub.resources, pendingResource{r, b})
 				}
 			case "deployment":
 				c, ds := d.declareDeployment(s, b)
@@ -304,35 +372,94 @@ func decode(dir, abs string, bodies []hcl.Body, opts Options) (*Deployment, hcl.
 			top = append(top, b)
 		}
 	}
-	walk(d.scope, top)
-	diags = append(diags, d.decodeLocals(byType["locals"])...)
+	walk(u.scope, top)
+	diags = append(diags, d.decodeLocals(u, byType["locals"])...)
+	if u.call != nil {
+		for _, b := range byType["output"] {
+			diags = append(diags, d.declareModuleOutput(u, b)...)
+		}
+	}
+	for _, b := range byType["module"] {
+		diags = append(diags, d.declareModule(u, b)...)
+	}
+	return diags
+}
 
-	contents := make([]*hcl.BodyContent, len(pendingRes))
-	for i, p := range pendingRes {
+// linkUnit decodes the blocks of a declared unit and resolves their
+// references.
+func (d *Deployment) linkUnit(u *unit) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	ub := u.blocks
+	for _, name := range sortedKeys(u.modules) {
+		c := u.modules[name]
+		if a, ok := c.attrs["depends_on"]; ok {
+			exprs, ds := hcl.ExprList(a.Expr)
+			diags = append(diags, ds...)
+			for _, e := range exprs {
+				refs, ds := d.dependsOnRefs(u.scope, e)
+				diags = append(diags, ds...)
+				c.dependsOn = append(c.dependsOn, refs...)
+			}
+		}
+		for _, inst := range c.instances {
+			inst.dependsOn = append(slices.Clip(u.dependsOn), c.dependsOn...)
+		}
+	}
+	contents := make([]*hcl.BodyContent, len(ub.resources))
+	for i, p := range ub.resources {
 		c, ds := d.decodeResource(p.decl, p.block)
 		diags = append(diags, ds...)
 		contents[i] = c
 	}
-	for i, p := range pendingRes {
+	for i, p := range ub.resources {
 		diags = append(diags, d.linkResource(p.decl, contents[i])...)
 	}
-	for _, b := range byType["output"] {
-		diags = append(diags, d.decodeOutput(b)...)
+	if u.call == nil {
+		for _, b := range ub.byType["output"] {
+			diags = append(diags, d.decodeOutput(b)...)
+		}
 	}
-	for _, b := range byType["check"] {
-		diags = append(diags, d.decodeCheck(b)...)
+	if u.call == nil {
+		for _, b := range ub.byType["check"] {
+			diags = append(diags, d.decodeCheck(b)...)
+		}
 	}
-	diags = append(diags, d.decodeImports(byType["import"])...)
-	diags = append(diags, d.decodeRemoved(byType["removed"])...)
-	for _, name := range sortedKeys(d.locals) {
-		// Locals nobody reads are checked too.
-		diags = append(diags, d.analyzeLocal(d.locals[name], d.locals[name].defRange)...)
+	diags = append(diags, d.decodeImports(u, ub.byType["import"])...)
+	diags = append(diags, d.decodeRemoved(u, ub.byType["removed"])...)
+	// Locals, arguments and outputs nobody reads are checked too.
+	for _, name := range sortedKeys(u.locals) {
+		diags = append(diags, d.analyzeLocal(u.locals[name], u.locals[name].defRange)...)
 	}
-	if diags.HasErrors() {
-		return d, diags
+	for _, name := range sortedKeys(u.args) {
+		diags = append(diags, d.analyzeLocal(u.args[name], u.args[name].defRange)...)
 	}
-	diags = append(diags, d.order()...)
-	return d, diags
+	for _, name := range sortedKeys(u.outputs) {
+		diags = append(diags, d.analyzeLocal(u.outputs[name], u.outputs[name].defRange)...)
+	}
+	return diags
+}
+
+// declareModuleOutput records an output block of a module instance,
+// read by the caller as module.NAME.OUTPUT.
+func (d *Deployment) declareModuleOutput(u *unit, b *hcl.Block) hcl.Diagnostics {
+	name := b.Labels[0]
+	if prev, ok := u.outputs[name]; ok {
+		return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate output",
+			"output %q is already declared at %s.", name, rangeString(prev.defRange))}
+	}
+	content, diags := b.Body.Content(outputSchema)
+	o := &localDecl{name: name, defRange: b.DefRange, unit: u, kind: kindOutput}
+	if a, ok := content.Attributes["sensitive"]; ok {
+		v := evalAttr(u.ctx, a, cty.Bool, &diags)
+		o.sensitive = v != cty.NilVal && !v.IsNull() && v.True()
+	}
+	if a, ok := content.Attributes["value"]; ok {
+		o.expr = a.Expr
+	} else {
+		o.expr = hcl.StaticExpr(cty.NullVal(cty.DynamicPseudoType), b.DefRange)
+	}
+	u.outputs[name] = o
+	return diags
 }
 
 type pendingResource struct {

@@ -28,14 +28,26 @@ var providerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "refresh"},
 }}
 
-func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
+// decodeProvider declares a provider of unit u. A module instance's own
+// provider is keyed by the instance's address, module.site["blog"].NAME,
+// so that every instance has its own configuration.
+func (d *Deployment) decodeProvider(u *unit, b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
-	if prev, ok := d.providers[name]; ok {
-		return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate provider",
-			"provider %q is already declared at %s.", name, prev.Range)}
+	key := name
+	if len(u.scope.path) > 0 {
+		key = u.scope.path.String() + "." + name
 	}
+	if prevKey, ok := u.providers[name]; ok {
+		what := "declared at " + d.providers[prevKey].Range.String()
+		if u.call != nil && prevKey != key {
+			what = "passed by the module block's providers at " + rangeString(u.call.attrs["providers"].Range)
+		}
+		return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate provider",
+			"provider %q is already %s.", name, what)}
+	}
+	ctx := u.ctx
 	content, diags := b.Body.Content(providerSchema)
-	p := &source.Provider{Name: name, Range: toSourceRange(b.DefRange)}
+	p := &source.Provider{Name: key, Range: toSourceRange(b.DefRange)}
 	attrs := content.Attributes
 	var kinds []string
 	for _, k := range []string{"executable", "builtin", "terraform", "source"} {
@@ -60,17 +72,17 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := attrs["executable"]; ok {
-		p.Executable = d.providerPath(stringAttr(d.baseCtx, a, &diags))
+		p.Executable = providerPath(u.dir, stringAttr(ctx, a, &diags))
 	}
-	p.Refresh, _ = d.decodeRefresh(fmt.Sprintf("provider %q", name), attrs, &diags)
+	p.Refresh, _ = d.decodeRefresh(ctx, fmt.Sprintf("provider %q", name), attrs, &diags)
 	if a, ok := attrs["terraform"]; ok {
-		p.Terraform = d.providerPath(stringAttr(d.baseCtx, a, &diags))
+		p.Terraform = providerPath(u.dir, stringAttr(ctx, a, &diags))
 	}
 	if a, ok := attrs["source"]; ok {
-		diags = append(diags, d.findPackage(p, a, attrs["version"])...)
+		diags = append(diags, d.findPackage(ctx, p, a, attrs["version"])...)
 	}
 	if a, ok := attrs["builtin"]; ok {
-		p.Builtin = stringAttr(d.baseCtx, a, &diags)
+		p.Builtin = stringAttr(ctx, a, &diags)
 		if _, known := schema.Builtin(d.builtins, p.Builtin); p.Builtin != "" && d.builtins != nil && !known {
 			names := schema.BuiltinNames(d.builtins)
 			diags = append(diags, diagErr(a.Expr.Range(), "Unknown builtin provider",
@@ -78,13 +90,13 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := attrs["args"]; ok {
-		p.Args = stringListAttr(d.baseCtx, a, &diags)
-		if v, ds := a.Expr.Value(d.baseCtx); !ds.HasErrors() && hasSensitive(v) {
+		p.Args = stringListAttr(ctx, a, &diags)
+		if v, ds := a.Expr.Value(ctx); !ds.HasErrors() && hasSensitive(v) {
 			diags = append(diags, sensitiveCommandLineDiag(a.Expr.Range(), fmt.Sprintf("provider %q: args", name), "pass it in env instead"))
 		}
 	}
 	if a, ok := attrs["env"]; ok {
-		val := evalAttr(d.baseCtx, a, cty.Map(cty.String), &diags)
+		val := evalAttr(ctx, a, cty.Map(cty.String), &diags)
 		if val != cty.NilVal && !val.IsNull() {
 			p.Env = map[string]string{}
 			for k, v := range val.AsValueMap() {
@@ -97,7 +109,7 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := attrs["config"]; ok {
-		val, ds := a.Expr.Value(d.baseCtx)
+		val, ds := a.Expr.Value(ctx)
 		diags = append(diags, ds...)
 		if !ds.HasErrors() {
 			val, _ = val.UnmarkDeep()
@@ -117,7 +129,7 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 		elems, ds := hcl.ExprList(a.Expr)
 		diags = append(diags, ds...)
 		for _, e := range elems {
-			s := stringAttr(d.baseCtx, &hcl.Attribute{Name: "operations", Expr: e}, &diags)
+			s := stringAttr(ctx, &hcl.Attribute{Name: "operations", Expr: e}, &diags)
 			if s == "" {
 				continue
 			}
@@ -130,7 +142,7 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 		}
 	}
 	if a, ok := attrs["parallelism"]; ok {
-		val := evalAttr(d.baseCtx, a, cty.Number, &diags)
+		val := evalAttr(ctx, a, cty.Number, &diags)
 		if val != cty.NilVal && !val.IsNull() {
 			n, acc := val.AsBigFloat().Int64()
 			if acc != big.Exact || n < 0 || n > 1<<20 {
@@ -140,20 +152,21 @@ func (d *Deployment) decodeProvider(b *hcl.Block) hcl.Diagnostics {
 			}
 		}
 	}
-	d.providers[name] = p
+	d.providers[key] = p
+	u.providers[name] = key
 	return diags
 }
 
 // findPackage resolves source + version to a Terraform provider package
 // in Terraform's plugin directories (nothing is downloaded).
-func (d *Deployment) findPackage(p *source.Provider, a, v *hcl.Attribute) hcl.Diagnostics {
+func (d *Deployment) findPackage(ctx *hcl.EvalContext, p *source.Provider, a, v *hcl.Attribute) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	raw := stringAttr(d.baseCtx, a, &diags)
+	raw := stringAttr(ctx, a, &diags)
 	if v == nil {
 		return append(diags, diagErr(a.NameRange, "Missing provider version",
 			"provider %q names source %q and needs a version too, e.g. version = \"0.14.2\" or \"~> 0.14\".", p.Name, raw))
 	}
-	arg := strings.TrimPrefix(strings.TrimSpace(stringAttr(d.baseCtx, v, &diags)), "v")
+	arg := strings.TrimPrefix(strings.TrimSpace(stringAttr(ctx, v, &diags)), "v")
 	if diags.HasErrors() || raw == "" {
 		return diags
 	}
@@ -173,13 +186,13 @@ func (d *Deployment) findPackage(p *source.Provider, a, v *hcl.Attribute) hcl.Di
 }
 
 // providerPath resolves a relative path containing a slash against the
-// deployment directory. A bare name stays bare: the engine looks it up in
-// PATH, as exec does.
-func (d *Deployment) providerPath(p string) string {
+// directory of the declaring files (the deployment's or a module's). A
+// bare name stays bare: the engine looks it up in PATH, as exec does.
+func providerPath(dir, p string) string {
 	if p == "" || filepath.IsAbs(p) || !strings.ContainsRune(p, '/') {
 		return p
 	}
-	return filepath.Join(d.root, p)
+	return filepath.Join(dir, p)
 }
 
 func contains(list []string, s string) bool {

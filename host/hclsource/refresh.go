@@ -11,12 +11,12 @@ import (
 // decides which providers a plan starts.
 // It also says whether the block sets it at all: a block's own setting
 // wins over its provider's.
-func (d *Deployment) decodeRefresh(what string, attrs hcl.Attributes, diags *hcl.Diagnostics) (refresh, set bool) {
+func (d *Deployment) decodeRefresh(ctx *hcl.EvalContext, what string, attrs hcl.Attributes, diags *hcl.Diagnostics) (refresh, set bool) {
 	a, ok := attrs["refresh"]
 	if !ok {
 		return false, false
 	}
-	v, ds := a.Expr.Value(d.baseCtx)
+	v, ds := a.Expr.Value(ctx)
 	*diags = append(*diags, ds...)
 	if ds.HasErrors() {
 		return false, false

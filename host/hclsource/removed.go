@@ -29,7 +29,7 @@ var removedSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 
 var removedLifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "destroy"}}}
 
-func (d *Deployment) decodeRemoved(blocks hcl.Blocks) hcl.Diagnostics {
+func (d *Deployment) decodeRemoved(u *unit, blocks hcl.Blocks) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	seen := map[string]hcl.Range{}
 	for _, b := range blocks {
@@ -40,7 +40,7 @@ func (d *Deployment) decodeRemoved(blocks hcl.Blocks) hcl.Diagnostics {
 		}
 		rm := &source.Removed{Destroy: true, Range: toSourceRange(b.DefRange)}
 		a := content.Attributes["from"]
-		from, ds := d.removedAddress(a.Expr)
+		from, ds := d.removedAddress(u.scope, a.Expr)
 		diags = append(diags, ds...)
 		if from == nil {
 			continue
@@ -53,10 +53,10 @@ func (d *Deployment) decodeRemoved(blocks hcl.Blocks) hcl.Diagnostics {
 		}
 		seen[from.String()] = b.DefRange
 		if p, ok := content.Attributes["provider"]; ok {
-			rm.Provider = d.providerRef(p, &diags)
+			rm.Provider = d.providerRef(u, p, &diags)
 		}
 		destroy := func(a *hcl.Attribute) {
-			v := evalAttr(d.baseCtx, a, cty.Bool, &diags)
+			v := evalAttr(u.ctx, a, cty.Bool, &diags)
 			if v != cty.NilVal && !v.IsNull() {
 				rm.Destroy = v.True()
 			}
@@ -83,15 +83,15 @@ func (d *Deployment) decodeRemoved(blocks hcl.Blocks) hcl.Diagnostics {
 // removedAddress reads a removed block's from: resource.NAME, optionally
 // with an instance key, under deployment.NAME steps. Unlike a reference
 // it names something that must not be declared any more.
-func (d *Deployment) removedAddress(expr hcl.Expression) (source.Address, hcl.Diagnostics) {
+func (d *Deployment) removedAddress(s *scope, expr hcl.Expression) (source.Address, hcl.Diagnostics) {
 	bad := hcl.Diagnostics{diagErr(expr.Range(), "Invalid removed address",
-		"from must name a resource that is no longer declared, like resource.NAME, resource.NAME[0] or deployment.D.resource.NAME.")}
+		"from must name a resource that is no longer declared, like resource.NAME, resource.NAME[0], deployment.D.resource.NAME or module.M[KEY].resource.NAME.")}
 	tr, ds := hcl.AbsTraversalForExpr(expr)
 	if ds.HasErrors() {
 		return nil, bad
 	}
-	var addr source.Address
-	cur := d.scope
+	addr := append(source.Address{}, s.path...)
+	cur := s
 	for i := 0; i < len(tr); i += 2 {
 		kw, _, _ := stepName(tr, i)
 		name, _, ok := stepName(tr, i+1)
@@ -104,6 +104,34 @@ func (d *Deployment) removedAddress(expr hcl.Expression) (source.Address, hcl.Di
 			if cur != nil {
 				cur = cur.children[name]
 			}
+			continue
+		case "module":
+			// A module instance that is gone, or one whose block no
+			// longer declares the resource.
+			step := source.Step{Name: name, Module: true}
+			if i+2 < len(tr) {
+				if idx, ok := tr[i+2].(hcl.TraverseIndex); ok {
+					k, ok := literalKey(expandForEach, idx.Key)
+					if !ok {
+						k, ok = literalKey(expandCount, idx.Key)
+					}
+					if !ok {
+						return nil, bad
+					}
+					step.Key = k
+					tr = append(tr[:i+2:i+2], tr[i+3:]...)
+				}
+			}
+			addr = append(addr, step)
+			var next *scope
+			if cur != nil {
+				if c, ok := cur.unit.modules[name]; ok && cur == cur.unit.scope {
+					if inst, ok := c.byKey[step.Key]; ok {
+						next = inst.scope
+					}
+				}
+			}
+			cur = next
 			continue
 		case "resource":
 		default:

@@ -2,6 +2,7 @@ package hclsource
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"reflect"
 	"slices"
@@ -261,15 +262,30 @@ func sameMap(a, b map[string]any) bool {
 // refVariables builds the resource and deployment variables for a block
 // from the resources it references.
 func (d *Deployment) refVariables(tree *ctxNode) (map[string]cty.Value, hcl.Diagnostics) {
-	vars := make(map[string]cty.Value, len(tree.children)+1)
+	vars := make(map[string]cty.Value, len(tree.children)+3)
 	for name, c := range tree.children {
 		vars[name] = d.treeValue(c)
 	}
-	if len(tree.locals) == 0 {
-		return vars, nil
+	var diags hcl.Diagnostics
+	if len(tree.locals) > 0 {
+		locals, ds := d.localValues(tree.locals)
+		diags = append(diags, ds...)
+		vars["local"] = locals
 	}
-	locals, diags := d.localValues(tree.locals)
-	vars["local"] = locals
+	if len(tree.vars) > 0 {
+		v, ds := d.varValue(tree.unit, tree.vars)
+		diags = append(diags, ds...)
+		vars["var"] = v
+	}
+	if len(tree.modules) > 0 {
+		mods := make(map[string]cty.Value, len(tree.modules))
+		for name, mr := range tree.modules {
+			v, ds := d.moduleValue(mr)
+			diags = append(diags, ds...)
+			mods[name] = v
+		}
+		vars["module"] = cty.ObjectVal(mods)
+	}
 	return vars, diags
 }
 
@@ -379,7 +395,7 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 	if diags := d.checkOutputs(r.refs); diags.HasErrors() {
 		return fail(diags)
 	}
-	ctx := d.baseCtx.NewChild()
+	ctx := r.scope.unit.ctx.NewChild()
 	vars, diags := d.refVariables(r.tree)
 	if diags.HasErrors() {
 		return fail(diags)
@@ -471,7 +487,7 @@ func addressStrings(as []source.Address) []string {
 // evalInstances evaluates some instances of a block whose count or
 // for_each did not change.
 func (d *Deployment) evalInstances(r *resourceDecl, dirty map[*instance]bool) hcl.Diagnostics {
-	ctx := d.baseCtx.NewChild()
+	ctx := r.scope.unit.ctx.NewChild()
 	vars, diags := d.refVariables(r.tree)
 	if diags.HasErrors() {
 		r.eval.failed = true
@@ -516,18 +532,24 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 	if diags.HasErrors() {
 		return nil, nil, nil, diags
 	}
-	rng := r.expandBy.Range()
+	return d.expandValue(fmt.Sprintf("resource %q", r.name), r.expand, v, r.expandBy.Range())
+}
+
+// expandValue turns the value of a count or for_each into instance keys
+// and each instance's count or each object; what names the block in
+// messages.
+func (d *Deployment) expandValue(what string, exp expansion, v cty.Value, rng hcl.Range) ([]any, []map[string]cty.Value, cty.ValueMarks, hcl.Diagnostics) {
 	unmarked, marks := v.UnmarkDeep()
 	if !unmarked.IsKnown() || (unmarked.Type().IsSetType() && !unmarked.IsWhollyKnown()) {
 		return nil, nil, marks, nil
 	}
 	if unmarked.IsNull() {
-		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid "+expansionName(r.expand),
-			"%s of resource %q is null.", expansionName(r.expand), r.name)}
+		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid "+expansionName(exp),
+			"%s of %s is null.", expansionName(exp), what)}
 	}
 	keys := []any{}
 	var perKey []map[string]cty.Value
-	if r.expand == expandCount {
+	if exp == expandCount {
 		n, err := convert.Convert(unmarked, cty.Number)
 		var count int64
 		acc := big.Below
@@ -536,7 +558,7 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 		}
 		if acc != big.Exact || count < 0 || count > int64(d.maxInstances) {
 			return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid count",
-				"count of resource %q must be a whole number from 0 to %d.", r.name, d.maxInstances)}
+				"count of %s must be a whole number from 0 to %d.", what, d.maxInstances)}
 		}
 		for i := range int(count) {
 			keys = append(keys, i)
@@ -548,7 +570,7 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 	}
 	if unmarked.CanIterateElements() && unmarked.LengthInt() > d.maxInstances {
 		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
-			"for_each of resource %q has %d elements, more than %d.", r.name, unmarked.LengthInt(), d.maxInstances)}
+			"for_each of %s has %d elements, more than %d.", what, unmarked.LengthInt(), d.maxInstances)}
 	}
 	top, topMarks := v.Unmark()
 	if _, ok := topMarks[sensitiveMark{}]; ok {
@@ -567,14 +589,14 @@ func (d *Deployment) expandResource(r *resourceDecl, ctx *hcl.EvalContext) ([]an
 			_, e := it.Element()
 			if e.IsNull() || e.Type() != cty.String {
 				return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
-					"for_each of resource %q: a set must hold strings.", r.name)}
+					"for_each of %s: a set must hold strings.", what)}
 			}
 			keys = append(keys, e.AsString())
 			perKey = append(perKey, eachVars(e, e))
 		}
 	default:
 		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
-			"for_each of resource %q must be a map, an object or a set of strings, not %s; convert a list with toset().", r.name, ty.FriendlyName())}
+			"for_each of %s must be a map, an object or a set of strings, not %s; convert a list with toset().", what, ty.FriendlyName())}
 	}
 	return keys, perKey, marks, nil
 }

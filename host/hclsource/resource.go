@@ -57,11 +57,12 @@ func (d *Deployment) declareResource(s *scope, b *hcl.Block) (*resourceDecl, hcl
 func (d *Deployment) decodeResource(r *resourceDecl, b *hcl.Block) (*hcl.BodyContent, hcl.Diagnostics) {
 	content, diags := b.Body.Content(resourceSchema)
 	attrs := content.Attributes
+	u := r.scope.unit
 	if a, ok := attrs["provider"]; ok {
-		r.provider = d.providerRef(a, &diags)
+		r.provider = d.providerRef(u, a, &diags)
 	}
 	if a, ok := attrs["type"]; ok {
-		r.typ = stringAttr(d.baseCtx, a, &diags)
+		r.typ = stringAttr(u.ctx, a, &diags)
 		if r.typ == "" && !diags.HasErrors() {
 			diags = append(diags, diagErr(a.Expr.Range(), "Invalid type", "resource %q needs a non-empty type.", r.name))
 		}
@@ -80,7 +81,7 @@ func (d *Deployment) decodeResource(r *resourceDecl, b *hcl.Block) (*hcl.BodyCon
 	case hasForEach:
 		r.expand, r.expandBy = expandForEach, f.Expr
 	}
-	refresh, set := d.decodeRefresh(fmt.Sprintf("resource %q", r.name), attrs, &diags)
+	refresh, set := d.decodeRefresh(u.ctx, fmt.Sprintf("resource %q", r.name), attrs, &diags)
 	r.refresh, r.noRefresh = refresh, set && !refresh
 	for i, lb := range content.Blocks {
 		if i > 0 {
@@ -104,7 +105,7 @@ func (d *Deployment) decodeLifecycle(r *resourceDecl, b *hcl.Block, diags *hcl.D
 		if !ok {
 			return
 		}
-		v, ds := a.Expr.Value(d.baseCtx)
+		v, ds := a.Expr.Value(r.scope.unit.ctx)
 		*diags = append(*diags, ds...)
 		if ds.HasErrors() {
 			return
@@ -172,7 +173,10 @@ func ignoreChangesPaths(name string, a *hcl.Attribute, diags *hcl.Diagnostics) [
 	return out
 }
 
-func (d *Deployment) providerRef(a *hcl.Attribute, diags *hcl.Diagnostics) string {
+// providerRef resolves provider.NAME in unit u to its key in
+// d.providers. A module instance sees only the providers its block
+// passes and those it declares.
+func (d *Deployment) providerRef(u *unit, a *hcl.Attribute, diags *hcl.Diagnostics) string {
 	tr, ds := hcl.AbsTraversalForExpr(a.Expr)
 	if ds.HasErrors() || len(tr) != 2 || tr.RootName() != "provider" {
 		*diags = append(*diags, diagErr(a.Expr.Range(), "Invalid provider reference",
@@ -185,12 +189,17 @@ func (d *Deployment) providerRef(a *hcl.Attribute, diags *hcl.Diagnostics) strin
 			"provider must be a reference like provider.NAME."))
 		return ""
 	}
-	if _, ok := d.providers[step.Name]; !ok {
+	key, ok := u.providers[step.Name]
+	if !ok {
+		hint := suggest(step.Name, sortedKeys(u.providers))
+		if u.call != nil {
+			hint += fmt.Sprintf(" A module sees only the providers it declares and those its block passes, as in providers = { %s = provider.%s } at %s.", step.Name, step.Name, rangeString(u.call.block.DefRange))
+		}
 		*diags = append(*diags, diagErr(step.SrcRange, "Unknown provider",
-			"no provider %q is declared.%s", step.Name, suggest(step.Name, sortedKeys(d.providers))))
+			"no provider %q is declared.%s", step.Name, hint))
 		return ""
 	}
-	return step.Name
+	return key
 }
 
 // linkResource resolves the references of a decoded resource block.
@@ -207,7 +216,7 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 		r.refs = append(r.refs, refs...)
 	}
 	if a, ok := content.Attributes["state"]; ok {
-		ref, ds := d.traversalRef(r.scope, a.Expr)
+		ref, ds := d.stateRef(r.scope, a.Expr)
 		diags = append(diags, ds...)
 		if ref != nil {
 			addr, ds := stateAddress(ref)
@@ -221,15 +230,14 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 		exprs, ds := hcl.ExprList(a.Expr)
 		diags = append(diags, ds...)
 		for _, e := range exprs {
-			ref, ds := d.traversalRef(r.scope, e)
+			refs, ds := d.dependsOnRefs(r.scope, e)
 			diags = append(diags, ds...)
-			if ref != nil {
-				r.dependsOn = append(r.dependsOn, ref)
-			}
+			r.dependsOn = append(r.dependsOn, refs...)
 		}
 	}
-	r.tree = buildTree(r.refs)
-	d.addLocals(r.tree, r.expandBy, r.inputs)
+	// A module block's depends_on orders every resource in it.
+	r.dependsOn = append(r.dependsOn, r.scope.unit.dependsOn...)
+	r.tree = d.exprTree(r.scope.unit, r.refs, r.expandBy, r.inputs)
 	if p := d.providers[r.provider]; p != nil {
 		r.terraform = p.Terraform != ""
 	}
@@ -291,7 +299,7 @@ func (d *Deployment) inputTrue(r *resourceDecl, name string) bool {
 		if diags.HasErrors() || !k.IsKnown() || k.Type() != cty.String || k.IsNull() || k.AsString() != name {
 			continue
 		}
-		v, diags := p.Value.Value(d.baseCtx)
+		v, diags := p.Value.Value(r.scope.unit.ctx)
 		if diags.HasErrors() {
 			return false
 		}
@@ -320,8 +328,7 @@ func (d *Deployment) decodeOutput(b *hcl.Block) hcl.Diagnostics {
 		refs, ds := d.analyze(d.scope, a.Expr, expandNone)
 		diags = append(diags, ds...)
 		o.refs = refs
-		o.tree = buildTree(refs)
-		d.addLocals(o.tree, a.Expr)
+		o.tree = d.exprTree(d.rootUnit, refs, a.Expr)
 	}
 	d.outputs = append(d.outputs, o)
 	return diags
@@ -342,20 +349,31 @@ func (d *Deployment) analyze(s *scope, expr hcl.Expression, exp expansion) ([]*r
 				refs = append(refs, ref)
 			}
 		case "local":
-			lrefs, ds := d.localRef(tr)
+			lrefs, ds := d.localRef(s, tr)
 			diags = append(diags, ds...)
 			refs = append(refs, lrefs...)
+		case "module":
+			mrefs, ds := d.moduleRef(s, tr)
+			diags = append(diags, ds...)
+			refs = append(refs, mrefs...)
 		case "var":
+			u := s.unit
 			name, nr, ok := stepName(tr, 1)
 			if !ok {
 				diags = append(diags, diagErr(rng, "Invalid reference", "var must be followed by a variable name, as in var.NAME."))
-			} else if _, ok := d.variables[name]; !ok {
+			} else if _, ok := u.variables[name]; !ok {
 				diags = append(diags, diagErr(nr, "Undeclared variable",
-					"no variable %q is declared.%s", name, suggest(name, sortedKeys(d.variables))))
+					"no variable %q is declared.%s", name, suggest(name, sortedKeys(u.variables))))
+			} else if a, ok := u.args[name]; ok {
+				if ds := d.analyzeLocal(a, rng); ds.HasErrors() {
+					diags = append(diags, ds...)
+				} else {
+					refs = append(refs, viaRefs(a)...)
+				}
 			}
 		case "path":
-			if name, _, ok := stepName(tr, 1); !ok || name != "root" {
-				diags = append(diags, diagErr(rng, "Invalid reference", "path has one attribute: path.root, the deployment directory."))
+			if name, _, ok := stepName(tr, 1); !ok || (name != "root" && name != "module") {
+				diags = append(diags, diagErr(rng, "Invalid reference", "path has two attributes: path.root, the deployment directory, and path.module, the directory of the module's files."))
 			}
 		case "count":
 			if exp != expandCount {
@@ -371,8 +389,8 @@ func (d *Deployment) analyze(s *scope, expr hcl.Expression, exp expansion) ([]*r
 			}
 		default:
 			diags = append(diags, diagErr(rng, "Unknown variable",
-				"there is no variable named %q: references start with resource, deployment, var, local, path, count or each.%s",
-				root, suggest(root, []string{"resource", "deployment", "var", "local", "path", "count", "each"})))
+				"there is no variable named %q: references start with resource, deployment, module, var, local, path, count or each.%s",
+				root, suggest(root, []string{"resource", "deployment", "module", "var", "local", "path", "count", "each"})))
 		}
 	}
 	return refs, diags

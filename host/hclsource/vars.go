@@ -21,14 +21,14 @@ var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "description"},
 }, Blocks: []hcl.BlockHeaderSchema{{Type: "validation"}}}
 
-func (d *Deployment) decodeVariable(b *hcl.Block) hcl.Diagnostics {
+func (d *Deployment) decodeVariable(u *unit, b *hcl.Block) hcl.Diagnostics {
 	name := b.Labels[0]
-	if prev, ok := d.variables[name]; ok {
+	if prev, ok := u.variables[name]; ok {
 		return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate variable",
 			"variable %q is already declared at %s.", name, rangeString(prev.defRange))}
 	}
 	content, diags := b.Body.Content(variableSchema)
-	v := &variableDecl{name: name, typ: cty.DynamicPseudoType, defRange: b.DefRange}
+	v := &variableDecl{name: name, typ: cty.DynamicPseudoType, defRange: b.DefRange, unit: u}
 	if a, ok := content.Attributes["type"]; ok {
 		ty, defaults, ds := typeexpr.TypeConstraintWithDefaults(a.Expr)
 		diags = append(diags, ds...)
@@ -65,7 +65,7 @@ func (d *Deployment) decodeVariable(b *hcl.Block) hcl.Diagnostics {
 			v.validations = append(v.validations, c)
 		}
 	}
-	d.variables[name] = v
+	u.variables[name] = v
 	return diags
 }
 
@@ -73,11 +73,14 @@ func (d *Deployment) decodeVariable(b *hcl.Block) hcl.Diagnostics {
 // in ctx, as Terraform does before planning. A condition that reads a
 // value not known yet (a variable left unknown for pier validate) is
 // skipped.
-func (d *Deployment) validateVariables(ctx *hcl.EvalContext) hcl.Diagnostics {
+//
+// A module's variables are checked per instance against the arguments
+// known at load; one that reads resources is unknown then, and skipped.
+func (d *Deployment) validateVariables(u *unit) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, name := range sortedKeys(d.variables) {
-		for _, c := range d.variables[name].validations {
-			res, ds := c.eval(ctx)
+	for _, name := range sortedKeys(u.variables) {
+		for _, c := range u.variables[name].validations {
+			res, ds := c.eval(u.ctx)
 			diags = append(diags, ds...)
 			if res.failed {
 				diags = append(diags, c.failureDiag(hcl.DiagError, "Invalid value for variable", "var."+name, res))
@@ -97,6 +100,24 @@ func (v *variableDecl) convert(val cty.Value, rng hcl.Range) (cty.Value, hcl.Dia
 			"variable %q needs a value of type %s: %s.", v.name, typeexpr.TypeString(v.typ), err)}
 	}
 	return c, nil
+}
+
+// convertMarked converts a value that may carry marks (a module
+// argument's: what it read, sensitivity) to the variable's type, keeping
+// the marks, and marks it sensitive if the variable is.
+func (v *variableDecl) convertMarked(val cty.Value, rng hcl.Range) (cty.Value, hcl.Diagnostics) {
+	if v.typ != cty.DynamicPseudoType {
+		unmarked, marks := val.UnmarkDeep()
+		c, ds := v.convert(unmarked, rng)
+		if ds.HasErrors() {
+			return cty.NilVal, ds
+		}
+		val = c.WithMarks(marks)
+	}
+	if v.sensitive {
+		val = val.Mark(sensitiveMark{})
+	}
+	return val, nil
 }
 
 // variableValues combines defaults, the environment, var files (the

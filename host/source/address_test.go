@@ -12,14 +12,18 @@ func TestAddressString(t *testing.T) {
 		addr Address
 		want string
 	}{
-		"name":          {Address{{Name: "a"}}, "a"},
-		"count index":   {Address{{Name: "m", Key: 12}}, "m[12]"},
-		"negative":      {Address{{Name: "m", Key: -1}}, "m[-1]"},
-		"each key":      {Address{{Name: "m", Key: "k"}}, `m["k"]`},
-		"quoted key":    {Address{{Name: "m", Key: "a\"b\n"}}, `m["a\"b\n"]`},
-		"nested":        {Address{{Name: "web"}, {Name: "db", Key: 3}}, "web.db[3]"},
-		"nested keyed":  {Address{{Name: "web", Key: "eu"}, {Name: "db"}}, `web["eu"].db`},
-		"empty address": {Address{}, ""},
+		"name":                 {Address{{Name: "a"}}, "a"},
+		"count index":          {Address{{Name: "m", Key: 12}}, "m[12]"},
+		"negative":             {Address{{Name: "m", Key: -1}}, "m[-1]"},
+		"each key":             {Address{{Name: "m", Key: "k"}}, `m["k"]`},
+		"quoted key":           {Address{{Name: "m", Key: "a\"b\n"}}, `m["a\"b\n"]`},
+		"nested":               {Address{{Name: "web"}, {Name: "db", Key: 3}}, "web.db[3]"},
+		"nested keyed":         {Address{{Name: "web", Key: "eu"}, {Name: "db"}}, `web["eu"].db`},
+		"empty address":        {Address{}, ""},
+		"module":               {Address{{Name: "site", Module: true}, {Name: "page"}}, "module.site.page"},
+		"module keyed":         {Address{{Name: "site", Key: "blog", Module: true}, {Name: "page", Key: 1}}, `module.site["blog"].page[1]`},
+		"nested module":        {Address{{Name: "a", Key: 0, Module: true}, {Name: "b", Module: true}, {Name: "c"}}, "module.a[0].module.b.c"},
+		"module in deployment": {Address{{Name: "web"}, {Name: "site", Module: true}, {Name: "page"}}, "web.module.site.page"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -50,14 +54,16 @@ func TestAddressQuotedNames(t *testing.T) {
 		want     string
 		stateKey []string
 	}{
-		"a dot":            {Address{{Name: "myDeployment"}, {Name: "file.txt"}}, `myDeployment."file.txt"`, []string{"deployments", "myDeployment", "resources", "file.txt"}},
-		"top level":        {Address{{Name: "file.txt"}}, `"file.txt"`, []string{"resources", "file.txt"}},
-		"a quote":          {Address{{Name: `say "hi"`}}, `"say \"hi\""`, []string{"resources", `say "hi"`}},
-		"brackets":         {Address{{Name: "a[0]"}, {Name: "b"}}, `"a[0]".b`, []string{"deployments", "a[0]", "resources", "b"}},
-		"empty":            {Address{{Name: ""}, {Name: "x"}}, `"".x`, []string{"deployments", "", "resources", "x"}},
-		"space":            {Address{{Name: "my site"}}, `"my site"`, []string{"resources", "my site"}},
-		"quoted and keyed": {Address{{Name: "a.b", Key: "k"}}, `"a.b"["k"]`, []string{"resources", `a.b["k"]`}},
-		"plain unicode":    {Address{{Name: "café-1"}}, "café-1", []string{"resources", "café-1"}},
+		"a dot":                   {Address{{Name: "myDeployment"}, {Name: "file.txt"}}, `myDeployment."file.txt"`, []string{"deployments", "myDeployment", "resources", "file.txt"}},
+		"top level":               {Address{{Name: "file.txt"}}, `"file.txt"`, []string{"resources", "file.txt"}},
+		"a quote":                 {Address{{Name: `say "hi"`}}, `"say \"hi\""`, []string{"resources", `say "hi"`}},
+		"brackets":                {Address{{Name: "a[0]"}, {Name: "b"}}, `"a[0]".b`, []string{"deployments", "a[0]", "resources", "b"}},
+		"empty":                   {Address{{Name: ""}, {Name: "x"}}, `"".x`, []string{"deployments", "", "resources", "x"}},
+		"space":                   {Address{{Name: "my site"}}, `"my site"`, []string{"resources", "my site"}},
+		"quoted and keyed":        {Address{{Name: "a.b", Key: "k"}}, `"a.b"["k"]`, []string{"resources", `a.b["k"]`}},
+		"plain unicode":           {Address{{Name: "café-1"}}, "café-1", []string{"resources", "café-1"}},
+		"module instance":         {Address{{Name: "site", Key: "blog", Module: true}, {Name: "page"}}, `module.site["blog"].page`, []string{"deployments", `module.site["blog"]`, "resources", "page"}},
+		"a resource named module": {Address{{Name: "web"}, {Name: "module"}}, "web.module", []string{"deployments", "web", "resources", "module"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

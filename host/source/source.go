@@ -223,12 +223,22 @@ type Step struct {
 	Name string
 	// Key is nil, an int (count.index) or a string (each.key).
 	Key any
+	// Module marks an instance of a module block: the step is spelt
+	// module.NAME[KEY], in addresses and as its composite's name in
+	// state, so it cannot be taken for a deployment block of the same
+	// name.
+	Module bool
 }
 
 // Address is a dotted member path, e.g. web.db or web.db["a"]. A member
 // name that is not plain (see [PlainName]) is quoted, as Nix quotes an
-// attribute name: web."file.txt".
+// attribute name: web."file.txt". A module instance is a step of its
+// own, module.site["blog"].page, so "module" followed by a dot always
+// starts one.
 type Address []Step
+
+// ModulePrefix starts a module step in an address.
+const ModulePrefix = "module."
 
 // PlainName reports whether a member name can be written in an address as
 // it is: not empty, and without a dot, bracket, quote, backslash, space or
@@ -252,6 +262,10 @@ func ParseAddress(s string) (Address, error) {
 	rest := s
 	for rest != "" {
 		var step Step
+		if after, ok := strings.CutPrefix(rest, ModulePrefix); ok && after != "" {
+			step.Module = true
+			rest = after
+		}
 		if strings.HasPrefix(rest, `"`) {
 			q, err := strconv.QuotedPrefix(rest)
 			if err != nil {
@@ -320,7 +334,7 @@ func parseKey(s string) (any, int, error) {
 // Plans spell every resource's address several times, so this avoids
 // fmt and spells a plain top-level name without copying it.
 func (a Address) String() string {
-	if len(a) == 1 && a[0].Key == nil && PlainName(a[0].Name) {
+	if len(a) == 1 && a[0].Key == nil && !a[0].Module && PlainName(a[0].Name) {
 		return a[0].Name
 	}
 	b := make([]byte, 0, 32)
@@ -328,14 +342,22 @@ func (a Address) String() string {
 		if i > 0 {
 			b = append(b, '.')
 		}
-		if PlainName(s.Name) {
-			b = append(b, s.Name...)
-		} else {
-			b = strconv.AppendQuote(b, s.Name)
-		}
-		b = s.appendKey(b)
+		b = s.appendName(b)
 	}
 	return string(b)
+}
+
+// appendName appends the step as an address spells it.
+func (s Step) appendName(b []byte) []byte {
+	if s.Module {
+		b = append(b, ModulePrefix...)
+	}
+	if PlainName(s.Name) {
+		b = append(b, s.Name...)
+	} else {
+		b = strconv.AppendQuote(b, s.Name)
+	}
+	return s.appendKey(b)
 }
 
 func (s Step) appendKey(b []byte) []byte {
@@ -355,7 +377,9 @@ func (s Step) appendKey(b []byte) []byte {
 // StateKey is the path of the resource's entry in a NixOps4 state document:
 // resources.NAME at the top, deployments.C.resources.NAME below composite C.
 // A name is kept as it is, unquoted, as NixOps4 keys it; an instance key
-// becomes part of the name, e.g. NAME[0].
+// becomes part of the name, e.g. NAME[0]. A module instance is a nested
+// deployment named as its step is spelt: deployments.module.site["blog"]
+// (one key), so a reader of state alone tells it from a deployment block.
 func (a Address) StateKey() []string {
 	var path []string
 	for _, s := range a[:len(a)-1] {
@@ -366,6 +390,9 @@ func (a Address) StateKey() []string {
 
 // stateName is the step's member name in a state document.
 func (s Step) stateName() string {
+	if s.Module {
+		return string(s.appendKey([]byte(ModulePrefix + s.Name)))
+	}
 	if s.Key == nil {
 		return s.Name
 	}
