@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
@@ -46,6 +47,16 @@ type deployOptions struct {
 	UnsetVarsUnknown bool
 	// Stdout is the command's output, where --json puts warnings.
 	Stdout io.Writer
+	// The fields below are pier test's.
+	// WorkDir, when set, is the working directory of provider processes
+	// instead of the deployment's: relative paths (a state_file's name)
+	// land there.
+	WorkDir string
+	// VarValues are variable values given as values, over every other
+	// source (hclsource.Options.Values).
+	VarValues map[string]cty.Value
+	// Asserts are a run's asserts, evaluated with the deployment.
+	Asserts *hclsource.Asserts
 }
 
 // warn prints a warning once, in the command's format: a message_type
@@ -157,7 +168,7 @@ func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src sou
 	if lock, _, err := lockfile.Read(filepath.Join(dir, lockfile.Name)); err == nil {
 		locked = lock.Versions()
 	}
-	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, LockedVersions: locked, Builtins: builtin.Capabilities})
+	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, LockedVersions: locked, Builtins: builtin.Capabilities, Values: o.VarValues, Asserts: o.Asserts})
 	if err != nil {
 		return nil, "", err
 	}
@@ -189,6 +200,9 @@ func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engin
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find pier's own executable for built-in adapters: %w", err)
+	}
+	if o.WorkDir != "" {
+		dir = o.WorkDir
 	}
 	return engine.New(engine.Config{
 		Source:         src,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/pierhq/pier/host/source"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // A check block states what should hold of the deployment, as
@@ -24,29 +25,46 @@ import (
 
 var checkSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "assert"}}}
 
-// checkDecl is one check block.
+// checkDecl is one check block, or pier test's asserts of one run.
 type checkDecl struct {
-	name     string
+	addr     string // check.NAME, or run.NAME
 	asserts  []*condition
 	refs     []*ref
 	tree     *ctxNode
+	outputs  []*outputDecl // the outputs read, by pier test's asserts
 	defRange hcl.Range
 	dirty    bool
 	results  []*source.CheckResult
 }
 
-func (d *Deployment) decodeCheck(b *hcl.Block) hcl.Diagnostics {
-	name := b.Labels[0]
+func (d *Deployment) decodeCheck(addr string, rng hcl.Range, body hcl.Body) hcl.Diagnostics {
 	for _, c := range d.checks {
-		if c.name == name {
-			return hcl.Diagnostics{diagErr(b.DefRange, "Duplicate check",
-				"check %q is already declared at %s.", name, rangeString(c.defRange))}
+		if c.addr == addr {
+			return hcl.Diagnostics{diagErr(rng, "Duplicate check",
+				"%s is already declared at %s.", addr, rangeString(c.defRange))}
 		}
 	}
-	content, diags := b.Body.Content(checkSchema)
-	c := &checkDecl{name: name, defRange: b.DefRange}
+	content, diags := body.Content(checkSchema)
+	if len(content.Blocks) == 0 && !diags.HasErrors() {
+		return hcl.Diagnostics{diagErr(rng, "Missing assert block", "%s needs at least one assert block.", addr)}
+	}
+	return append(diags, d.addCheck(addr, rng, content.Blocks, false)...)
+}
+
+// decodeAsserts adds pier test's asserts of one run as a check whose
+// asserts may read output.NAME.
+func (d *Deployment) decodeAsserts(a *Asserts) hcl.Diagnostics {
+	return d.addCheck(a.Name, a.Range, a.Blocks, true)
+}
+
+func (d *Deployment) addCheck(addr string, rng hcl.Range, blocks hcl.Blocks, outputs bool) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	c := &checkDecl{addr: addr, defRange: rng}
 	var exprs []hcl.Expression
-	for _, ab := range content.Blocks {
+	for _, ab := range blocks {
+		if ab.Type != "assert" {
+			continue
+		}
 		a, ds := decodeCondition(ab)
 		diags = append(diags, ds...)
 		if a == nil {
@@ -55,11 +73,24 @@ func (d *Deployment) decodeCheck(b *hcl.Block) hcl.Diagnostics {
 		c.asserts = append(c.asserts, a)
 		exprs = append(exprs, a.exprs()...)
 	}
-	if len(c.asserts) == 0 && !diags.HasErrors() {
-		diags = append(diags, diagErr(b.DefRange, "Missing assert block", "check %q needs at least one assert block.", name))
-	}
+	seen := map[*outputDecl]bool{}
 	for _, e := range exprs {
-		refs, ds := d.analyze(d.scope, e, expandNone)
+		var trs []hcl.Traversal
+		for _, tr := range e.Variables() {
+			if !outputs || tr.RootName() != "output" {
+				trs = append(trs, tr)
+				continue
+			}
+			o, ds := d.outputRef(tr)
+			diags = append(diags, ds...)
+			if o != nil && !seen[o] {
+				// The check reads what the output reads.
+				seen[o] = true
+				c.outputs = append(c.outputs, o)
+				c.refs = append(c.refs, o.refs...)
+			}
+		}
+		refs, ds := d.analyzeTraversals(d.scope, trs, expandNone)
 		diags = append(diags, ds...)
 		c.refs = append(c.refs, refs...)
 	}
@@ -68,15 +99,41 @@ func (d *Deployment) decodeCheck(b *hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
+// outputRef finds the output an output.NAME reference reads.
+func (d *Deployment) outputRef(tr hcl.Traversal) (*outputDecl, hcl.Diagnostics) {
+	name, nr, ok := stepName(tr, 1)
+	if !ok {
+		return nil, hcl.Diagnostics{diagErr(tr.SourceRange(), "Invalid reference", "output must be followed by an output name, as in output.NAME.")}
+	}
+	var names []string
+	for _, o := range d.outputs {
+		if o.name == name {
+			return o, nil
+		}
+		names = append(names, o.name)
+	}
+	return nil, hcl.Diagnostics{diagErr(nr, "Undeclared output", "no output %q is declared.%s", name, suggest(name, names))}
+}
+
 // evalCheck evaluates every assert of c. An assert that cannot be
 // evaluated fails with the reason, as a warning like the rest: a check
 // must not stop a deployment.
 func (d *Deployment) evalCheck(c *checkDecl) {
 	c.dirty = false
 	c.results = nil // a new slice: earlier snapshots keep theirs
-	addr := "check." + c.name
+	addr := c.addr
 	ctx := d.baseCtx.NewChild()
 	vars, diags := d.refVariables(c.tree)
+	if len(c.outputs) > 0 {
+		outs := make(map[string]cty.Value, len(c.outputs))
+		for _, o := range c.outputs {
+			outs[o.name] = cty.DynamicVal
+			if o.val != cty.NilVal {
+				outs[o.name] = o.val
+			}
+		}
+		vars["output"] = cty.ObjectVal(outs)
+	}
 	ctx.Variables = vars
 	for _, a := range c.asserts {
 		r := &source.CheckResult{Check: addr, Range: toSourceRange(a.rng)}

@@ -227,6 +227,9 @@ type outputDecl struct {
 	defRange  hcl.Range
 	dirty     bool
 	result    *source.Output
+	// val is the evaluated value, marks and all, for the checks that
+	// read output.NAME (pier test's asserts); cty.NilVal until evaluated.
+	val cty.Value
 	// pending: the value is not wholly known yet (see
 	// source.Snapshot.PendingOutputs).
 	pending bool

@@ -49,6 +49,22 @@ type Options struct {
 	// FetchModule resolves a module source that is not a local path; nil
 	// accepts local paths only.
 	FetchModule ModuleFetcher
+	// Values are variable values given as values (pier test's
+	// variables), winning over every other source.
+	Values map[string]cty.Value
+	// Asserts, when set, are evaluated as a check block of their own
+	// (pier test's run blocks): their results are named Asserts.Name.
+	Asserts *Asserts
+}
+
+// Asserts are pier test's assert blocks of one run. Unlike a check
+// block's, they may read output.NAME too.
+type Asserts struct {
+	// Name is the results' Check, e.g. run.creates_file.
+	Name   string
+	Blocks hcl.Blocks
+	// Range is the run block, for a run without asserts.
+	Range hcl.Range
 }
 
 // ModuleFetcher resolves a module source that is not a local path to a
@@ -269,6 +285,9 @@ func decode(dir, abs string, p *hclparse.Parser, bodies []hcl.Body, opts Options
 	for _, u := range d.units {
 		diags = append(diags, d.linkUnit(u)...)
 	}
+	if a := opts.Asserts; a != nil {
+		diags = append(diags, d.decodeAsserts(a)...)
+	}
 	if diags.HasErrors() {
 		return d, diags
 	}
@@ -421,7 +440,7 @@ func (d *Deployment) linkUnit(u *unit) hcl.Diagnostics {
 	}
 	if u.call == nil {
 		for _, b := range ub.byType["check"] {
-			diags = append(diags, d.decodeCheck(b)...)
+			diags = append(diags, d.decodeCheck("check."+b.Labels[0], b.DefRange, b.Body)...)
 		}
 	}
 	diags = append(diags, d.decodeImports(u, ub.byType["import"])...)

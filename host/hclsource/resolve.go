@@ -762,7 +762,7 @@ func onlyWaits(marks cty.ValueMarks) cty.ValueMarks {
 
 func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
 	o.dirty = false
-	o.result, o.pending = nil, false
+	o.result, o.pending, o.val = nil, false, cty.NilVal
 	if diags := d.checkOutputs(o.refs); diags.HasErrors() {
 		o.dirty = true
 		return diags
@@ -779,6 +779,7 @@ func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
 		o.dirty = true
 		return diags
 	}
+	o.val = v
 	unmarked, marks := v.UnmarkDeep()
 	if _, ok := marks[sensitiveMark{}]; ok && !o.sensitive {
 		o.dirty = true

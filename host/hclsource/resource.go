@@ -337,9 +337,13 @@ func (d *Deployment) decodeOutput(b *hcl.Block) hcl.Diagnostics {
 // analyze resolves every reference in expr, read from scope s, and checks
 // the other variables it uses.
 func (d *Deployment) analyze(s *scope, expr hcl.Expression, exp expansion) ([]*ref, hcl.Diagnostics) {
+	return d.analyzeTraversals(s, expr.Variables(), exp)
+}
+
+func (d *Deployment) analyzeTraversals(s *scope, trs []hcl.Traversal, exp expansion) ([]*ref, hcl.Diagnostics) {
 	var refs []*ref
 	var diags hcl.Diagnostics
-	for _, tr := range expr.Variables() {
+	for _, tr := range trs {
 		rng := tr.SourceRange()
 		switch root := tr.RootName(); root {
 		case "resource", "deployment":

@@ -168,6 +168,20 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 			vals[name] = c
 		}
 	}
+	for _, name := range sortedKeys(opts.Values) {
+		v, ok := d.variables[name]
+		if !ok {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable",
+				Detail: "no variable \"" + name + "\" is declared." + suggest(name, sortedKeys(d.variables))})
+			continue
+		}
+		given[name] = true
+		if c, ds := v.convert(opts.Values[name], v.defRange); ds.HasErrors() {
+			diags = append(diags, ds...)
+		} else {
+			vals[name] = c
+		}
+	}
 	for _, name := range sortedKeys(d.variables) {
 		v := d.variables[name]
 		val, ok := vals[name]
