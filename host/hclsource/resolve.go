@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math/big"
@@ -799,9 +800,10 @@ func (d *Deployment) evalOutput(o *outputDecl) hcl.Diagnostics {
 }
 
 // dirtyQueue holds the resource blocks to evaluate, smallest dependency
-// position first, so a block is evaluated after everything it reads.
+// position first, so a block is evaluated after everything it reads. A
+// block is in it at most once (resourceDecl.queued).
 type dirtyQueue struct {
-	items []*resourceDecl
+	items declHeap
 }
 
 func (q *dirtyQueue) len() int { return len(q.items) }
@@ -811,36 +813,29 @@ func (q *dirtyQueue) push(r *resourceDecl) {
 		return
 	}
 	r.queued = true
-	q.items = append(q.items, r)
-	for i := len(q.items) - 1; i > 0; {
-		p := (i - 1) / 2
-		if q.items[p].index <= q.items[i].index {
-			break
-		}
-		q.items[p], q.items[i] = q.items[i], q.items[p]
-		i = p
-	}
+	heap.Push(&q.items, r)
 }
 
 func (q *dirtyQueue) pop() *resourceDecl {
-	top := q.items[0]
-	last := len(q.items) - 1
-	q.items[0] = q.items[last]
-	q.items = q.items[:last]
-	for i := 0; ; {
-		l, s := 2*i+1, i
-		if l < len(q.items) && q.items[l].index < q.items[s].index {
-			s = l
-		}
-		if l+1 < len(q.items) && q.items[l+1].index < q.items[s].index {
-			s = l + 1
-		}
-		if s == i {
-			break
-		}
-		q.items[s], q.items[i] = q.items[i], q.items[s]
-		i = s
-	}
+	top := heap.Pop(&q.items).(*resourceDecl) //nolint:forcetypeassert // declHeap holds only *resourceDecl
 	top.queued = false
 	return top
+}
+
+// declHeap orders resource blocks by dependency position for
+// [container/heap].
+type declHeap []*resourceDecl
+
+func (h declHeap) Len() int           { return len(h) }
+func (h declHeap) Less(i, j int) bool { return h[i].index < h[j].index }
+func (h declHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+
+func (h *declHeap) Push(x any) { *h = append(*h, x.(*resourceDecl)) } //nolint:forcetypeassert // only dirtyQueue.push calls it
+
+func (h *declHeap) Pop() any {
+	old := *h
+	last := old[len(old)-1]
+	old[len(old)-1] = nil // the backing array must not keep it alive
+	*h = old[:len(old)-1]
+	return last
 }
