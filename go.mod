@@ -3,6 +3,7 @@ module github.com/pierhq/pier
 go 1.26.8
 
 require (
+	github.com/agext/levenshtein v1.2.1
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/evanphx/json-patch/v5 v5.9.11
@@ -25,7 +26,6 @@ require (
 )
 
 require (
-	github.com/agext/levenshtein v1.2.1 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect
 	github.com/apparentlymart/go-textseg/v17 v17.0.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect

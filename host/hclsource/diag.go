@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -74,7 +76,13 @@ func diagErr(rng hcl.Range, summary, detailFormat string, args ...any) *hcl.Diag
 func suggest(name string, names []string) string {
 	best, bestDist := "", 3
 	for _, n := range names {
-		if d := editDistance(name, n, bestDist); d < bestDist {
+		// The distance is at least the difference in length: skip the
+		// count where that alone rules n out. (levenshtein's MaxCost would
+		// do it, but v1.2.1 indexes out of range with it.)
+		if d := utf8.RuneCountInString(name) - utf8.RuneCountInString(n); d >= bestDist || -d >= bestDist {
+			continue
+		}
+		if d := levenshtein.Distance(name, n, nil); d < bestDist {
 			best, bestDist = n, d
 		}
 	}
@@ -82,29 +90,4 @@ func suggest(name string, names []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" Did you mean %q?", best)
-}
-
-// editDistance is the Levenshtein distance between a and b, or limit when
-// it is at least limit.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agext/levenshtein"
 )
 
 // Schema is the part of a Terraform provider's schema the check needs:
@@ -206,31 +208,9 @@ func sortedKeys(m map[string]any) []string {
 func Suggest(name string, names []string) string {
 	best, bestDist := "", 3
 	for _, n := range names {
-		if d := distance(name, n); d < bestDist {
+		if d := levenshtein.Distance(name, n, nil); d < bestDist {
 			best, bestDist = n, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
