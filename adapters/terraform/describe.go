@@ -2,6 +2,8 @@ package terraform
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
@@ -73,22 +75,13 @@ func describe(plugin string, s *tfproto.ProviderSchema) *SchemaInfo {
 		ResourceTypes:   []TypeInfo{},
 		DataSources:     []TypeInfo{},
 	}
-	for _, name := range sortedKeys(s.ResourceTypes) {
+	for _, name := range slices.Sorted(maps.Keys(s.ResourceTypes)) {
 		info.ResourceTypes = append(info.ResourceTypes, describeType(name, "", s.ResourceTypes[name]))
 	}
-	for _, name := range sortedKeys(s.DataSources) {
+	for _, name := range slices.Sorted(maps.Keys(s.DataSources)) {
 		info.DataSources = append(info.DataSources, describeType(DataSourcePrefix+name, name, s.DataSources[name]))
 	}
 	return info
-}
-
-func sortedKeys(m map[string]*tfproto.Schema) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func describeType(name, tfName string, s *tfproto.Schema) TypeInfo {

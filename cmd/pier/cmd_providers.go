@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func runProviders(ctx context.Context, o deployOptions, stdout, stderr io.Writer
 		return err
 	}
 	var rows []providerStatus
-	for _, name := range sortedNames(snap.Providers) {
+	for _, name := range slices.Sorted(maps.Keys(snap.Providers)) {
 		p := snap.Providers[name]
 		row := providerStatus{ProviderInfo: session.Describe(p)}
 		_, err := lock.Verify(p, d.Dir())
@@ -103,15 +104,6 @@ func runProviders(ctx context.Context, o deployOptions, stdout, stderr io.Writer
 		}
 	}
 	return nil
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	var names []string
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
 
 func newProvidersLockCommand() *cli.Command {
@@ -217,7 +209,7 @@ Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 				}
 				p := snap.Providers[name]
 				if p == nil {
-					return fmt.Errorf("the deployment declares no provider %q (it has: %s)", name, strings.Join(sortedNames(snap.Providers), ", "))
+					return fmt.Errorf("the deployment declares no provider %q (it has: %s)", name, strings.Join(slices.Sorted(maps.Keys(snap.Providers)), ", "))
 				}
 				if p.Terraform == "" {
 					return fmt.Errorf("provider %s is not a Terraform provider: a v0 provider cannot describe itself, so its schema is unknown", name)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/pierhq/pier/schema"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -409,7 +410,7 @@ func (d *Deployment) declareUnit(u *unit, bodies []hcl.Body, values func() (cty.
 func (d *Deployment) linkUnit(u *unit) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	ub := u.blocks
-	for _, name := range sortedKeys(u.modules) {
+	for _, name := range slices.Sorted(maps.Keys(u.modules)) {
 		c := u.modules[name]
 		if a, ok := c.attrs["depends_on"]; ok {
 			exprs, ds := hcl.ExprList(a.Expr)
@@ -446,13 +447,13 @@ func (d *Deployment) linkUnit(u *unit) hcl.Diagnostics {
 	diags = append(diags, d.decodeImports(u, ub.byType["import"])...)
 	diags = append(diags, d.decodeRemoved(u, ub.byType["removed"])...)
 	// Locals, arguments and outputs nobody reads are checked too.
-	for _, name := range sortedKeys(u.locals) {
+	for _, name := range slices.Sorted(maps.Keys(u.locals)) {
 		diags = append(diags, d.analyzeLocal(u.locals[name], u.locals[name].defRange)...)
 	}
-	for _, name := range sortedKeys(u.args) {
+	for _, name := range slices.Sorted(maps.Keys(u.args)) {
 		diags = append(diags, d.analyzeLocal(u.args[name], u.args[name].defRange)...)
 	}
-	for _, name := range sortedKeys(u.outputs) {
+	for _, name := range slices.Sorted(maps.Keys(u.outputs)) {
 		diags = append(diags, d.analyzeLocal(u.outputs[name], u.outputs[name].defRange)...)
 	}
 	return diags
@@ -528,14 +529,4 @@ func rangeString(r hcl.Range) string {
 
 func toSourceRange(r hcl.Range) source.Range {
 	return source.Range{Filename: r.Filename, Line: r.Start.Line, Column: r.Start.Column}
-}
-
-// sortedKeys returns m's keys in order, for deterministic suggestions.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,7 @@ package hclsource
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -135,7 +136,7 @@ func (d *Deployment) localRef(s *scope, tr hcl.Traversal) ([]*ref, hcl.Diagnosti
 	l, ok := s.unit.locals[name]
 	if !ok {
 		return nil, hcl.Diagnostics{diagErr(nr, "Undeclared local",
-			"no local %q is declared in a locals block.%s", name, suggest(name, sortedKeys(s.unit.locals)))}
+			"no local %q is declared in a locals block.%s", name, suggest(name, slices.Sorted(maps.Keys(s.unit.locals))))}
 	}
 	if diags := d.analyzeLocal(l, tr.SourceRange()); diags.HasErrors() {
 		return nil, diags

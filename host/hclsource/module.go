@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -295,13 +296,13 @@ func (d *Deployment) moduleArgs(u *unit, each map[string]cty.Value, check bool) 
 	c := u.call
 	var diags hcl.Diagnostics
 	vals := map[string]cty.Value{}
-	for _, name := range sortedKeys(c.args) {
+	for _, name := range slices.Sorted(maps.Keys(c.args)) {
 		a := c.args[name]
 		v, ok := u.variables[name]
 		if !ok {
 			if check {
 				diags = append(diags, diagErr(a.NameRange, "Unsupported argument",
-					"module %q has no variable %q.%s", c.name, name, suggest(name, sortedKeys(u.variables))))
+					"module %q has no variable %q.%s", c.name, name, suggest(name, slices.Sorted(maps.Keys(u.variables)))))
 			}
 			continue
 		}
@@ -320,7 +321,7 @@ func (d *Deployment) moduleArgs(u *unit, each map[string]cty.Value, check bool) 
 			kind: kindArgument, exp: c.expand, each: each, variable: v}
 		vals[name] = cty.DynamicVal
 	}
-	for _, name := range sortedKeys(u.variables) {
+	for _, name := range slices.Sorted(maps.Keys(u.variables)) {
 		v := u.variables[name]
 		if _, ok := c.args[name]; ok {
 			continue
@@ -455,13 +456,13 @@ func (d *Deployment) moduleRef(s *scope, tr hcl.Traversal) ([]*ref, hcl.Diagnost
 			o, ok := inst.outputs[out]
 			if !ok {
 				return nil, hcl.Diagnostics{diagErr(orng, "Unknown output",
-					"module %q has no output %q.%s", name, out, suggest(out, sortedKeys(inst.outputs)))}
+					"module %q has no output %q.%s", name, out, suggest(out, slices.Sorted(maps.Keys(inst.outputs))))}
 			}
 			outs = append(outs, o)
 		}
 	} else {
 		for _, inst := range insts {
-			for _, n := range sortedKeys(inst.outputs) {
+			for _, n := range slices.Sorted(maps.Keys(inst.outputs)) {
 				outs = append(outs, inst.outputs[n])
 			}
 		}
@@ -490,7 +491,7 @@ func (d *Deployment) moduleInstances(s *scope, name string, nr hcl.Range, steps 
 	c, ok := s.unit.modules[name]
 	if !ok {
 		return nil, nil, nil, hcl.Diagnostics{diagErr(nr, "Unknown module",
-			"no module %q is declared here.%s", name, suggest(name, sortedKeys(s.unit.modules)))}
+			"no module %q is declared here.%s", name, suggest(name, slices.Sorted(maps.Keys(s.unit.modules))))}
 	}
 	if len(steps) == 0 {
 		return c, c.instances, steps, nil

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"reflect"
 	"slices"
@@ -368,7 +369,7 @@ func (d *Deployment) checkOutputs(refs []*ref) hcl.Diagnostics {
 		if inst == nil || !inst.outKnown || !inst.outVal.Type().IsObjectType() || inst.outVal.Type().HasAttribute(x.output) {
 			continue
 		}
-		names := sortedKeys(inst.outVal.Type().AttributeTypes())
+		names := slices.Sorted(maps.Keys(inst.outVal.Type().AttributeTypes()))
 		list := "it has none"
 		if len(names) > 0 {
 			list = "it has: " + strings.Join(names, ", ")

@@ -2,6 +2,7 @@ package hclsource
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -191,7 +192,7 @@ func (d *Deployment) providerRef(u *unit, a *hcl.Attribute, diags *hcl.Diagnosti
 	}
 	key, ok := u.providers[step.Name]
 	if !ok {
-		hint := suggest(step.Name, sortedKeys(u.providers))
+		hint := suggest(step.Name, slices.Sorted(maps.Keys(u.providers)))
 		if u.call != nil {
 			hint += fmt.Sprintf(" A module sees only the providers it declares and those its block passes, as in providers = { %s = provider.%s } at %s.", step.Name, step.Name, rangeString(u.call.block.DefRange))
 		}
@@ -367,7 +368,7 @@ func (d *Deployment) analyzeTraversals(s *scope, trs []hcl.Traversal, exp expans
 				diags = append(diags, diagErr(rng, "Invalid reference", "var must be followed by a variable name, as in var.NAME."))
 			} else if _, ok := u.variables[name]; !ok {
 				diags = append(diags, diagErr(nr, "Undeclared variable",
-					"no variable %q is declared.%s", name, suggest(name, sortedKeys(u.variables))))
+					"no variable %q is declared.%s", name, suggest(name, slices.Sorted(maps.Keys(u.variables)))))
 			} else if a, ok := u.args[name]; ok {
 				if ds := d.analyzeLocal(a, rng); ds.HasErrors() {
 					diags = append(diags, ds...)
@@ -441,7 +442,7 @@ func (d *Deployment) resourceRef(s *scope, tr hcl.Traversal) (*ref, hcl.Diagnost
 			if c == nil {
 				var names []string
 				for x := cur; x != nil; x = x.parent {
-					names = append(names, sortedKeys(x.children)...)
+					names = append(names, slices.Sorted(maps.Keys(x.children))...)
 					if !first {
 						break
 					}
@@ -463,7 +464,7 @@ func (d *Deployment) resourceRef(s *scope, tr hcl.Traversal) (*ref, hcl.Diagnost
 			if target == nil {
 				// Suggestions are built only on error: listing names is
 				// linear in the deployment.
-				names := sortedKeys(cur.resources)
+				names := slices.Sorted(maps.Keys(cur.resources))
 				if first {
 					names = cur.visibleResources()
 				}

@@ -1,7 +1,9 @@
 package hclsource
 
 import (
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -78,7 +80,7 @@ func (d *Deployment) decodeVariable(u *unit, b *hcl.Block) hcl.Diagnostics {
 // known at load; one that reads resources is unknown then, and skipped.
 func (d *Deployment) validateVariables(u *unit) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	for _, name := range sortedKeys(u.variables) {
+	for _, name := range slices.Sorted(maps.Keys(u.variables)) {
 		for _, c := range u.variables[name].validations {
 			res, ds := c.eval(u.ctx)
 			diags = append(diags, ds...)
@@ -136,7 +138,7 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 		}
 		given[name] = v.given
 	}
-	for _, name := range sortedKeys(opts.EnvVars) {
+	for _, name := range slices.Sorted(maps.Keys(opts.EnvVars)) {
 		v, ok := d.variables[name]
 		if !ok {
 			continue
@@ -151,13 +153,13 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 	for _, path := range opts.VarFiles {
 		diags = append(diags, d.readVarFile(path, vals, given)...)
 	}
-	for _, name := range sortedKeys(opts.Vars) {
+	for _, name := range slices.Sorted(maps.Keys(opts.Vars)) {
 		v, ok := d.variables[name]
 		if !ok {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Undeclared variable",
-				Detail:   "--var " + name + ": no variable \"" + name + "\" is declared." + suggest(name, sortedKeys(d.variables)),
+				Detail:   "--var " + name + ": no variable \"" + name + "\" is declared." + suggest(name, slices.Sorted(maps.Keys(d.variables))),
 			})
 			continue
 		}
@@ -168,11 +170,11 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 			vals[name] = c
 		}
 	}
-	for _, name := range sortedKeys(opts.Values) {
+	for _, name := range slices.Sorted(maps.Keys(opts.Values)) {
 		v, ok := d.variables[name]
 		if !ok {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable",
-				Detail: "no variable \"" + name + "\" is declared." + suggest(name, sortedKeys(d.variables))})
+				Detail: "no variable \"" + name + "\" is declared." + suggest(name, slices.Sorted(maps.Keys(d.variables)))})
 			continue
 		}
 		given[name] = true
@@ -182,7 +184,7 @@ func (d *Deployment) variableValues(opts Options) (cty.Value, hcl.Diagnostics) {
 			vals[name] = c
 		}
 	}
-	for _, name := range sortedKeys(d.variables) {
+	for _, name := range slices.Sorted(maps.Keys(d.variables)) {
 		v := d.variables[name]
 		val, ok := vals[name]
 		if !ok && given[name] {
@@ -253,12 +255,12 @@ func (d *Deployment) readVarFile(path string, vals map[string]cty.Value, given m
 	}
 	attrs, ds := f.Body.JustAttributes()
 	diags = append(diags, ds...)
-	for _, name := range sortedKeys(attrs) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[name]
 		v, ok := d.variables[name]
 		if !ok {
 			diags = append(diags, diagErr(a.NameRange, "Undeclared variable",
-				"no variable %q is declared.%s", name, suggest(name, sortedKeys(d.variables))))
+				"no variable %q is declared.%s", name, suggest(name, slices.Sorted(maps.Keys(d.variables)))))
 			continue
 		}
 		given[name] = true

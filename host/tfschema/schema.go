@@ -3,6 +3,7 @@ package tfschema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -184,22 +185,13 @@ func (t *Type) check(prefix string, path []any, obj map[string]any, out *[]Unkno
 			}
 		case "map":
 			m, _ := obj[k].(map[string]any)
-			for _, mk := range sortedKeys(m) {
+			for _, mk := range slices.Sorted(maps.Keys(m)) {
 				if em, ok := m[mk].(map[string]any); ok {
 					t.check(elem, append(slices.Clip(at), mk), em, out)
 				}
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Suggest returns the name in names closest to name, or "" when none is

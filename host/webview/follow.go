@@ -3,6 +3,8 @@ package webview
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"strings"
 	"time"
@@ -105,7 +107,7 @@ func (s *Server) follow(ctx context.Context, f LogFollower) {
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("pier ui: follow the state logs", "err", err)
 		}
-		for _, h := range sortedKeys(landed) {
+		for _, h := range slices.Sorted(maps.Keys(landed)) {
 			for _, ev := range landed[h] {
 				s.runs.land(stateEventJSON{MessageType: "state_event", State: h, HistoryEvent: ev, Statuses: touchedStatuses(ev.Touched)})
 			}

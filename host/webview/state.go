@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -111,7 +112,7 @@ func (s *Server) handleResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pointers := map[string][]string{}
-	for _, h := range sortedKeys(states) {
+	for _, h := range slices.Sorted(maps.Keys(states)) {
 		view := states[h]
 		seen := map[string]bool{}
 		for a, rec := range view.Entries {
@@ -335,7 +336,7 @@ func diff(path string, a, b any) []diffJSON {
 			keys[k] = true
 		}
 		var out []diffJSON
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			out = append(out, diff(path+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), am[k], bm[k])...)
 		}
 		return out
@@ -344,13 +345,4 @@ func diff(path string, a, b any) []diffJSON {
 		return nil
 	}
 	return []diffJSON{{Path: path, Before: a, After: b}}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
