@@ -51,7 +51,7 @@ func (e *LostError) ExitStatus() string {
 // ErrorKind says how a provider process failed.
 type ErrorKind int
 
-//go:generate go run golang.org/x/tools/cmd/stringer -type ErrorKind -trimprefix Kind
+//go:generate go tool stringer -type ErrorKind -trimprefix Kind
 
 // The ways a provider process can fail. Each one kills the process; a
 // [Pool] replaces it on the next request.
