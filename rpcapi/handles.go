@@ -10,20 +10,19 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// kind is what a handle names.
+// kind is what a handle names. Its String is generated: the names are
+// the line comments, as error messages show them.
 type kind int
 
+//go:generate go tool stringer -type kind -linecomment
+
 const (
-	kindInvalid kind = iota
-	kindLocks
-	kindDeployment
-	kindPlan
-	kindInspector
+	kindInvalid    kind = iota // invalid
+	kindLocks                  // dependency locks
+	kindDeployment             // deployment
+	kindPlan                   // plan
+	kindInspector              // inspector
 )
-
-var kindNames = [...]string{"invalid", "dependency locks", "deployment", "plan", "inspector"}
-
-func (k kind) String() string { return kindNames[k] }
 
 // closer is an object that holds resources (provider processes) until
 // closed.
