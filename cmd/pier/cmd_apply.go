@@ -57,7 +57,8 @@ new and waits for running operations; the second stops them.
 Exit codes: 0 applied, 1 error (some resources failed), 64 usage,
 3 saved plan is stale, 130 interrupted.`,
 		Flags: append(append(append(deployFlags(), planControlFlags()...), liveViewFlags()...),
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation, and allow destroys and replacements off a terminal"}),
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation, and allow destroys and replacements off a terminal"},
+			upgradeModulesFlag()),
 		Action: func(c *cli.Context) error {
 			o := applyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes"), UI: readLiveView(c)}
 			var members []string

@@ -42,7 +42,8 @@ Exit codes: 0 planned, 1 error, 64 usage, 130 interrupted. With
 --detailed-exitcode: 0 no changes, 1 error, 2 the plan has changes.`,
 		Flags: append(append(deployFlags(), planControlFlags()...),
 			&cli.StringFlag{Name: "out", Usage: "save the plan to `FILE` (written 0600: it may hold inputs)"},
-			&cli.BoolFlag{Name: "detailed-exitcode", Usage: "exit 0 for no changes, 1 for an error, 2 for changes"}),
+			&cli.BoolFlag{Name: "detailed-exitcode", Usage: "exit 0 for no changes, 1 for an error, 2 for changes"},
+			upgradeModulesFlag()),
 		Action: func(c *cli.Context) error {
 			controls, err := readPlanControls(c, c.Args().Slice())
 			if err != nil {

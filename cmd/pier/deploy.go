@@ -16,6 +16,7 @@ import (
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/modsource"
 	"github.com/pierhq/pier/host/nixsource"
 	"github.com/pierhq/pier/host/source"
 )
@@ -47,6 +48,9 @@ type deployOptions struct {
 	UnsetVarsUnknown bool
 	// Stdout is the command's output, where --json puts warnings.
 	Stdout io.Writer
+	// UpgradeModules is --upgrade of plan and apply: git module sources
+	// whose ref moved are fetched at the new commit and pinned to it.
+	UpgradeModules bool
 	// The fields below are pier test's.
 	// WorkDir, when set, is the working directory of provider processes
 	// instead of the deployment's: relative paths (a state_file's name)
@@ -57,6 +61,8 @@ type deployOptions struct {
 	VarValues map[string]cty.Value
 	// Asserts are a run's asserts, evaluated with the deployment.
 	Asserts *hclsource.Asserts
+	// UpgradeModules is --upgrade of plan and apply: git module sources
+	// whose ref moved are fetched at the new commit and pinned to it.
 }
 
 // warn prints a warning once, in the command's format: a message_type
@@ -104,7 +110,10 @@ func readDeployOptions(c *cli.Context) deployOptions {
 		JSON:        c.Bool("json"),
 		Verbose:     c.Bool("verbose"),
 		Lock:        c.String("lock"),
-		Stdout:      c.App.Writer,
+		// plan and apply's --upgrade (providers lock's means providers,
+		// and that command loads no modules through loadSource).
+		UpgradeModules: c.Bool("upgrade"),
+		Stdout:         c.App.Writer,
 	}
 	o.File = c.String("file")
 	if o.Flake == "" && o.File == "" && !hclsource.HasFiles(o.Dir) {
@@ -164,13 +173,28 @@ func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src sou
 	}
 	// Version constraints choose the locked version while it fits; a
 	// lock file that does not parse is lockedSource's to report.
-	var locked map[string]string
-	if lock, _, err := lockfile.Read(filepath.Join(dir, lockfile.Name)); err == nil {
-		locked = lock.Versions()
+	var locked, pins map[string]string
+	lockPath := filepath.Join(dir, lockfile.Name)
+	if lock, _, err := lockfile.Read(lockPath); err == nil {
+		locked, pins = lock.Versions(), lock.Modules
 	}
-	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, LockedVersions: locked, Builtins: builtin.Capabilities, Values: o.VarValues, Asserts: o.Asserts})
+	fetch := &modsource.Fetcher{Pins: pins, Upgrade: o.UpgradeModules}
+	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, LockedVersions: locked, Builtins: builtin.Capabilities, Values: o.VarValues, Asserts: o.Asserts, FetchModule: fetch.Fetch})
 	if err != nil {
 		return nil, "", err
+	}
+	// A git source is pinned the first time it is fetched, and moved
+	// only by --upgrade or pier modules update.
+	changed, err := modsource.Pin(lockPath, fetch.Resolved())
+	if err != nil {
+		return nil, "", err
+	}
+	for _, src := range changed {
+		old := ""
+		if c, ok := pins[src]; ok {
+			old = " (was " + c + ")"
+		}
+		fmt.Fprintf(stderr, "pier: pinned module %s to commit %s%s in %s\n", modsource.Redact(src), fetch.Resolved()[src], old, lockfile.Name)
 	}
 	return d, dir, nil
 }

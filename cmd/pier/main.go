@@ -34,6 +34,7 @@ var (
 var groupUsage = map[string]string{
 	"adapter":   "run a provider that ships with pier (speaks the v0 protocol on stdin/stdout)",
 	"members":   "list the members of a deployment, as nixops4 members list does",
+	"modules":   "maintain the pins of git module sources in .pier.lock.hcl",
 	"provider":  "talk to one provider directly, to test it",
 	"state":     "inspect and maintain a deployment's state",
 	"statefile": "inspect and maintain a state_file event log",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,13 +35,21 @@ func (f *File) Versions() map[string]string {
 	return out
 }
 
-// File is a lock file: entries by key.
+// File is a lock file: entries by key, and the commits git module
+// sources are pinned to.
 type File struct {
 	Entries map[string]*Entry
+	// Modules maps a git module source, as its module block writes it,
+	// to the commit its ref resolved to when it was pinned:
+	//
+	//	module "git::https://example.com/mods.git//site?ref=main" {
+	//	  commit = "3f1c…"
+	//	}
+	Modules map[string]string
 }
 
 // New returns an empty lock file.
-func New() *File { return &File{Entries: map[string]*Entry{}} }
+func New() *File { return &File{Entries: map[string]*Entry{}, Modules: map[string]string{}} }
 
 // blockJSON is the body of one provider block.
 type blockBody struct {
@@ -98,10 +107,17 @@ func Parse(src []byte, filename string) (*File, hcl.Diagnostics) {
 		return nil, diags
 	}
 	// The body is decoded block by block so that a bad block names itself.
-	content, ds := hf.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "provider", LabelNames: []string{"key"}}}})
+	content, ds := hf.Body.Content(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
+		{Type: "provider", LabelNames: []string{"key"}},
+		{Type: "module", LabelNames: []string{"source"}},
+	}})
 	diags = append(diags, ds...)
 	f := New()
 	for _, b := range content.Blocks {
+		if b.Type == "module" {
+			diags = append(diags, f.parseModule(b)...)
+			continue
+		}
 		var body blockBody
 		diags = append(diags, gohcl.DecodeBody(b.Body, nil, &body)...)
 		key := b.Labels[0]
@@ -133,6 +149,36 @@ func Parse(src []byte, filename string) (*File, hcl.Diagnostics) {
 		f.Entries[key] = e
 	}
 	return f, diags
+}
+
+// parseModule reads one module pin.
+func (f *File) parseModule(b *hcl.Block) hcl.Diagnostics {
+	var body struct {
+		Commit string `hcl:"commit"`
+	}
+	diags := gohcl.DecodeBody(b.Body, nil, &body)
+	if diags.HasErrors() {
+		return diags
+	}
+	src := b.Labels[0]
+	if _, dup := f.Modules[src]; dup {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Duplicate module pin",
+			Detail: fmt.Sprintf("module source %q is pinned twice.", src), Subject: b.DefRange.Ptr()}}
+	}
+	if !isCommit(body.Commit) {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid module pin",
+			Detail: fmt.Sprintf("module source %q: commit %q is not a full hexadecimal commit id.", src, body.Commit), Subject: b.DefRange.Ptr()}}
+	}
+	f.Modules[src] = body.Commit
+	return nil
+}
+
+// isCommit reports whether s is a full SHA-1 or SHA-256 commit id.
+func isCommit(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
 }
 
 func firstNonEmpty(a, b string) string {
@@ -177,6 +223,12 @@ func (f *File) Bytes() []byte {
 		if len(e.Hashes) > 0 {
 			b.SetAttributeRaw("hashes", hashTokens(e.Hashes))
 		}
+	}
+	for i, src := range slices.Sorted(maps.Keys(f.Modules)) {
+		if i > 0 || len(keys) > 0 {
+			body.AppendNewline()
+		}
+		body.AppendNewBlock("module", []string{src}).Body().SetAttributeValue("commit", cty.StringVal(f.Modules[src]))
 	}
 	var buf bytes.Buffer
 	buf.WriteString("# This file is maintained automatically by \"pier providers lock\".\n# Manual edits may be lost in future updates.\n\n")

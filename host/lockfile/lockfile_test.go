@@ -36,6 +36,7 @@ func TestRoundTrip(t *testing.T) {
 	} {
 		f.Entries[e.Key] = e
 	}
+	f.Modules["git::file:///srv/mods.git//site?ref=main"] = "0123456789abcdef0123456789abcdef01234567"
 	text := f.Bytes()
 	back, diags := Parse(text, Name)
 	if diags.HasErrors() {
@@ -71,6 +72,9 @@ func TestParseErrorsNameTheBlock(t *testing.T) {
 		"nothing":    `provider "kv" {}`,
 		"duplicate":  "provider \"a\" { version = \"1\"\nhashes = [\"h1:x\"] }\nprovider \"a\" { version = \"1\"\nhashes = [\"h1:x\"] }",
 		"bad syntax": `provider "kv" {`,
+		"short pin":  `module "git::x" { commit = "abc" }`,
+		"no commit":  `module "git::x" {}`,
+		"dup pin":    "module \"git::x\" { commit = \"0123456789abcdef0123456789abcdef01234567\" }\nmodule \"git::x\" { commit = \"0123456789abcdef0123456789abcdef01234567\" }",
 	}
 	for name, src := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
@@ -197,6 +198,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 // no longer declared are dropped, as Terraform drops them.
 func (f *File) Lock(decls map[string]*source.Provider, dir string, upgrade bool) (*File, error) {
 	out := New()
+	out.Modules = maps.Clone(f.Modules) // pins are pier modules update's
 	names := make([]string, 0, len(decls))
 	for n := range decls {
 		names = append(names, n)

@@ -25,6 +25,7 @@ import (
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/inspect"
 	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/modsource"
 	"github.com/pierhq/pier/host/nixsource"
 	"github.com/pierhq/pier/host/source"
 )
@@ -133,9 +134,14 @@ func (d *Deployment) load() (source.Source, error) {
 // does not parse is reported by the lock check.
 func (d *Deployment) hclOptions() hclsource.Options {
 	o := hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, EnvVars: d.opts.EnvVars, Builtins: d.opts.Builtins}
+	var pins map[string]string
 	if lock, _, err := lockfile.Read(d.LockPath()); err == nil {
-		o.LockedVersions = lock.Versions()
+		o.LockedVersions, pins = lock.Versions(), lock.Modules
 	}
+	// Git module sources are fetched at their pinned commits; a moved
+	// ref is refused. Pins are the CLI's to write (pier plan, pier
+	// modules update).
+	o.FetchModule = (&modsource.Fetcher{Pins: pins}).Fetch
 	return o
 }
 

@@ -27,3 +27,7 @@ provider "tf" {
     "sha256:11ee",
   ]
 }
+
+module "git::file:///srv/mods.git//site?ref=main" {
+  commit = "0123456789abcdef0123456789abcdef01234567"
+}
