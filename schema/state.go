@@ -90,7 +90,7 @@ func (c stateChecker) pending(raw any) *StateError {
 		return &StateError{Pointer: ptr, Problem: fmt.Sprintf("is %s, want an object of pending operations by address", JSONKind(raw))}
 	}
 	for key := range c.keys(ops) {
-		at := ptr + "/" + escapePointer(key)
+		at := ptr + "/" + EscapePointerToken(key)
 		op, ok := ops[key].(map[string]any)
 		if !ok {
 			return &StateError{Pointer: at, Problem: fmt.Sprintf("is %s, want an object (a pending operation)", JSONKind(ops[key]))}
@@ -147,7 +147,7 @@ func (c stateChecker) level(level map[string]any, ptr string) (int, error) {
 			if err := checkEntry(res[key]); err != nil {
 				// Pointers are built only for the error: escaping every
 				// key would cost more than the whole walk.
-				err.Pointer = ptr + "/resources/" + escapePointer(key) + err.Pointer
+				err.Pointer = ptr + "/resources/" + EscapePointerToken(key) + err.Pointer
 				return 0, err
 			}
 		}
@@ -159,7 +159,7 @@ func (c stateChecker) level(level map[string]any, ptr string) (int, error) {
 			return 0, &StateError{Pointer: ptr + "/deployments", Problem: fmt.Sprintf("is %s, want an object of deployments by name", JSONKind(raw))}
 		}
 		for key := range c.keys(deps) {
-			at := ptr + "/deployments/" + escapePointer(key)
+			at := ptr + "/deployments/" + EscapePointerToken(key)
 			sub, ok := deps[key].(map[string]any)
 			if !ok {
 				return 0, &StateError{Pointer: at, Problem: fmt.Sprintf("is %s, want an object (a nested deployment)", JSONKind(deps[key]))}

@@ -226,7 +226,7 @@ func validateWrapper(message string, defs map[string]messageDef, v any, ops []Op
 	def, ok := defs[kind]
 	if !ok {
 		return "", nil, &ValidationError{Message: message, Problems: []Problem{{
-			Pointer:  "/" + escapePointer(kind),
+			Pointer:  "/" + EscapePointerToken(kind),
 			Expected: fmt.Sprintf("one of %s", kindList(defs, ops)),
 		}}}
 	}
@@ -345,12 +345,3 @@ func kindList(defs map[string]messageDef, ops []Operation) string {
 	sort.Strings(kinds)
 	return strings.Join(kinds, ", ")
 }
-
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return pointerEscaper.Replace(s)
-}
-
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

@@ -166,7 +166,7 @@ func (d *doc) applyOps(ops []operation) error {
 
 func (d *doc) applyOp(op *operation) error {
 	op.Path, op.From = validUTF8(op.Path), validUTF8(op.From)
-	path, err := ParsePointer(op.Path)
+	path, err := schema.ParsePointer(op.Path)
 	if err != nil {
 		return fmt.Errorf("path: %w", err)
 	}
@@ -178,7 +178,7 @@ func (d *doc) applyOp(op *operation) error {
 		}
 	case "remove":
 	case "move", "copy":
-		if from, err = ParsePointer(op.From); err != nil {
+		if from, err = schema.ParsePointer(op.From); err != nil {
 			return fmt.Errorf("from: %w", err)
 		}
 	default:
@@ -403,7 +403,7 @@ func (d *doc) fallback(op *operation, at, path, from []string) error {
 	} else {
 		b, err := json.Marshal(sub)
 		if err != nil {
-			return fmt.Errorf("encode %s: %w", Pointer(at...), err)
+			return fmt.Errorf("encode %s: %w", schema.Pointer(at...), err)
 		}
 		in = make([]byte, 0, len(b)+6)
 		in = append(append(append(in, `{"x":`...), b...), '}')
@@ -444,7 +444,7 @@ func rekey(p, at []string) string {
 	segs := make([]string, 0, 1+len(p)-len(at))
 	segs = append(segs, "x")
 	segs = append(segs, p[len(at):]...)
-	return Pointer(segs...)
+	return schema.Pointer(segs...)
 }
 
 // lookup resolves reference tokens strictly: object members by name, array

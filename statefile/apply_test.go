@@ -24,7 +24,7 @@ import (
 func referenceApply(docJSON []byte, p schema.Patch) ([]byte, error) {
 	for _, op := range p {
 		jop := jsonpatch.Operation{"op": rawString(op.Op), "path": rawString(op.Path)}
-		if _, err := ParsePointer(op.Path); err != nil {
+		if _, err := schema.ParsePointer(op.Path); err != nil {
 			return nil, err
 		}
 		switch op.Op {
@@ -33,7 +33,7 @@ func referenceApply(docJSON []byte, p schema.Patch) ([]byte, error) {
 				return nil, errors.New("missing value")
 			}
 		case "move", "copy":
-			if _, err := ParsePointer(op.From); err != nil {
+			if _, err := schema.ParsePointer(op.From); err != nil {
 				return nil, err
 			}
 			jop["from"] = rawString(op.From)
@@ -97,7 +97,7 @@ func rootApply(docJSON []byte, op schema.PatchOperation) ([]byte, error) {
 		return jsonpatch.Patch{add}.ApplyWithOptions(docJSON, patchOptions)
 	}
 	// move or copy to the root: the document becomes the value at from.
-	segs, _ := ParsePointer(op.From)
+	segs, _ := schema.ParsePointer(op.From)
 	v := doc
 	for _, s := range segs {
 		switch c := v.(type) {

@@ -73,9 +73,9 @@ func (l *Log) compact() (string, error) {
 	}) {
 		v, err := json.Marshal(state[k])
 		if err != nil {
-			return "", fmt.Errorf("encode %s: %w", Pointer(k), err)
+			return "", fmt.Errorf("encode %s: %w", schema.Pointer(k), err)
 		}
-		snap.Patch = append(snap.Patch, schema.PatchOperation{Op: "add", Path: Pointer(k), Value: v})
+		snap.Patch = append(snap.Patch, schema.PatchOperation{Op: "add", Path: schema.Pointer(k), Value: v})
 	}
 	first, err := initEvent(snap.Meta.Time).encodeLine()
 	if err != nil {

@@ -64,7 +64,7 @@ func helperMain() int {
 
 func createPatch(name string) schema.Patch {
 	v, _ := json.Marshal(map[string]any{"type": "file", "inputProperties": map[string]any{"name": name}, "outputProperties": map[string]any{"id": name}})
-	return schema.Patch{{Op: "add", Path: Pointer("resources", name), Value: v}}
+	return schema.Patch{{Op: "add", Path: schema.Pointer("resources", name), Value: v}}
 }
 
 func helper(t *testing.T, path, name string, count int, env ...string) *exec.Cmd {
@@ -99,8 +99,8 @@ func TestAppendReplayRoundTrip(t *testing.T) {
 		}
 	}
 	ev, err := l.Append(Meta{Time: "2026-01-02T03:04:05Z", Event: "update", Extra: map[string]any{"by": "test", "n": json.Number("1.50")}}, schema.Patch{
-		{Op: "replace", Path: Pointer("resources", "a/b", "outputProperties", "id"), Value: json.RawMessage(`"new"`)},
-		{Op: "remove", Path: Pointer("resources", "web")},
+		{Op: "replace", Path: schema.Pointer("resources", "a/b", "outputProperties", "id"), Value: json.RawMessage(`"new"`)},
+		{Op: "remove", Path: schema.Pointer("resources", "web")},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -444,7 +444,7 @@ func TestCompact(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			if _, err := l.Append(Meta{Event: "destroy"}, schema.Patch{{Op: "remove", Path: Pointer("resources", fmt.Sprint("r", i))}}); err != nil {
+			if _, err := l.Append(Meta{Event: "destroy"}, schema.Patch{{Op: "remove", Path: schema.Pointer("resources", fmt.Sprint("r", i))}}); err != nil {
 				t.Fatal(err)
 			}
 		}

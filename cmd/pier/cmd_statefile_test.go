@@ -193,7 +193,7 @@ func TestStatefileBinary(t *testing.T) {
 	if code != exitStateLocked || !strings.Contains(stderr, wantErr) {
 		t.Errorf("compact while locked: exit %d, stderr %q; want %d and %q", code, stderr, exitStateLocked, wantErr)
 	}
-	if _, err := l.Append(statefile.Meta{Event: "create"}, schema.Patch{{Op: "add", Path: statefile.Pointer("resources", "new/one"), Value: json.RawMessage(`{"type":"t","input_properties":{}}`)}}); err != nil {
+	if _, err := l.Append(statefile.Meta{Event: "create"}, schema.Patch{{Op: "add", Path: schema.Pointer("resources", "new/one"), Value: json.RawMessage(`{"type":"t","input_properties":{}}`)}}); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()

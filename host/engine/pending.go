@@ -93,7 +93,9 @@ func (v *StateView) decodePending(doc map[string]any) {
 	}
 }
 
-func pendingPointer(addr string) string { return "/" + pendingKey + "/" + pointerSegment(addr) }
+func pendingPointer(addr string) string {
+	return "/" + pendingKey + "/" + schema.EscapePointerToken(addr)
+}
 
 // putPending records p as addr's pending operation.
 func (pb *patchBuilder) putPending(addr source.Address, p PendingOperation) error {

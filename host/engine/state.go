@@ -250,7 +250,7 @@ func (v *StateView) walk(level map[string]any, prefix source.Address, ptr string
 				return err
 			}
 			addr := append(append(source.Address{}, prefix...), step)
-			if err := v.walk(sub, addr, ptr+"/deployments/"+pointerSegment(key)); err != nil {
+			if err := v.walk(sub, addr, ptr+"/deployments/"+schema.EscapePointerToken(key)); err != nil {
 				return err
 			}
 		}
@@ -322,27 +322,8 @@ func parseStep(key string) (source.Step, error) {
 	return a[0], nil
 }
 
-// pointerSegment escapes one RFC 6901 reference token. Every record
-// builds pointers, so a token with nothing to escape (nearly all) costs
-// no allocation, and the replacer is built once.
-func pointerSegment(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return pointerEscaper.Replace(s)
-}
-
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
 // entryPointer is the JSON Pointer of a resource's entry.
-func entryPointer(a source.Address) string {
-	var b strings.Builder
-	for _, seg := range a.StateKey() {
-		b.WriteByte('/')
-		b.WriteString(pointerSegment(seg))
-	}
-	return b.String()
-}
+func entryPointer(a source.Address) string { return schema.Pointer(a.StateKey()...) }
 
 // storedDoc tracks which entries, outputs and parent objects exist in one
 // stored state document, so that patches add what is missing and replace
@@ -463,7 +444,7 @@ func (p *patchBuilder) ensureLevel(composite source.Address) string {
 		return ""
 	}
 	parent := p.ensureLevel(composite[:len(composite)-1])
-	ptr := parent + "/deployments/" + pointerSegment(composite[len(composite)-1:].String())
+	ptr := parent + "/deployments/" + schema.EscapePointerToken(composite[len(composite)-1:].String())
 	if p.doc.paths[ptr] {
 		return ptr
 	}
@@ -559,7 +540,7 @@ func (p *patchBuilder) depose(addr source.Address, key string, old Entry) error 
 		p.doc.deposed[a] = map[string]Entry{}
 	}
 	p.doc.deposed[a][key] = old
-	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr + "/" + pointerSegment(key), Value: val})
+	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr + "/" + schema.EscapePointerToken(key), Value: val})
 	return nil
 }
 
@@ -579,7 +560,7 @@ func (p *patchBuilder) removeDeposed(addr source.Address, key string) {
 		p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: ptr})
 		return
 	}
-	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: ptr + "/" + pointerSegment(key)})
+	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: ptr + "/" + schema.EscapePointerToken(key)})
 }
 
 func (p *patchBuilder) putOutput(name string, o RecordedOutput) error {
@@ -595,7 +576,7 @@ func (p *patchBuilder) putOutput(name string, o RecordedOutput) error {
 	if p.doc.outputs[name] {
 		op = "replace"
 	}
-	p.ops = append(p.ops, schema.PatchOperation{Op: op, Path: "/" + outputsKey + "/" + pointerSegment(name), Value: val})
+	p.ops = append(p.ops, schema.PatchOperation{Op: op, Path: "/" + outputsKey + "/" + schema.EscapePointerToken(name), Value: val})
 	p.doc.outputs[name] = true
 	return nil
 }
@@ -604,7 +585,7 @@ func (p *patchBuilder) removeOutput(name string) {
 	if !p.doc.outputs[name] {
 		return
 	}
-	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: "/" + outputsKey + "/" + pointerSegment(name)})
+	p.ops = append(p.ops, schema.PatchOperation{Op: "remove", Path: "/" + outputsKey + "/" + schema.EscapePointerToken(name)})
 	delete(p.doc.outputs, name)
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"strings"
 	"time"
+
+	"github.com/pierhq/pier/schema"
 )
 
 // FollowEvery is how often pier ui looks for state events that another
@@ -156,11 +158,11 @@ func touchedStatuses(paths []string) map[string]string {
 // in (see source.Address.StateKey), and whether it is its pending
 // operation; "" for other paths.
 func instanceOf(p string) (addr string, pending bool) {
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, s := range segs {
-		segs[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+	segs, err := schema.ParsePointer(p)
+	if err != nil {
+		return "", false
 	}
-	if len(segs) >= 2 && segs[0] == "pierPendingOperations" {
+	if len(segs) >= 2 && segs[0] == schema.PendingOperationsKey {
 		return segs[1], true
 	}
 	var names []string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
 )
 
 // StateLogs reads state handlers' event logs (pier state history and
@@ -151,18 +152,11 @@ func (s *Server) handleResource(w http.ResponseWriter, r *http.Request) {
 }
 
 // pointer is the JSON Pointer of an instance's entry in a state document.
-func pointer(a source.Address) string {
-	var b strings.Builder
-	for _, seg := range a.StateKey() {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(seg))
-	}
-	return b.String()
-}
+func pointer(a source.Address) string { return schema.Pointer(a.StateKey()...) }
 
 // pendingPointer is the JSON Pointer of an instance's pending operation.
 func pendingPointer(addr string) string {
-	return "/pierPendingOperations/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(addr)
+	return schema.Pointer(schema.PendingOperationsKey, addr)
 }
 
 // touches reports whether an event that touched paths changed one of the
@@ -337,7 +331,7 @@ func diff(path string, a, b any) []diffJSON {
 		}
 		var out []diffJSON
 		for _, k := range slices.Sorted(maps.Keys(keys)) {
-			out = append(out, diff(path+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), am[k], bm[k])...)
+			out = append(out, diff(path+"/"+schema.EscapePointerToken(k), am[k], bm[k])...)
 		}
 		return out
 	}

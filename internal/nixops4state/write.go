@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
+
+	"github.com/pierhq/pier/schema"
 )
 
 // The writer below is emulated from NixOps4 at commit
@@ -125,11 +126,4 @@ func equal(a, b any) bool {
 	return string(ja) == string(jb)
 }
 
-func pointer(path []string) string {
-	var b strings.Builder
-	for _, s := range path {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
-	}
-	return b.String()
-}
+func pointer(path []string) string { return schema.Pointer(path...) }

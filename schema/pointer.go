@@ -1,4 +1,4 @@
-package statefile
+package schema
 
 import (
 	"fmt"
@@ -7,29 +7,29 @@ import (
 
 // Pointer builds an RFC 6901 JSON Pointer from unescaped reference tokens,
 // escaping "~" as "~0" and "/" as "~1". Pointer() is "", the whole
-// document. Resource names may contain any character, so the engine builds
-// every patch path with it, e.g. Pointer("resources", name).
+// document. Resource names may contain any character, so every patch path
+// is built with it (or [EscapePointerToken]), e.g. Pointer("resources", name).
 func Pointer(segments ...string) string {
 	var b strings.Builder
 	for _, s := range segments {
 		b.WriteByte('/')
-		if !strings.ContainsAny(s, "~/") {
-			b.WriteString(s)
-			continue
-		}
-		for i := 0; i < len(s); i++ {
-			switch s[i] {
-			case '~':
-				b.WriteString("~0")
-			case '/':
-				b.WriteString("~1")
-			default:
-				b.WriteByte(s[i])
-			}
-		}
+		b.WriteString(EscapePointerToken(s))
 	}
 	return b.String()
 }
+
+// EscapePointerToken escapes one RFC 6901 reference token, for a pointer
+// built by appending to another. A token with nothing to escape (nearly
+// all) is returned as it is, at no allocation: every state record builds
+// pointers.
+func EscapePointerToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return escaper.Replace(s)
+}
+
+var escaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // ParsePointer splits an RFC 6901 JSON Pointer into its unescaped
 // reference tokens. "" is the whole document (no tokens). A non-empty

@@ -1,4 +1,4 @@
-package statefile
+package schema
 
 import (
 	"testing"
