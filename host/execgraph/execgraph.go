@@ -6,10 +6,14 @@
 // passing data. A map from each resource address to the element that
 // yields its final state completes it.
 //
-// The package knows nothing of what the values are: the engine gives
-// them, and decodes them again when a saved graph is loaded. It checks
-// the shape: every operand refers to an earlier element of the kind its
-// opcode expects.
+// The builder and the codec check the shape: every operand refers to an
+// earlier element of the kind its opcode expects. The engine gives the
+// values, and decodes them again when a saved graph is loaded. [Compile]
+// turns each operation into an [Operation]: its opcode's operands as typed
+// values (resources and providers of host/source, recorded objects of a
+// type the engine chooses), run by a call of the [Operations] method for
+// its opcode. The engine's applier implements [Operations]; start reading
+// there, in operations.go.
 package execgraph
 
 import (
