@@ -97,7 +97,11 @@ type applier struct {
 	// live is the plan the graph was built from when it is applied by the
 	// engine that planned it (its drift is recorded); nil for a saved plan.
 	live     *Plan
-	controls Controls
+	controls execgraph.Controls
+	// ops are the graph's operations, compiled, by element.
+	ops []execgraph.Operation[*Recorded]
+	// moved are the state handlers whose content moved since the plan.
+	moved []string
 	// replaceAddrs are the addresses --replace names.
 	replaceAddrs map[string]bool
 	// states are the states as the read-state operations read them.
@@ -198,6 +202,11 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 			e.providers.declare(live.Snapshot.Providers)
 		}
 	}
+	ops, err := execgraph.Compile[*Recorded](g)
+	if err != nil {
+		return nil, err
+	}
+	a.ops = ops
 	// The plan may come from another engine: its providers are the ones
 	// to run.
 	decls := map[string]*source.Provider{}
@@ -207,7 +216,7 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 		case execgraph.KindProvider:
 			decls[el.Name] = el.Value.(*source.Provider)
 		case execgraph.KindConstant:
-			if c, ok := el.Value.(Controls); ok && el.Name == constControls {
+			if c, ok := el.Value.(execgraph.Controls); ok && el.Name == constControls {
 				a.controls = c
 			}
 		}
@@ -261,37 +270,15 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 // every state is read, and checked against the plan, before anything
 // changes. The handlers the planning engine read already are reused.
 func (a *applier) readStates(ctx context.Context) error {
-	var moved []string
 	for _, i := range a.graph.Operations() {
-		el := a.graph.Element(i)
-		if el.Op != execgraph.OpReadState {
-			continue
-		}
-		r := a.graph.Element(el.Operands[0]).Value.(*source.Resource)
-		h := r.Address.String()
-		var ref *handlerRef
-		if a.live != nil && a.live.madeBy == a.e {
-			// Read by this engine when planning: the same state, its
-			// handler still running.
-			ref = a.live.handlers[h]
-		}
-		if ref == nil {
-			var err error
-			if ref, err = a.e.readState(ctx, r); err != nil {
+		if op, ok := a.ops[i].(execgraph.ReadState[*Recorded]); ok {
+			if _, err := op.Run(ctx, a); err != nil {
 				return err
 			}
-			if ref.view.ContentHash() != hashOf(a.graph.Element(el.Operands[2]).Value) {
-				moved = append(moved, h)
-				continue
-			}
 		}
-		a.states[h] = ref.view
-		a.known[h] = ref.outputs
-		a.planned[h] = true
-		a.recorders[h] = newRecorder(a.e, h, ref)
 	}
-	if len(moved) > 0 {
-		return &StaleStateError{Handlers: moved}
+	if len(a.moved) > 0 {
+		return &StaleStateError{Handlers: a.moved}
 	}
 	// What the graph does not change keeps its recorded outputs: the
 	// unchanged resources, as planning found them.
@@ -322,50 +309,49 @@ func (a *applier) readStates(ctx context.Context) error {
 	return nil
 }
 
-// hashOf is the content hash a read-state's constant holds: a string in a
-// loaded graph, computed from the view in a fresh one.
-func hashOf(v any) string {
-	switch h := v.(type) {
-	case string:
-		return h
-	case stateHash:
-		return h.view.ContentHash()
+// ReadState starts a state handler and reads its state; a state whose
+// content moved since the plan is noted, and refuses the graph once all
+// are read. The handlers the planning engine read already are reused.
+func (a *applier) ReadState(ctx context.Context, op execgraph.ReadState[*Recorded]) error {
+	h := op.Handler.Address.String()
+	var ref *handlerRef
+	if a.live != nil && a.live.madeBy == a.e {
+		// Read by this engine when planning: the same state, its handler
+		// still running.
+		ref = a.live.handlers[h]
 	}
-	return ""
+	if ref == nil {
+		var err error
+		if ref, err = a.e.readState(ctx, op.Handler); err != nil {
+			return err
+		}
+		if ref.view.ContentHash() != op.Hash.ContentHash() {
+			a.moved = append(a.moved, h)
+			return nil
+		}
+	}
+	a.states[h] = ref.view
+	a.known[h] = ref.outputs
+	a.planned[h] = true
+	a.recorders[h] = newRecorder(a.e, h, ref)
+	return nil
 }
 
-// build makes a node of each operation of the graph.
+// build makes a node of each operation of the graph but the read-states,
+// which ran already.
 func (a *applier) build() {
 	g := a.graph
 	a.nodes = make([]*node, g.Len())
-	// The destroys that are the first step of a replace, by prior.
-	replaced := map[execgraph.Ref]bool{}
 	for _, i := range g.Operations() {
-		if el := g.Element(i); el.Op == execgraph.OpCreate && el.Operands[3] != execgraph.None {
-			replaced[el.Operands[3]] = true
-		}
-	}
-	for _, i := range g.Operations() {
-		el := g.Element(i)
-		if el.Op == execgraph.OpReadState {
+		op := a.ops[i]
+		if op.Opcode() == execgraph.OpReadState {
 			continue
 		}
-		n := &node{op: el.Op, ref: i, status: StatusPending, change: a.changeOf(i)}
-		if el.Op == execgraph.OpDestroy && replaced[el.Operands[0]] {
-			n.replaceStep = true
-		}
-		if el.Op == execgraph.OpCreate && el.Operands[3] != execgraph.None {
-			n.replaceStep = true
-			n.replaced = g.Element(el.Operands[3]).Value.(*Recorded)
-		}
-		if el.Op == execgraph.OpDestroyAbsent {
-			n.quiet = true
-			for _, o := range el.Operands[1 : len(el.Operands)-1] {
-				n.absent = append(n.absent, g.Element(o).Value.(*Recorded))
-			}
-		}
+		n := &node{run: op, ref: i, status: StatusPending, change: subject(op)}
+		// A destroy-absent is not a resource: no events.
+		n.quiet = op.Opcode() == execgraph.OpDestroyAbsent
 		a.nodes[i] = n
-		if r, ok := g.Result(n.change.Address.String()); (ok && r == i) || el.Op == execgraph.OpDestroyDeposed {
+		if r, ok := g.Result(n.change.Address.String()); (ok && r == i) || op.Opcode() == execgraph.OpDestroyDeposed {
 			a.byAddr[n.change.Addr()] = n
 		}
 		a.deps.add(n.change)
@@ -377,71 +363,47 @@ func (a *applier) build() {
 	a.link()
 }
 
-// changeOf is what an operation does, as a change: the node's own copy,
+// subject is what an operation does to its resource, as a change: what
+// the scheduler orders and skips by, what progress events and errors
+// name, with the action a plan shows for it. It is the node's own copy,
 // which a resolve fills in at run time.
-func (a *applier) changeOf(i execgraph.Ref) *Change {
-	g := a.graph
-	el := g.Element(i)
-	val := func(k int) any {
-		if o := el.Operands[k]; o != execgraph.None {
-			return g.Element(o).Value
+func subject(op execgraph.Operation[*Recorded]) *Change {
+	switch o := op.(type) {
+	case execgraph.Create[*Recorded]:
+		return &Change{Address: o.Desired.Address, Action: ActionCreate, Resource: o.Desired}
+	case execgraph.Update[*Recorded]:
+		return &Change{Address: o.Desired.Address, Action: ActionUpdate, Resource: o.Desired, Prior: o.Prior}
+	case execgraph.Destroy[*Recorded]:
+		return &Change{Address: o.Prior.Address, Action: ActionDestroy, Prior: o.Prior}
+	case execgraph.CreateDepose[*Recorded]:
+		return &Change{Address: o.Desired.Address, Action: ActionReplace, Resource: o.Desired, Prior: o.Prior, CreateBeforeDestroy: true, DeposeKey: o.DeposeKey}
+	case execgraph.DestroyDeposed[*Recorded]:
+		return &Change{Address: o.Deposed.Address, Action: ActionDestroy, Prior: o.Deposed, Deposed: o.Key}
+	case execgraph.Resolve[*Recorded]:
+		addr, _ := source.ParseAddress(o.Address)
+		c := &Change{Address: addr, Action: ActionCreate, Resource: o.Desired, Pending: true, WaitsOn: o.WaitsOn}
+		if o.Prior != nil {
+			c.Action, c.Prior = ActionUpdate, o.Prior
 		}
-		return nil
+		return c
+	case execgraph.Expand[*Recorded]:
+		addr, _ := source.ParseAddress(o.Address)
+		return &Change{Address: addr, Action: ActionCreate, Resource: o.Desired, Pending: true, Structural: true, WaitsOn: o.WaitsOn}
+	case execgraph.DestroyAbsent[*Recorded]:
+		addr, _ := source.ParseAddress(o.Composite)
+		return &Change{Address: addr, Action: ActionDestroy, Structural: true}
+	case execgraph.Forget[*Recorded]:
+		return &Change{Address: o.Prior.Address, Action: ActionForget, Prior: o.Prior}
+	case execgraph.Import[*Recorded]:
+		return &Change{Address: o.Desired.Address, Action: ActionImport, Resource: o.Desired, Prior: o.Imported, Import: &ImportSpec{ID: o.ID}}
+	case execgraph.Refresh[*Recorded]:
+		d := &Drift{Address: o.Prior.Address, Handler: o.State, Recorded: o.Prior.Entry, Gone: true}
+		if o.Now != nil {
+			d.Now, d.Gone = o.Now.Entry, false
+		}
+		return &Change{Address: o.Prior.Address, Action: ActionRefresh, Prior: o.Prior, Refreshed: d}
 	}
-	resource := func() *source.Resource { r, _ := val(0).(*source.Resource); return r }
-	prior := func(k int) *Recorded { r, _ := val(k).(*Recorded); return r }
-	addr := func() source.Address {
-		a, _ := source.ParseAddress(g.Subject(i))
-		return a
-	}
-	var c *Change
-	switch el.Op {
-	case execgraph.OpCreate:
-		r := resource()
-		c = &Change{Address: r.Address, Action: ActionCreate, Resource: r}
-	case execgraph.OpUpdate:
-		r := resource()
-		c = &Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: prior(1)}
-	case execgraph.OpDestroy:
-		p := prior(0)
-		c = &Change{Address: p.Address, Action: ActionDestroy, Prior: p}
-	case execgraph.OpCreateDepose:
-		r := resource()
-		c = &Change{Address: r.Address, Action: ActionReplace, Resource: r, Prior: prior(1), CreateBeforeDestroy: true, DeposeKey: val(4).(string)}
-	case execgraph.OpDestroyDeposed:
-		p := prior(0)
-		c = &Change{Address: p.Address, Action: ActionDestroy, Prior: p, Deposed: g.Element(el.Operands[0]).Key}
-	case execgraph.OpResolve, execgraph.OpExpand:
-		c = &Change{Address: addr(), Action: ActionCreate, Resource: resource(), Pending: true, Structural: el.Op == execgraph.OpExpand}
-		if el.Op == execgraph.OpResolve {
-			if p := prior(1); p != nil {
-				c.Action, c.Prior = ActionUpdate, p
-			}
-		}
-		for _, d := range g.Dependencies(i) {
-			if de := g.Element(d); de.Op != execgraph.OpReadState {
-				c.WaitsOn = append(c.WaitsOn, g.Subject(d))
-			}
-		}
-	case execgraph.OpDestroyAbsent:
-		c = &Change{Address: addr(), Action: ActionDestroy, Structural: true}
-	case execgraph.OpForget:
-		p := prior(0)
-		c = &Change{Address: p.Address, Action: ActionForget, Prior: p}
-	case execgraph.OpImport:
-		id, _ := val(3).(string)
-		c = &Change{Address: resource().Address, Action: ActionImport, Resource: resource(), Prior: prior(1), Import: &ImportSpec{ID: id}}
-	case execgraph.OpRefresh:
-		p := prior(0)
-		d := &Drift{Address: p.Address, Handler: g.Subject(el.Operands[1]), Recorded: p.Entry, Gone: true}
-		if now, _ := val(2).(*Recorded); now != nil {
-			d.Now, d.Gone = now.Entry, false
-		}
-		c = &Change{Address: p.Address, Action: ActionRefresh, Prior: p, Refreshed: d}
-	default:
-		c = &Change{Address: addr()}
-	}
-	return c
+	panic(fmt.Sprintf("no subject for a %s operation: this is a bug in pier", op.Opcode()))
 }
 
 // failPendingMessage says what a pending node still waits for.

@@ -4,8 +4,9 @@
 // to create, update, destroy or leave it (plan.go), and carries that out
 // with bounded parallelism, recording every stateful change as a state
 // event before anything that depends on it starts: apply.go sets a run
-// up, schedule.go decides what runs when (deps.go orders it, as it orders
-// Plan.Graph), execute.go carries out one change, recording.go and
+// up and compiles the plan's graph, schedule.go decides what runs when
+// (deps.go orders it, as it orders Plan.Graph), execute.go carries out
+// one operation (the applier is the graph's [execgraph.Operations]), recording.go and
 // recorder.go record it, outputs.go keeps the outputs. lifecycle.go is
 // what create_before_destroy, prevent_destroy, ignore_changes, --replace
 // and --target do to a plan. What a plan learns from the real objects:

@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/schema"
 )
 
-// This file carries out one node: the provider calls of a change and
-// the records that go with them, on a worker goroutine.
+// This file carries out one node: its operation, compiled from the graph
+// (or decided at run time), called on the applier as the graph's
+// [execgraph.Operations], on a worker goroutine. Each method makes the
+// provider calls of its opcode and the records that go with them.
+
+var _ execgraph.Operations[*Recorded] = (*applier)(nil)
 
 func (a *applier) start(ctx context.Context, n *node) {
 	a.running++
@@ -19,20 +24,16 @@ func (a *applier) start(ctx context.Context, n *node) {
 	a.e.secrets.set(c.Addr(), c.secretTexts())
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
 	ctx = withChange(a.withWake(ctx, n), c)
+	op := n.run
 	go func() {
 		ctx := ctx
 		if n.slot != nil {
 			ctx = withSlot(ctx, n.slot)
 		}
 		var out map[string]any
-		var err error
-		switch {
-		case n.replaceStep && c.Action == ActionDestroy:
-			err = a.destroyReplaced(ctx, c)
-		case n.replaceStep:
-			out, err = a.createReplacement(ctx, c, n.replaced)
-		default:
-			out, err = a.execute(ctx, c)
+		err := a.recordable(c)
+		if err == nil {
+			out, err = op.Run(ctx, a)
 		}
 		if n.slot != nil {
 			// Before the scheduler hears of it: it may reserve the slot
@@ -43,155 +44,112 @@ func (a *applier) start(ctx context.Context, n *node) {
 	}()
 }
 
-// execute performs one change: the provider call and the record of its
-// outcome, as one unit. It runs on a worker goroutine and touches only
-// the change and the recorders.
-func (a *applier) execute(ctx context.Context, c *Change) (map[string]any, error) {
-	addr := c.Addr()
-	prov := c.Provider()
+// recordable refuses, before any provider call, a change that cannot be
+// recorded: one whose state handler the plan did not read.
+func (a *applier) recordable(c *Change) error {
 	if r := c.Resource; r != nil && r.Stateful() && a.recorders[r.State.String()] == nil {
-		// Checked before the provider call: a change that cannot be
-		// recorded must not be made.
-		return nil, fmt.Errorf("%s: state handler %s was not read when planning, so nothing was done: a resource known only during apply must use a state handler the plan already reads", r.Range, r.State)
+		return fmt.Errorf("%s: state handler %s was not read when planning, so nothing was done: a resource known only during apply must use a state handler the plan already reads", r.Range, r.State)
 	}
-	switch c.Action {
-	case ActionImport:
-		return a.executeImport(ctx, c)
-	case ActionCreate:
-		r := c.Resource
-		if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
-			return nil, err
-		}
-		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
-			Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
-		}})
-		if err != nil {
-			return nil, a.intentFailed(ctx, c, PendingCreate, err)
-		}
-		out := resp.CreateResourceResponse.OutputProperties
-		return out, a.recordPut(ctx, "create", c, out)
-	case ActionUpdate, ActionReplace:
-		if c.Action == ActionReplace {
-			return a.replace(ctx, c)
-		}
-		r := c.Resource
-		prior := c.Prior.Entry
-		if moves(r, c.Prior) && prior.Type == r.Type && sameInputs(r.Inputs, prior.InputProperties) {
-			// Only the record moves; the provider has nothing to change.
-			return prior.OutputProperties, a.recordPut(ctx, "update", c, prior.OutputProperties)
-		}
-		if err := a.recordIntent(ctx, c, pendingUpdate); err != nil {
-			return nil, err
-		}
-		resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
-			Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
-			InputProperties: r.Inputs,
-		}})
-		if err != nil {
-			return nil, err
-		}
-		out := resp.UpdateResourceResponse.OutputProperties
-		return out, a.recordPut(ctx, "update", c, out)
-	case ActionRefresh:
-		return a.executeRefresh(ctx, c)
-	case ActionForget:
-		return a.executeForget(ctx, c)
-	case ActionDestroy:
-		if c.Deposed != "" {
-			return nil, a.destroyDeposed(ctx, c)
-		}
-		prior := c.Prior.Entry
-		if !a.e.providers.declared(prov) {
-			return nil, fmt.Errorf("%s", orphanAdvice(prov, c.Address))
-		}
-		if !a.e.providers.supports(prov, schema.OperationDestroy) {
-			return nil, fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
-		}
-		if err := a.recordIntent(ctx, c, PendingDestroy); err != nil {
-			return nil, err
-		}
-		if _, err := a.e.providers.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
-			Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
-		}}); err != nil {
-			return nil, a.intentFailed(ctx, c, PendingDestroy, err)
-		}
-		return nil, a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
-			pb.remove(c.Address)
-			return nil
-		})
-	}
-	return nil, fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+	return nil
 }
 
-// replace carries out a replacement decided at run time (a resolved
-// resource): both steps of a plan's replace in one node. A planned
-// replace is two operations of the graph instead, destroyReplaced and
-// createReplacement, each recorded.
-func (a *applier) replace(ctx context.Context, c *Change) (map[string]any, error) {
-	if c.CreateBeforeDestroy {
-		return a.createBeforeDestroy(ctx, c)
-	}
-	if err := a.destroyReplaced(ctx, c); err != nil {
-		return nil, err
-	}
-	return a.createReplacement(ctx, c, c.Prior)
-}
-
-// destroyReplaced is a replace's first step: destroy the old object and
-// record that it is gone. Destroy first: the new object may need the old
-// one's name. The removal is recorded before the create, so a failed
-// create leaves a state that says the object is gone, as it is.
-func (a *applier) destroyReplaced(ctx context.Context, c *Change) error {
-	addr := c.Addr()
-	prior := c.Prior.Entry
-	if !a.e.providers.supports(prior.Provider, schema.OperationDestroy) {
-		return fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prior.Provider, addr)
-	}
-	// A replace is refused before its first step when its create would
-	// be: the destroy must not run then.
-	if err := a.refusePending(c, PendingCreate); err != nil {
-		return err
-	}
-	if err := a.recordIntent(ctx, c, PendingDestroy); err != nil {
-		return err
-	}
-	if _, err := a.e.providers.call(ctx, prior.Provider, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
-		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
-	}}); err != nil {
-		return fmt.Errorf("destroy the %s it was: %w", prior.Type, a.intentFailed(ctx, c, PendingDestroy, err))
-	}
-	return a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
-		pb.remove(c.Address)
-		return nil
-	})
-}
-
-// createReplacement is a replace's second step: create the new object,
-// once the old one (was) is destroyed, and record it.
-func (a *applier) createReplacement(ctx context.Context, c *Change, was *Recorded) (map[string]any, error) {
-	addr := c.Addr()
-	prov := c.Provider()
-	prior := was.Entry
-	r := c.Resource
+// Create creates a resource and records it. When it replaces an object
+// (op.Replaces), that object's Destroy ran first.
+func (a *applier) Create(ctx context.Context, op execgraph.Create[*Recorded]) (map[string]any, error) {
+	r := op.Desired
+	c := &Change{Address: r.Address, Action: ActionCreate, Resource: r}
 	if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
 		return nil, err
 	}
-	resp, err := a.e.providers.call(ctx, prov, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 	}})
 	if err != nil {
-		return nil, fmt.Errorf("the %s it was is destroyed; create the %s: %w", prior.Type, r.Type, a.intentFailed(ctx, c, PendingCreate, err))
+		err = a.intentFailed(ctx, c, PendingCreate, err)
+		if was := op.Replaces; was != nil {
+			err = fmt.Errorf("the %s it was is destroyed; create the %s: %w", was.Entry.Type, r.Type, err)
+		}
+		return nil, err
 	}
 	out := resp.CreateResourceResponse.OutputProperties
 	return out, a.recordPut(ctx, "create", c, out)
 }
 
-// createBeforeDestroy creates the replacement and records it as current
-// with the old object as deposed, in one event: at no point does the
-// state lack an object that exists. The change with Deposed ==
-// c.DeposeKey destroys the old object later.
-func (a *applier) createBeforeDestroy(ctx context.Context, c *Change) (map[string]any, error) {
-	r := c.Resource
+// Update updates a resource in place and records it; when only its
+// record moves to another state, the provider is not asked.
+func (a *applier) Update(ctx context.Context, op execgraph.Update[*Recorded]) (map[string]any, error) {
+	r := op.Desired
+	c := &Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: op.Prior}
+	prior := op.Prior.Entry
+	if moves(r, op.Prior) && prior.Type == r.Type && sameInputs(r.Inputs, prior.InputProperties) {
+		// Only the record moves; the provider has nothing to change.
+		return prior.OutputProperties, a.recordPut(ctx, "update", c, prior.OutputProperties)
+	}
+	if err := a.recordIntent(ctx, c, pendingUpdate); err != nil {
+		return nil, err
+	}
+	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
+		Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+		InputProperties: r.Inputs,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	out := resp.UpdateResourceResponse.OutputProperties
+	return out, a.recordPut(ctx, "update", c, out)
+}
+
+// Destroy destroys a recorded object and records that it is gone. As a
+// replace's first step (op.Replacing) it runs before the create: the new
+// object may need the old one's name, and the removal is recorded first,
+// so a failed create leaves a state that says the object is gone, as it
+// is.
+func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*Recorded]) error {
+	rec := op.Prior
+	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
+	prior, prov, addr := rec.Entry, rec.Entry.Provider, c.Addr()
+	if op.Replacing {
+		if !a.e.providers.supports(prov, schema.OperationDestroy) {
+			return fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prov, addr)
+		}
+		// A replace is refused before its first step when its create
+		// would be: the destroy must not run then.
+		if err := a.refusePending(c, PendingCreate); err != nil {
+			return err
+		}
+	} else {
+		if !a.e.providers.declared(prov) {
+			return fmt.Errorf("%s", orphanAdvice(prov, c.Address))
+		}
+		if !a.e.providers.supports(prov, schema.OperationDestroy) {
+			return fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
+		}
+	}
+	if err := a.recordIntent(ctx, c, PendingDestroy); err != nil {
+		return err
+	}
+	if _, err := a.e.providers.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
+	}}); err != nil {
+		err = a.intentFailed(ctx, c, PendingDestroy, err)
+		if op.Replacing {
+			err = fmt.Errorf("destroy the %s it was: %w", prior.Type, err)
+		}
+		return err
+	}
+	return a.record(ctx, rec.Handler, "destroy", func(pb *patchBuilder) error {
+		pb.remove(c.Address)
+		return nil
+	})
+}
+
+// CreateDepose creates the replacement and records it as current with
+// the old object as deposed, in one event: at no point does the state
+// lack an object that exists. A DestroyDeposed of op.DeposeKey destroys
+// the old object later.
+func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*Recorded]) (map[string]any, error) {
+	r := op.Desired
+	c := &Change{Address: r.Address, Action: ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
 	if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
 		return nil, err
 	}
@@ -202,26 +160,77 @@ func (a *applier) createBeforeDestroy(ctx context.Context, c *Change) (map[strin
 		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", a.intentFailed(ctx, c, PendingCreate, err))
 	}
 	out := resp.CreateResourceResponse.OutputProperties
-	old := c.Prior.Entry
+	old := op.Prior.Entry
 	return out, a.recordPutWith(ctx, "create", c, out, func(pb *patchBuilder) error {
-		return pb.depose(c.Address, c.DeposeKey, old)
+		return pb.depose(c.Address, op.DeposeKey, old)
 	})
 }
 
-// destroyDeposed destroys a deposed object and records that it is gone.
-func (a *applier) destroyDeposed(ctx context.Context, c *Change) error {
-	prior := c.Prior.Entry
+// DestroyDeposed destroys a deposed object and records that it is gone.
+// It records no intent: the object stays recorded until its destroy is,
+// and every apply destroys it again.
+func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDeposed[*Recorded]) error {
+	rec := op.Deposed
+	prior := rec.Entry
 	prov := prior.Provider
 	if !a.e.providers.supports(prov, schema.OperationDestroy) {
-		return fmt.Errorf("provider %q does not declare the destroy operation (or is no longer declared), so pier cannot destroy this deposed object; remove the real object yourself, then run: pier state forget %s", prov, c.Address)
+		return fmt.Errorf("provider %q does not declare the destroy operation (or is no longer declared), so pier cannot destroy this deposed object; remove the real object yourself, then run: pier state forget %s", prov, rec.Address)
 	}
-	if _, err := a.e.providers.call(ctx, prov, c.Addr(), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+	if _, err := a.e.providers.call(ctx, prov, rec.Address.String()+deposedSuffix(op.Key), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
 		return fmt.Errorf("destroy the deposed object (it stays recorded; the next apply tries again): %w", err)
 	}
-	return a.record(ctx, c.Prior.Handler, "destroy", func(pb *patchBuilder) error {
-		pb.removeDeposed(c.Address, c.Deposed)
+	return a.record(ctx, rec.Handler, "destroy", func(pb *patchBuilder) error {
+		pb.removeDeposed(rec.Address, op.Key)
 		return nil
 	})
+}
+
+// Resolve carries out a resource the plan left to run time, once the
+// source has resolved it (op.Desired) and the scheduler has found it
+// changes: it decides as the scheduler did (see absorb) and carries that
+// out. A replace decided at run time destroys first, whatever the
+// resource's lifecycle says: nothing would destroy a deposed object
+// later in this run.
+func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*Recorded]) (map[string]any, error) {
+	c := decide(op.Desired, op.Prior, a.replaceAddrs[op.Desired.Address.String()])
+	c.Resource, c.CreateBeforeDestroy, c.DeposeKey = op.Desired, false, ""
+	return carryOut(ctx, a, c)
+}
+
+// carryOut performs a change decided at run time (a resolved resource, a
+// member of an expanded composite, the destroy of one gone) through the
+// operations that carry out the same change in a plan's graph.
+func carryOut(ctx context.Context, ops execgraph.Operations[*Recorded], c *Change) (map[string]any, error) {
+	state := ""
+	if r := c.Resource; r != nil && r.State != nil {
+		state = r.State.String()
+	}
+	switch c.Action {
+	case ActionCreate:
+		return ops.Create(ctx, execgraph.Create[*Recorded]{Desired: c.Resource, State: state})
+	case ActionUpdate:
+		return ops.Update(ctx, execgraph.Update[*Recorded]{Desired: c.Resource, Prior: c.Prior, State: state, PriorState: c.Prior.Handler})
+	case ActionDestroy:
+		return nil, ops.Destroy(ctx, execgraph.Destroy[*Recorded]{Prior: c.Prior, State: c.Prior.Handler})
+	case ActionReplace:
+		if c.CreateBeforeDestroy {
+			return ops.CreateDepose(ctx, execgraph.CreateDepose[*Recorded]{Desired: c.Resource, Prior: c.Prior, State: state, DeposeKey: c.DeposeKey})
+		}
+		if err := ops.Destroy(ctx, execgraph.Destroy[*Recorded]{Prior: c.Prior, State: c.Prior.Handler, Replacing: true}); err != nil {
+			return nil, err
+		}
+		return ops.Create(ctx, execgraph.Create[*Recorded]{Desired: c.Resource, State: state, Replaces: c.Prior})
+	}
+	return nil, fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+}
+
+// decided is a change decided at run time, as the operation a node runs.
+type decided struct{ c *Change }
+
+func (d decided) Opcode() execgraph.Opcode { return execgraph.OpResolve }
+
+func (d decided) Run(ctx context.Context, ops execgraph.Operations[*Recorded]) (map[string]any, error) {
+	return carryOut(ctx, ops, d.c)
 }

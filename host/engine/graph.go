@@ -18,19 +18,8 @@ import (
 // needs is in it: the desired resources, the priors and deposed objects,
 // the state handlers and the provider declarations.
 
-// Controls are what steer the run-time decisions of a graph: the --replace
-// and --target of the plan, and whether it destroys everything. A graph
-// holds them as its first element.
-type Controls struct {
-	Destroy bool `json:"destroy,omitempty"`
-	// RefreshOnly marks a --refresh-only plan: outputs not evaluated are
-	// kept.
-	RefreshOnly bool     `json:"refresh_only,omitempty"`
-	Replace     []string `json:"replace,omitempty"`
-	Targets     []string `json:"targets,omitempty"`
-}
-
-// The constants' names, as the dump shows them.
+// The constants' names, as the dump shows them. The controls
+// ([execgraph.Controls]) are a graph's first element.
 const (
 	constControls  = "controls"
 	constHash      = "hash"
@@ -44,6 +33,9 @@ const (
 // planned it, the graph reads no state again, and a large state's hash
 // is not worth its cost.
 type stateHash struct{ view *StateView }
+
+// ContentHash computes the hash.
+func (s stateHash) ContentHash() string { return s.view.ContentHash() }
 
 // MarshalJSON writes the hash as the string a saved graph holds.
 func (s stateHash) MarshalJSON() ([]byte, error) { return json.Marshal(s.view.ContentHash()) }
@@ -63,7 +55,7 @@ func (p *Plan) Graph() (*execgraph.Graph, error) {
 
 func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 	b := execgraph.NewBuilder()
-	ctl := Controls{Destroy: p.Destroy, RefreshOnly: p.RefreshOnly, Targets: p.Targets}
+	ctl := execgraph.Controls{Destroy: p.Destroy, RefreshOnly: p.RefreshOnly, Targets: p.Targets}
 	for a := range p.replace {
 		ctl.Replace = append(ctl.Replace, a)
 	}

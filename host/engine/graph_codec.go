@@ -91,7 +91,7 @@ func DecodeGraph(data []byte) (*execgraph.Graph, error) {
 		case execgraph.KindConstant:
 			switch name {
 			case constControls:
-				var c Controls
+				var c execgraph.Controls
 				return c, decodeNumbers(raw, &c)
 			case constRefreshed:
 				var w *recordedJSON
@@ -99,7 +99,10 @@ func DecodeGraph(data []byte) (*execgraph.Graph, error) {
 					return (*Recorded)(nil), err
 				}
 				return w.recorded()
-			case constHash, constDeposeKey, constImportID:
+			case constHash:
+				var s execgraph.SavedHash
+				return s, json.Unmarshal(raw, &s)
+			case constDeposeKey, constImportID:
 				var s string
 				return s, json.Unmarshal(raw, &s)
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
 )
@@ -139,15 +140,16 @@ func (pl *planner) markImports() {
 	}
 }
 
-// executeImport records the object an import block adopts, with an
+// Import records the object an import block adopts, with an
 // "import" event: the graph's import operation (OpImport). For an import
 // alone that is the whole change; an update or replace of the imported
 // object is an operation that follows it, so that a failed update leaves
 // the object recorded as it is.
-func (a *applier) executeImport(ctx context.Context, c *Change) (map[string]any, error) {
-	entry := c.Prior.Entry
-	if err := a.record(ctx, c.Prior.Handler, "import", func(pb *patchBuilder) error { return pb.put(c.Address, entry) }); err != nil {
-		return nil, fmt.Errorf("import id %q: %w", c.Import.ID, err)
+func (a *applier) Import(ctx context.Context, op execgraph.Import[*Recorded]) (map[string]any, error) {
+	rec := op.Imported
+	entry := rec.Entry
+	if err := a.record(ctx, rec.Handler, "import", func(pb *patchBuilder) error { return pb.put(rec.Address, entry) }); err != nil {
+		return nil, fmt.Errorf("import id %q: %w", op.ID, err)
 	}
 	return entry.OutputProperties, nil
 }

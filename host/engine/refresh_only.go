@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/pierhq/pier/host/execgraph"
 )
 
 // A --refresh-only plan, as Terraform's -refresh-only: the reads of a
@@ -51,19 +53,17 @@ func (pl *planner) planRefreshOnly(ctx context.Context) (*Plan, error) {
 	return p, nil
 }
 
-// executeRefresh records one object as a refresh-only read found it: its
-// entry as read, or, when it is gone, no entry. No provider is called.
-func (a *applier) executeRefresh(ctx context.Context, c *Change) (map[string]any, error) {
-	d := c.Refreshed
-	if d == nil {
-		return nil, fmt.Errorf("refresh change without a read: this is a bug in pier")
-	}
-	if d.Gone {
-		return nil, a.record(ctx, d.Handler, "refresh", func(pb *patchBuilder) error {
-			pb.remove(d.Address)
+// Refresh records one object as a refresh-only read found it (op.Now):
+// its entry as read, or, when it is gone, no entry, in the state the read
+// was of. No provider is called.
+func (a *applier) Refresh(ctx context.Context, op execgraph.Refresh[*Recorded]) (map[string]any, error) {
+	addr := op.Prior.Address
+	if op.Now == nil {
+		return nil, a.record(ctx, op.State, "refresh", func(pb *patchBuilder) error {
+			pb.remove(addr)
 			return nil
 		})
 	}
-	now := d.Now
-	return now.OutputProperties, a.record(ctx, d.Handler, "refresh", func(pb *patchBuilder) error { return pb.put(d.Address, now) })
+	now := op.Now.Entry
+	return now.OutputProperties, a.record(ctx, op.State, "refresh", func(pb *patchBuilder) error { return pb.put(addr, now) })
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -77,11 +78,11 @@ func removedFrom(a source.Address) string {
 	return s
 }
 
-// executeForget removes a record a removed block with destroy = false
-// lets go of, with a "forget" event; its provider is not asked.
-func (a *applier) executeForget(ctx context.Context, c *Change) (map[string]any, error) {
-	return nil, a.record(ctx, c.Prior.Handler, "forget", func(pb *patchBuilder) error {
-		pb.remove(c.Address)
+// Forget removes a record a removed block with destroy = false lets go
+// of, with a "forget" event; its provider is not asked.
+func (a *applier) Forget(ctx context.Context, op execgraph.Forget[*Recorded]) error {
+	return a.record(ctx, op.Prior.Handler, "forget", func(pb *patchBuilder) error {
+		pb.remove(op.Prior.Address)
 		return nil
 	})
 }

@@ -19,19 +19,16 @@ import (
 
 // node is one operation in the running graph.
 type node struct {
-	op execgraph.Opcode
+	// run is the node's operation: compiled from the graph, or decided at
+	// run time.
+	run execgraph.Operation[*Recorded]
 	// ref is the node's element in the graph; None for a node added at
 	// run time.
-	ref    execgraph.Ref
+	ref execgraph.Ref
+	// change is what the node does to its resource (see subject).
 	change *Change
-	// replaceStep marks the destroy and the create of a plain replace;
-	// replaced is the object the create replaces.
-	replaceStep bool
-	replaced    *Recorded
 	// quiet nodes (destroy-absent) are not resources: no events.
-	quiet bool
-	// absent are a destroy-absent's candidates.
-	absent  []*Recorded
+	quiet   bool
 	waiting int // unfinished nodes this one waits for
 	linked  bool
 	// dependents are woken when this node finishes.
@@ -66,31 +63,16 @@ type resolveResult struct {
 	err  error
 }
 
-// addNode adds a node the graph did not have: a member of an expanded
-// composite, or the destroy of one that is gone.
-func (a *applier) addNode(c *Change) *node {
-	n := &node{op: dynamicOp(c), ref: execgraph.None, change: c, status: StatusPending}
+// addNode adds a node the graph did not have, running op: a member of an
+// expanded composite, or the destroy of one that is gone.
+func (a *applier) addNode(c *Change, op execgraph.Operation[*Recorded]) *node {
+	n := &node{run: op, ref: execgraph.None, change: c, status: StatusPending}
 	a.byAddr[c.Addr()] = n
 	a.nodes = append(a.nodes, n)
 	a.unlinked = append(a.unlinked, n)
 	a.deps.add(c)
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusPending, Provider: c.Provider()})
 	return n
-}
-
-// dynamicOp is the opcode of a change decided at run time.
-func dynamicOp(c *Change) execgraph.Opcode {
-	switch {
-	case c.Structural:
-		return execgraph.OpExpand
-	case c.Pending:
-		return execgraph.OpResolve
-	case c.Action == ActionUpdate:
-		return execgraph.OpUpdate
-	case c.Action == ActionDestroy:
-		return execgraph.OpDestroy
-	}
-	return execgraph.OpCreate
 }
 
 // dependencies lists the nodes a node must wait for: for an operation of
@@ -186,7 +168,7 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 		for !a.stopped && len(a.control) > 0 {
 			n := a.control[0]
 			a.control = a.control[1:]
-			a.destroyAbsent(n)
+			a.destroyAbsent(ctx, n)
 		}
 		for !a.stopped && a.running < sem {
 			n := a.dequeue()
@@ -223,7 +205,7 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 			}
 		case r := <-a.resolved:
 			a.resolving = false
-			a.absorb(r)
+			a.absorb(ctx, r)
 		case h := <-a.lostState.lost:
 			a.loseHandler(h)
 		case <-stop:
@@ -267,7 +249,7 @@ func (a *applier) startResolve(ctx context.Context) {
 // absorb takes a new snapshot: the resolve nodes whose inputs are now
 // known decide what they do, and the members of expanded composites join
 // the run as nodes of their own. The graph is not changed.
-func (a *applier) absorb(r resolveResult) {
+func (a *applier) absorb(ctx context.Context, r resolveResult) {
 	if r.err != nil {
 		// The source cannot say what the pending resources are; they fail
 		// with its error, and independent work goes on.
@@ -302,8 +284,10 @@ func (a *applier) absorb(r resolveResult) {
 					continue
 				}
 			}
-			// The run-time decision: the node's own change, not the plan's.
+			// The run-time decision: the node's own change, not the plan's,
+			// and its operation, with the inputs now known.
 			n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
+			n.run = execgraph.Resolve[*Recorded]{Address: addr, Desired: res, Prior: prior, WaitsOn: n.change.WaitsOn}
 			if c.Action == ActionNoOp {
 				a.complete(n, c.Prior.Entry.OutputProperties)
 				continue
@@ -324,7 +308,7 @@ func (a *applier) absorb(r resolveResult) {
 			a.setKnown(addr, c.Prior.Entry.OutputProperties)
 			continue
 		}
-		a.addNode(c)
+		a.addNode(c, decided{c})
 	}
 	for _, b := range r.snap.Blocked {
 		if a.absorbedBlocked[b] {
@@ -351,7 +335,14 @@ func (a *applier) absorb(r resolveResult) {
 				c.Action, c.Prior = ActionUpdate, prior
 			}
 		}
-		a.addNode(c)
+		// Its operation until the source resolves it: a composite found
+		// only at run time has no destroy-absent in the graph, so what it
+		// held is checked once its members are known.
+		var op execgraph.Operation[*Recorded] = execgraph.Resolve[*Recorded]{Address: addr, Desired: b.Resource, Prior: c.Prior, WaitsOn: waits}
+		if b.Structural {
+			op = execgraph.DestroyAbsent[*Recorded]{Composite: addr}
+		}
+		a.addNode(c, op)
 	}
 	// Structural blocks that cleared have resolved into members; the
 	// expand itself is done.
@@ -368,26 +359,46 @@ func (a *applier) absorb(r resolveResult) {
 		}
 		if !blocked[addr] {
 			delete(a.pending, addr)
-			n.status = StatusApplied
-			if n.ref == execgraph.None && n.change.Structural {
-				// A composite found only at run time has no destroy-absent
-				// in the graph: what it held is checked now.
-				a.destroyAbsentUnder(n.change.Address, nil)
+			// An expand of the graph has nothing left to do; a composite
+			// found only at run time checks what it held (see above).
+			if _, err := n.run.Run(ctx, a); err != nil {
+				a.fail(n, err)
+				continue
 			}
+			n.status = StatusApplied
 			a.wake(n)
 		}
 	}
 	a.link()
 }
 
-// destroyAbsent carries out a destroy-absent operation once its expand is
-// done: each recorded object it names that the composite no longer holds
-// is destroyed, by a node of its own.
-func (a *applier) destroyAbsent(n *node) {
-	a.destroyAbsentUnder(n.change.Address, n.absent)
+// destroyAbsent carries out a destroy-absent node once its expand is
+// done, on the scheduling goroutine.
+func (a *applier) destroyAbsent(ctx context.Context, n *node) {
+	if _, err := n.run.Run(ctx, a); err != nil {
+		a.fail(n, err)
+		return
+	}
 	n.status = StatusApplied
 	a.wake(n)
 	a.link()
+}
+
+// Expand ends an expand of the graph once its composite's members are
+// known: they run as nodes of their own, and what it held before is its
+// destroy-absent's to check, so nothing is left to do.
+func (a *applier) Expand(context.Context, execgraph.Expand[*Recorded]) error { return nil }
+
+// DestroyAbsent destroys, each by a node of its own, the recorded objects
+// op names (every one under the composite when it names none) that the
+// composite no longer holds. It runs on the scheduling goroutine.
+func (a *applier) DestroyAbsent(_ context.Context, op execgraph.DestroyAbsent[*Recorded]) error {
+	prefix, err := source.ParseAddress(op.Composite)
+	if err != nil {
+		return err
+	}
+	a.destroyAbsentUnder(prefix, op.Priors)
+	return nil
 }
 
 // destroyAbsentUnder adds the destroys of the objects recorded under
@@ -418,7 +429,7 @@ func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*Record
 		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && underStructural(rec.Address, a.lastSnap)) {
 			continue
 		}
-		a.addNode(a.e.destroyChange(rec))
+		a.addNode(a.e.destroyChange(rec), execgraph.Destroy[*Recorded]{Prior: rec, State: rec.Handler})
 	}
 }
 
@@ -466,7 +477,7 @@ func (a *applier) recordedEntry(addr string) *Recorded {
 
 // enqueue makes a node runnable.
 func (a *applier) enqueue(n *node) {
-	if n.op == execgraph.OpDestroyAbsent {
+	if n.run.Opcode() == execgraph.OpDestroyAbsent {
 		a.control = append(a.control, n)
 		return
 	}
