@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/modsource"
 )
 
 func init() { register(newGraphCommand) }
@@ -59,7 +62,14 @@ func runGraph(_ context.Context, o graphOptions, stdout, stderr io.Writer) error
 		}
 		vars[k] = v
 	}
-	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: hclsource.EnvVars(os.Environ()), Builtins: builtin.Capabilities})
+	// Git module sources are drawn at their pinned commits; the graph
+	// pins nothing (pier plan does).
+	var pins map[string]string
+	if lock, _, err := lockfile.Read(filepath.Join(o.Dir, lockfile.Name)); err == nil {
+		pins = lock.Modules
+	}
+	fetch := &modsource.Fetcher{Pins: pins}
+	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: hclsource.EnvVars(os.Environ()), Builtins: builtin.Capabilities, FetchModule: fetch.Fetch})
 	var de *hclsource.DiagnosticsError
 	if errors.As(err, &de) {
 		// main prints it once, with the source lines, as for pier plan.
