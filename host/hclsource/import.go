@@ -29,7 +29,11 @@ var importSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 
 func (d *Deployment) decodeImports(u *unit, blocks hcl.Blocks) hcl.Diagnostics {
 	var diags hcl.Diagnostics
-	seen := map[string]hcl.Range{}
+	// One address is imported once, whichever unit's block names it.
+	if d.importedAt == nil {
+		d.importedAt = map[string]hcl.Range{}
+	}
+	seen := d.importedAt
 	for _, b := range blocks {
 		content, ds := b.Body.Content(importSchema)
 		diags = append(diags, ds...)

@@ -101,6 +101,7 @@ type Deployment struct {
 	variables      map[string]*variableDecl // the root unit's
 	baseCtx        *hcl.EvalContext         // the root unit's
 	imports        []*source.Import         // import blocks, one per for_each element
+	importedAt     map[string]hcl.Range     // the import block of each address
 	removed        []*source.Removed        // removed blocks
 	checks         []*checkDecl             // check blocks
 

@@ -282,3 +282,74 @@ output "x" { value = resource.r.outputs }`, `main.pier.hcl:7:30: Unknown resourc
 		})
 	}
 }
+
+// TestModuleImportAndRemoved: import blocks reach into module instances,
+// and removed blocks name resources of instances that are gone, both in
+// the caller and in a module's own files.
+func TestModuleImportAndRemoved(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"main.pier.hcl": `
+provider "local" { builtin = "local" }
+module "site" {
+  source    = "./m"
+  for_each  = toset(["blog"])
+  providers = { local = provider.local }
+}
+import {
+  to = module.site["blog"].resource.r
+  id = "r-1"
+}
+removed {
+  from    = module.site["gone"].resource.r
+  destroy = false
+}
+`,
+		"m/main.pier.hcl": `
+resource "r" {
+  provider = provider.local
+  type     = "exec"
+  inputs   = { command = ["true"] }
+}
+import {
+  to = resource.r
+  id = "r-2"
+}
+removed {
+  from     = resource.old
+  provider = provider.local
+}
+`,
+	})
+	_, err := Load(dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), `module.site["blog"].r is already imported`) {
+		t.Fatalf("Load = %v, want the two imports of one address refused", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "m", "main.pier.hcl"), []byte(`
+resource "r" {
+  provider = provider.local
+  type     = "exec"
+  inputs   = { command = ["true"] }
+}
+removed {
+  from     = resource.old
+  provider = provider.local
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := mustResolve(t, mustLoad(t, dir, Options{}), nil)
+	var imports, removed []string
+	for _, im := range s.Imports {
+		imports = append(imports, im.To.String()+"="+im.ID)
+	}
+	for _, rm := range s.Removed {
+		removed = append(removed, rm.From.String())
+	}
+	if d := cmp.Diff([]string{`module.site["blog"].r=r-1`}, imports); d != "" {
+		t.Errorf("imports (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{`module.site["gone"].r`, `module.site["blog"].old`}, removed); d != "" {
+		t.Errorf("removed (-want +got):\n%s", d)
+	}
+}
