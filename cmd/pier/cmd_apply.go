@@ -264,6 +264,8 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		fmt.Fprintf(w, "%s Resources: %d destroyed.\n", ok("Destroy complete!"), res.Destroyed)
 	case res.Imported > 0:
 		fmt.Fprintf(w, "%s Resources: %d imported, %d created, %d updated, %d destroyed.\n", ok(verb+" complete!"), res.Imported, res.Created, res.Updated, res.Destroyed)
+	case res.Moved > 0:
+		fmt.Fprintf(w, "%s Resources: %d moved, %d created, %d updated, %d destroyed.\n", ok(verb+" complete!"), res.Moved, res.Created, res.Updated, res.Destroyed)
 	case res.Forgotten > 0:
 		fmt.Fprintf(w, "%s Resources: %d created, %d updated, %d destroyed, %d forgotten.\n", ok(verb+" complete!"), res.Created, res.Updated, res.Destroyed, res.Forgotten)
 	default:
@@ -295,7 +297,7 @@ func summaryMessage(res *engine.Result, late error) map[string]any {
 		errs = append(errs, late.Error())
 	}
 	return map[string]any{
-		"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed, "recorded": res.Recorded, "forgotten": res.Forgotten, "imported": res.Imported,
+		"message_type": "summary", "created": res.Created, "updated": res.Updated, "destroyed": res.Destroyed, "recorded": res.Recorded, "forgotten": res.Forgotten, "imported": res.Imported, "moved": res.Moved,
 		"errors": errs, "skipped": res.Skipped, "interrupted": res.Interrupted,
 	}
 }

@@ -80,7 +80,10 @@ func diagnosticsOf(err error, verbose bool) []diagnostic {
 		var ie *tfschema.InputError
 		var pe *engine.DiagnosticError
 		var pd *engine.PreventDestroyError
+		var me *engine.MoveError
 		switch {
+		case errors.As(err, &me):
+			out = append(out, diagnostic{Severity: "error", Summary: "Cannot move " + me.From.String() + " to " + me.To.String(), Detail: me.Reason + ".", Address: me.From.String(), Range: pointRange(me.Range)})
 		case errors.As(err, &pe):
 			out = append(out, providerDiagnostic(pe))
 		case errors.As(err, &pd):

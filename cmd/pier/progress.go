@@ -236,6 +236,8 @@ func verbing(a engine.Action) string {
 		return "Forgetting"
 	case engine.ActionImport:
 		return "Importing"
+	case engine.ActionMove:
+		return "Moving"
 	}
 	return strings.ToUpper(a.String()[:1]) + a.String()[1:]
 }
@@ -256,6 +258,8 @@ func pastTense(a engine.Action) string {
 		return "Forgotten"
 	case engine.ActionImport:
 		return "Imported"
+	case engine.ActionMove:
+		return "Moved"
 	}
 	return "Done"
 }

@@ -56,6 +56,9 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 	if s.Forget > 0 {
 		fmt.Fprintf(w, ", %d to forget", s.Forget)
 	}
+	if s.Move > 0 {
+		fmt.Fprintf(w, ", %d to move", s.Move)
+	}
 	fmt.Fprintf(w, ", %d unchanged.\n", s.NoOp)
 	renderOutputChanges(w, outputs)
 }
@@ -129,6 +132,16 @@ func renderChange(w io.Writer, c *engine.Change) {
 		sym, verb = ".", "will no longer be managed by pier"
 	case engine.ActionImport:
 		sym, verb = "<=", "will be imported"
+	case engine.ActionMove:
+		sym, verb = "->", "has moved"
+	}
+	if c.Move != nil {
+		// Terraform's words: the record moves, the object stays.
+		if c.Action == engine.ActionMove {
+			verb = fmt.Sprintf("has moved from %s", c.Move.From)
+		} else {
+			verb = fmt.Sprintf("has moved from %s, and %s", c.Move.From, verb)
+		}
 	}
 	if c.Import != nil {
 		if c.Action == engine.ActionImport {

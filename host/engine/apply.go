@@ -50,6 +50,8 @@ type Result struct {
 	Forgotten int
 	// Imported counts the objects import blocks adopted.
 	Imported int
+	// Moved counts the records moved blocks moved.
+	Moved int
 	// Errors are the resources that failed, in address order.
 	Errors []*ResourceError
 	// Skipped are resources that did not run because something they depend
@@ -394,6 +396,8 @@ func subject(op execgraph.Operation[*Recorded]) *Change {
 		return &Change{Address: addr, Action: ActionDestroy, Structural: true}
 	case execgraph.Forget[*Recorded]:
 		return &Change{Address: o.Prior.Address, Action: ActionForget, Prior: o.Prior}
+	case execgraph.Move[*Recorded]:
+		return &Change{Address: o.Desired.Address, Action: ActionMove, Resource: o.Desired, Prior: o.Prior, Move: &MoveSpec{From: o.Prior.Address}}
 	case execgraph.Import[*Recorded]:
 		return &Change{Address: o.Desired.Address, Action: ActionImport, Resource: o.Desired, Prior: o.Imported, Import: &ImportSpec{ID: o.ID}}
 	case execgraph.Refresh[*Recorded]:

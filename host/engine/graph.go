@@ -138,7 +138,18 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 			waits = append(waits, imp)
 			result = imp
 		}
+		if m := c.Move; m != nil && m.prior != nil {
+			// The move is recorded first, as the import is.
+			var mv execgraph.Ref
+			mv, err = b.Operation(execgraph.OpMove, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(m.From.String(), m.prior), readState(m.prior.Handler)}, b.Waiter(waits...))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Addr(), err)
+			}
+			waits = append(waits, mv)
+			result = mv
+		}
 		switch {
+		case c.Action == ActionMove:
 		case c.Action == ActionImport:
 		case c.Structural:
 			result, err = b.Operation(execgraph.OpExpand, []execgraph.Ref{b.Desired(addr, c.Resource), controls}, b.Waiter(waits...))

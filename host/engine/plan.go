@@ -32,9 +32,12 @@ const (
 	// ActionImport records an object an import block adopts, which the
 	// configuration then needs unchanged (see import_blocks.go).
 	ActionImport
+	// ActionMove is a moved block's move of a record, the graph's move
+	// operation (see moved.go); a plan's change carries it as Move.
+	ActionMove
 )
 
-var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh", "forget", "import"}
+var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh", "forget", "import", "move"}
 
 func (a Action) String() string {
 	if int(a) < len(actionNames) {
@@ -107,6 +110,9 @@ type Change struct {
 	// whole change for an [ActionImport], and before the update or
 	// replace otherwise. Prior is then the object as imported.
 	Import *ImportSpec
+	// Move is set when a moved block moves the record here first: Prior
+	// is then the record at its new address.
+	Move *MoveSpec
 }
 
 // Addr names the change: the address, and for a deposed object its key.
@@ -190,6 +196,9 @@ type Summary struct {
 	// Import counts the objects import blocks adopt, whatever else their
 	// change does.
 	Import int `json:"import,omitempty"`
+	// Move counts the records moved blocks move, whatever else their
+	// change does.
+	Move int `json:"move,omitempty"`
 }
 
 // Summary counts the plan's changes; state handlers are not counted.
@@ -216,6 +225,9 @@ func (p *Plan) Summary() Summary {
 		if c.Import != nil {
 			s.Import++
 		}
+		if c.Move != nil {
+			s.Move++
+		}
 	}
 	return s
 }
@@ -224,7 +236,7 @@ func (p *Plan) Summary() Summary {
 // running state handlers and stateless resources.
 func (p *Plan) HasChanges() bool {
 	s := p.Summary()
-	return s.Create+s.Update+s.Destroy+s.Replace+s.Forget+s.Import > 0 || p.RefreshOnly && len(p.Drift) > 0
+	return s.Create+s.Update+s.Destroy+s.Replace+s.Forget+s.Import+s.Move > 0 || p.RefreshOnly && len(p.Drift) > 0
 }
 
 func (p *Plan) add(c *Change) {
@@ -268,6 +280,8 @@ type planner struct {
 	replace map[string]bool
 	// imports are the import blocks planned, by address.
 	imports map[string]*ImportSpec
+	// moves are the moved blocks' moves, by new address.
+	moves map[string]*MoveSpec
 }
 
 // PlanOptions steer a plan, as Terraform's -replace and -target do.
@@ -325,6 +339,11 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if pl.duplicate != nil {
 		return nil, pl.duplicate
 	}
+	if !destroyAll {
+		if err := pl.moveBlocks(snap); err != nil {
+			return nil, err
+		}
+	}
 	pl.adoptProviders(snap)
 	// A destroy reads nothing: an object a read found gone would be
 	// left recorded instead of destroyed.
@@ -362,6 +381,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 		return nil, err
 	}
 	pl.markImports()
+	pl.markMoves()
 	pl.noteDrift()
 	if err := e.checkExecutables(pl.plan); err != nil {
 		return nil, err

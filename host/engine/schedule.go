@@ -545,6 +545,8 @@ func (a *applier) count(c *Change) {
 		a.result.Forgotten++
 	case ActionImport:
 		a.result.Imported++
+	case ActionMove:
+		a.result.Moved++
 	case ActionReplace:
 		a.result.Created++
 		if !c.CreateBeforeDestroy {

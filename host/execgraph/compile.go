@@ -70,6 +70,8 @@ func (c *compiler[O]) operation(i Ref, replaced map[Ref]bool) (Operation[O], err
 		op = Refresh[O]{Prior: c.object(o[0]), State: c.state(o[1]), Now: c.object(o[2])}
 	case OpForget:
 		op = Forget[O]{Prior: c.object(o[0]), State: c.state(o[1])}
+	case OpMove:
+		op = Move[O]{Desired: c.desired(o[0]), Prior: c.object(o[1]), State: c.state(o[2])}
 	case OpImport:
 		op = Import[O]{Desired: c.desired(o[0]), Imported: c.object(o[1]), State: c.state(o[2]), ID: value[string](c, o[3])}
 	default:

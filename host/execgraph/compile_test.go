@@ -105,6 +105,11 @@ func (r *recorder) Import(_ context.Context, op Import[*object]) (map[string]any
 	return nil, nil
 }
 
+func (r *recorder) Move(_ context.Context, op Move[*object]) (map[string]any, error) {
+	r.note("move", op.Desired, op.Prior, op.State)
+	return nil, nil
+}
+
 func resource(addr string) *source.Resource {
 	a, err := source.ParseAddress(addr)
 	if err != nil {
@@ -190,6 +195,13 @@ func TestCompileCallsEachOpcode(t *testing.T) {
 				mustOp(t, g.b, OpImport, []Ref{g.b.Desired("c", resource("c")), g.b.Prior("c", &object{"c-in"}), g.rs, g.b.Constant("import-id", "id-7")}, None)
 			},
 			want: []string{"refresh a-old state <nil>", "refresh b-old state b-now", "import c c-in state id-7"},
+		},
+		"move, then the update that follows it": {
+			add: func(g built) {
+				mv := mustOp(t, g.b, OpMove, []Ref{g.b.Desired("b", resource("b")), g.b.Prior("a", &object{"a-old"}), g.rs}, None)
+				mustOp(t, g.b, OpUpdate, []Ref{g.b.Desired("b", resource("b")), g.b.Prior("b", &object{"a-moved"}), g.p, g.rs, g.rs}, g.b.Waiter(mv))
+			},
+			want: []string{"move b a-old state", "update b a-moved provider local state state"},
 		},
 	}
 	for name, tc := range cases {

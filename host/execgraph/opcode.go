@@ -59,9 +59,14 @@ const (
 	// it. Operands: desired, prior (the object as imported), read-state,
 	// constant import id.
 	OpImport
+	// OpMove moves a record to a new address, as a moved block says, in
+	// one "move" event, calling no provider; a change of the resource
+	// then waits for it. Operands: desired (at the new address), prior
+	// (the record at the old one), read-state.
+	OpMove
 )
 
-var opNames = [...]string{"invalid", "read-state", "create", "update", "destroy", "create-depose", "destroy-deposed", "resolve", "expand", "destroy-absent", "refresh", "forget", "import"}
+var opNames = [...]string{"invalid", "read-state", "create", "update", "destroy", "create-depose", "destroy-deposed", "resolve", "expand", "destroy-absent", "refresh", "forget", "import", "move"}
 
 func (o Opcode) String() string {
 	if int(o) < len(opNames) {
@@ -117,4 +122,5 @@ var signatures = map[Opcode]signature{
 	OpRefresh:        {slots: []slot{prior, {kind: KindOperation, op: OpReadState}, constant}},
 	OpForget:         {slots: []slot{prior, {kind: KindOperation, op: OpReadState}}},
 	OpImport:         {slots: []slot{desired, prior, {kind: KindOperation, op: OpReadState}, constant}},
+	OpMove:           {slots: []slot{desired, prior, {kind: KindOperation, op: OpReadState}}},
 }

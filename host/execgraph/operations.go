@@ -53,6 +53,9 @@ type Operations[O comparable] interface {
 	// Import records an object an import block adopts; it returns the
 	// object's outputs.
 	Import(ctx context.Context, op Import[O]) (map[string]any, error)
+	// Move moves a record to a new address, as a moved block says, calling
+	// no provider; it returns the record's outputs.
+	Move(ctx context.Context, op Move[O]) (map[string]any, error)
 }
 
 // Operation is one compiled operation: its opcode and typed operands,
@@ -187,6 +190,14 @@ type Forget[O comparable] struct {
 	State string
 }
 
+// Move is [OpMove]'s operands: Prior is the record at its old address,
+// Desired the resource at the new one, State the state that holds it.
+type Move[O comparable] struct {
+	Desired *source.Resource
+	Prior   O
+	State   string
+}
+
 // Import is [OpImport]'s operands: Imported is the object as the plan's
 // import read it.
 type Import[O comparable] struct {
@@ -208,6 +219,7 @@ func (DestroyAbsent[O]) Opcode() Opcode  { return OpDestroyAbsent }
 func (Refresh[O]) Opcode() Opcode        { return OpRefresh }
 func (Forget[O]) Opcode() Opcode         { return OpForget }
 func (Import[O]) Opcode() Opcode         { return OpImport }
+func (Move[O]) Opcode() Opcode           { return OpMove }
 
 func (r ReadState[O]) Run(ctx context.Context, ops Operations[O]) (map[string]any, error) {
 	return nil, ops.ReadState(ctx, r)
@@ -255,4 +267,8 @@ func (f Forget[O]) Run(ctx context.Context, ops Operations[O]) (map[string]any, 
 
 func (i Import[O]) Run(ctx context.Context, ops Operations[O]) (map[string]any, error) {
 	return ops.Import(ctx, i)
+}
+
+func (m Move[O]) Run(ctx context.Context, ops Operations[O]) (map[string]any, error) {
+	return ops.Move(ctx, m)
 }

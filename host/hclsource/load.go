@@ -103,6 +103,7 @@ type Deployment struct {
 	imports        []*source.Import         // import blocks, one per for_each element
 	importedAt     map[string]hcl.Range     // the import block of each address
 	removed        []*source.Removed        // removed blocks
+	moved          []*source.Moved          // moved blocks
 	checks         []*checkDecl             // check blocks
 
 	// Resolve's cache: blocks to evaluate, blocks whose evaluation failed
@@ -138,6 +139,7 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "locals"},
 	{Type: "import"},
 	{Type: "removed"},
+	{Type: "moved"},
 	{Type: "check", LabelNames: []string{"name"}},
 	{Type: "module", LabelNames: []string{"name"}},
 }}
@@ -317,7 +319,7 @@ func (d *Deployment) declareUnit(u *unit, bodies []hcl.Body, values func() (cty.
 	}
 	byType := map[string]hcl.Blocks{}
 	for _, b := range blocks {
-		if b.Type == "locals" || b.Type == "import" || b.Type == "removed" {
+		if b.Type == "locals" || b.Type == "import" || b.Type == "removed" || b.Type == "moved" {
 			byType[b.Type] = append(byType[b.Type], b)
 			continue
 		}
@@ -447,6 +449,7 @@ func (d *Deployment) linkUnit(u *unit) hcl.Diagnostics {
 	}
 	diags = append(diags, d.decodeImports(u, ub.byType["import"])...)
 	diags = append(diags, d.decodeRemoved(u, ub.byType["removed"])...)
+	diags = append(diags, d.decodeMoved(u, ub.byType["moved"])...)
 	// Locals, arguments and outputs nobody reads are checked too.
 	for _, name := range slices.Sorted(maps.Keys(u.locals)) {
 		diags = append(diags, d.analyzeLocal(u.locals[name], u.locals[name].defRange)...)

@@ -109,6 +109,7 @@ func (d *Deployment) snapshot() *source.Snapshot {
 		Blocked:   make([]*source.Blocked, 0, d.lastBlocked),
 		Imports:   d.imports,
 		Removed:   d.removed,
+		Moved:     d.moved,
 	}
 	for k, p := range d.providers {
 		s.Providers[k] = p

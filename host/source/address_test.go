@@ -89,3 +89,36 @@ func TestAddressQuotedNames(t *testing.T) {
 		}
 	}
 }
+
+func TestMovedRewrite(t *testing.T) {
+	t.Parallel()
+	res := func(name string, key any) Step { return Step{Name: name, Key: key} }
+	mod := func(name string, key any) Step { return Step{Name: name, Key: key, Module: true} }
+	cases := map[string]struct {
+		from, to Address
+		addr     Address
+		want     string // "" means no match
+	}{
+		"rename":                   {Address{res("a", nil)}, Address{res("b", nil)}, Address{res("a", nil)}, "b"},
+		"every instance":           {Address{res("a", nil)}, Address{res("b", nil)}, Address{res("a", 2)}, "b[2]"},
+		"one instance":             {Address{res("a", "x")}, Address{res("b", "y")}, Address{res("a", "x")}, `b["y"]`},
+		"another instance":         {Address{res("a", "x")}, Address{res("b", "y")}, Address{res("a", "z")}, ""},
+		"gains count":              {Address{res("a", nil)}, Address{res("a", 0)}, Address{res("a", nil)}, "a[0]"},
+		"not onto one instance":    {Address{res("a", nil)}, Address{res("b", 0)}, Address{res("a", 1)}, ""},
+		"loses count":              {Address{res("a", 0)}, Address{res("a", nil)}, Address{res("a", 0)}, "a"},
+		"into a module":            {Address{res("a", nil)}, Address{mod("site", "blog"), res("a", nil)}, Address{res("a", nil)}, `module.site["blog"].a`},
+		"between module instances": {Address{mod("site", "a")}, Address{mod("site", "b")}, Address{mod("site", "a"), res("page", nil)}, `module.site["b"].page`},
+		"not a deployment block":   {Address{mod("site", "a")}, Address{mod("site", "b")}, Address{{Name: "site", Key: "a"}, res("page", nil)}, ""},
+		"not a member":             {Address{res("a", nil)}, Address{res("b", nil)}, Address{{Name: "a"}, res("x", nil)}, ""},
+		"other name":               {Address{res("a", nil)}, Address{res("b", nil)}, Address{res("ab", nil)}, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := (&Moved{From: tc.from, To: tc.to}).Rewrite(tc.addr)
+			if (tc.want != "") != ok || ok && got.String() != tc.want {
+				t.Errorf("Rewrite(%s) = %s, %v; want %q", tc.addr, got, ok, tc.want)
+			}
+		})
+	}
+}

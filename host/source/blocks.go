@@ -55,3 +55,52 @@ type CheckResult struct {
 	// Range is the assert block.
 	Range Range
 }
+
+// Moved is a moved block, as Terraform's: the records at From belong at
+// To now, and are moved there (a "move" event, no provider called)
+// rather than destroyed and created again. From and To both end in a
+// resource step or both in a module instance step, when the move takes
+// everything under it. A resource step without a key takes every
+// instance (to the same keys), or, when To has a key, the one instance
+// without a key: resource.a to resource.a[0] is a resource gaining count.
+type Moved struct {
+	From, To Address
+	Range    Range
+}
+
+// Rewrite returns where a moves the record at addr, and whether it
+// applies to addr at all: a record at From, or under From when From is
+// a module instance or a resource without a key (all its instances).
+func (m *Moved) Rewrite(addr Address) (Address, bool) {
+	n := len(m.From)
+	if len(addr) < n {
+		return nil, false
+	}
+	for i := range n - 1 {
+		if addr[i] != m.From[i] {
+			return nil, false
+		}
+	}
+	last, at := m.From[n-1], addr[n-1]
+	if last.Name != at.Name || last.Module != at.Module {
+		return nil, false
+	}
+	keyed, toKeyed := last.Key != nil, m.To[len(m.To)-1].Key != nil
+	switch {
+	case keyed && last.Key != at.Key:
+		return nil, false
+	case !keyed && toKeyed && at.Key != nil:
+		// resource.a to resource.b[0] moves a's one instance (a
+		// resource gaining count), not a[1] onto b[0].
+		return nil, false
+	case !last.Module && len(addr) != n:
+		return nil, false
+	}
+	out := make(Address, 0, len(m.To)+len(addr)-n)
+	out = append(out, m.To...)
+	if !keyed && !toKeyed {
+		// resource.a to resource.b: a[0] goes to b[0].
+		out[len(out)-1].Key = at.Key
+	}
+	return append(out, addr[n:]...), true
+}

@@ -53,6 +53,8 @@ type Snapshot struct {
 	// (see blocks.go); sources without them leave them empty.
 	Imports []*Import
 	Removed []*Removed
+	// Moved are the deployment's moved blocks, in declaration order.
+	Moved []*Moved
 	// Checks are the results of the deployment's check blocks' asserts
 	// in this evaluation (see blocks.go).
 	Checks []*CheckResult
