@@ -42,7 +42,7 @@ type Run struct {
 	// Asserts are the run's assert blocks.
 	Asserts hcl.Blocks
 	// ExpectFailures are the checkable objects whose conditions must
-	// fail, as written: var.NAME, check.NAME, resource.NAME.
+	// fail, as written: var.NAME, check.NAME.
 	ExpectFailures []string
 	Range          hcl.Range
 }
@@ -172,9 +172,9 @@ func decodeRun(b *hcl.Block, common map[string]cty.Value) (*Run, hcl.Diagnostics
 		diags = append(diags, ds...)
 		for _, e := range exprs {
 			tr, ds := hcl.AbsTraversalForExpr(e)
-			if ds.HasErrors() || len(tr) < 2 || !slices.Contains([]string{"var", "check", "resource"}, tr.RootName()) {
+			if ds.HasErrors() || len(tr) < 2 || !slices.Contains([]string{"var", "check"}, tr.RootName()) {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid expect_failures",
-					Detail: "expect_failures lists what must fail: var.NAME (a validation), check.NAME, or resource.NAME (a precondition or postcondition).", Subject: e.Range().Ptr()})
+					Detail: "expect_failures lists what must fail: var.NAME (a validation) or check.NAME.", Subject: e.Range().Ptr()})
 				continue
 			}
 			r.ExpectFailures = append(r.ExpectFailures, traversalString(tr))
@@ -203,7 +203,7 @@ func evalContext() *hcl.EvalContext {
 }
 
 // traversalString spells an expect_failures entry as pier names the
-// checkable: var.port, check.site, resource.web.
+// checkable: var.port, check.site.
 func traversalString(tr hcl.Traversal) string {
 	var b strings.Builder
 	for i, s := range tr {
