@@ -62,13 +62,40 @@ func fencedBlocks(t *testing.T, path string) []block {
 // TestReferenceExamples loads every ```hcl example of the reference pages
 // as a whole deployment and evaluates it; a "fragment" is parsed only, as
 // HCL or HCL's JSON syntax.
+//
+// An untagged block whose first line is a comment naming a relative path,
+// such as "# modules/site/main.pier.hcl", is another file of the example
+// before it (a module's, say): it is written there, and the two are
+// loaded as one deployment.
 func TestReferenceExamples(t *testing.T) {
 	t.Parallel()
 	for _, doc := range []string{"language.md", "local.md"} {
-		for _, b := range fencedBlocks(t, doc) {
+		blocks := fencedBlocks(t, doc)
+		files := map[int]map[string]string{} // index of a whole example -> its other files
+		owner := -1
+		for i, b := range blocks {
+			if b.lang != "hcl" || b.tag != "" {
+				continue
+			}
+			if rel, ok := exampleFilePath(b.body); ok && owner >= 0 {
+				if files[owner] == nil {
+					files[owner] = map[string]string{}
+				}
+				files[owner][rel] = b.body
+				continue
+			}
+			owner = i
+		}
+		for i, b := range blocks {
 			if b.lang != "hcl" && b.lang != "json" {
 				continue
 			}
+			if rel, ok := exampleFilePath(b.body); ok && b.tag == "" && b.lang == "hcl" {
+				if _, attached := findFile(files, rel, b.body); attached {
+					continue
+				}
+			}
+			others := files[i]
 			name := doc + ":" + strings.TrimSpace(strings.Fields(b.body + " x")[0]) + ":" + strconv.Itoa(b.line)
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
@@ -86,6 +113,15 @@ func TestReferenceExamples(t *testing.T) {
 					if err := os.WriteFile(filepath.Join(dir, "main.pier.hcl"), []byte(b.body), 0o644); err != nil {
 						t.Fatal(err)
 					}
+					for rel, body := range others {
+						p := filepath.Join(dir, filepath.FromSlash(rel))
+						if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
 					d, err := hclsource.Load(dir, hclsource.Options{})
 					if err != nil {
 						t.Fatalf("%s:%d: load: %v", doc, b.line, err)
@@ -99,6 +135,28 @@ func TestReferenceExamples(t *testing.T) {
 			})
 		}
 	}
+}
+
+// examplePath is the first line of an example that is a further file of
+// the example before it.
+var examplePath = regexp.MustCompile(`^# ([a-z0-9_./-]+\.pier\.hcl)\n`)
+
+func exampleFilePath(body string) (string, bool) {
+	m := examplePath.FindStringSubmatch(body)
+	if m == nil || strings.HasPrefix(m[1], "/") || strings.Contains(m[1], "..") {
+		return "", false
+	}
+	return m[1], true
+}
+
+// findFile reports whether body was attached to some example as rel.
+func findFile(files map[int]map[string]string, rel, body string) (int, bool) {
+	for owner, fs := range files {
+		if fs[rel] == body {
+			return owner, true
+		}
+	}
+	return -1, false
 }
 
 var codeName = regexp.MustCompile("`([a-z_]+)`")
