@@ -138,28 +138,28 @@ func kindOrMissing(v any, present bool) string {
 // nested deployment at ptr.
 func (c stateChecker) level(level map[string]any, ptr string) (int, error) {
 	n := 0
-	if raw, ok := level["resources"]; ok {
+	if raw, ok := level[ResourcesKey]; ok {
 		res, ok := raw.(map[string]any)
 		if !ok {
-			return 0, &StateError{Pointer: ptr + "/resources", Problem: fmt.Sprintf("is %s, want an object of resources by name", JSONKind(raw))}
+			return 0, &StateError{Pointer: ptr + "/" + ResourcesKey, Problem: fmt.Sprintf("is %s, want an object of resources by name", JSONKind(raw))}
 		}
 		for key := range c.keys(res) {
 			if err := checkEntry(res[key]); err != nil {
 				// Pointers are built only for the error: escaping every
 				// key would cost more than the whole walk.
-				err.Pointer = ptr + "/resources/" + EscapePointerToken(key) + err.Pointer
+				err.Pointer = ptr + "/" + ResourcesKey + "/" + EscapePointerToken(key) + err.Pointer
 				return 0, err
 			}
 		}
 		n += len(res)
 	}
-	if raw, ok := level["deployments"]; ok {
+	if raw, ok := level[DeploymentsKey]; ok {
 		deps, ok := raw.(map[string]any)
 		if !ok {
-			return 0, &StateError{Pointer: ptr + "/deployments", Problem: fmt.Sprintf("is %s, want an object of deployments by name", JSONKind(raw))}
+			return 0, &StateError{Pointer: ptr + "/" + DeploymentsKey, Problem: fmt.Sprintf("is %s, want an object of deployments by name", JSONKind(raw))}
 		}
 		for key := range c.keys(deps) {
-			at := ptr + "/deployments/" + EscapePointerToken(key)
+			at := ptr + "/" + DeploymentsKey + "/" + EscapePointerToken(key)
 			sub, ok := deps[key].(map[string]any)
 			if !ok {
 				return 0, &StateError{Pointer: at, Problem: fmt.Sprintf("is %s, want an object (a nested deployment)", JSONKind(deps[key]))}
@@ -249,6 +249,41 @@ func (c stateChecker) keys(m map[string]any) iter.Seq[string] {
 		return slices.Values(slices.Sorted(maps.Keys(m)))
 	}
 	return maps.Keys(m)
+}
+
+// The members of each level of a state document, the root or a nested
+// deployment: its resources by name, and its nested deployments by name,
+// each a level again. A resource's address joins the deployment names
+// above it and its own name with dots (web.db), as NixOps4 does.
+const (
+	ResourcesKey   = "resources"
+	DeploymentsKey = "deployments"
+)
+
+// StateResources yields the address of every resource a decoded state
+// document records, nested deployments' included, in no particular order.
+// It reads what is there and skips what is malformed: [CheckState] is the
+// check.
+func StateResources(doc map[string]any) iter.Seq[string] {
+	return func(yield func(string) bool) { stateResources(doc, "", yield) }
+}
+
+func stateResources(level map[string]any, prefix string, yield func(string) bool) bool {
+	if res, ok := level[ResourcesKey].(map[string]any); ok {
+		for name := range res {
+			if !yield(prefix + name) {
+				return false
+			}
+		}
+	}
+	if deps, ok := level[DeploymentsKey].(map[string]any); ok {
+		for name, d := range deps {
+			if sub, ok := d.(map[string]any); ok && !stateResources(sub, prefix+name+".", yield) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // LockHolderKey is a top-level key a state handler adds to the document a

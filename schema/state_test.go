@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,5 +116,34 @@ func BenchmarkCheckState10000(b *testing.B) {
 		if n, err := CheckState(doc); err != nil || n != 10000 {
 			b.Fatal(n, err)
 		}
+	}
+}
+
+func TestStateResources(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		doc  string
+		want []string
+	}{
+		"empty":           {doc: `{}`, want: nil},
+		"top":             {doc: `{"resources":{"a":{},"b":{}}}`, want: []string{"a", "b"}},
+		"nested":          {doc: `{"resources":{"a":{}},"deployments":{"web":{"resources":{"db":{}},"deployments":{"x":{"resources":{"y":{}}}}}}}`, want: []string{"a", "web.db", "web.x.y"}},
+		"malformed skips": {doc: `{"resources":[],"deployments":{"bad":1,"ok":{"resources":{"r":{}}}}}`, want: []string{"ok.r"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(tc.doc), &doc); err != nil {
+				t.Fatal(err)
+			}
+			got := slices.Sorted(StateResources(doc))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("StateResources (-want +got):\n%s", diff)
+			}
+			for range StateResources(doc) {
+				break // an early stop must not panic
+			}
+		})
 	}
 }

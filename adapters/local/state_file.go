@@ -88,10 +88,7 @@ func (t stateFileType) destroy(_ context.Context, res *schema.ExtantResource) er
 	if err != nil {
 		return err
 	}
-	var addrs []string
-	collectResources(doc, "", &addrs)
-	if len(addrs) > 0 {
-		slices.Sort(addrs)
+	if addrs := slices.Sorted(schema.StateResources(doc)); len(addrs) > 0 {
 		shown := addrs
 		if len(shown) > 5 {
 			shown = append(slices.Clone(shown[:5]), "…")
@@ -126,22 +123,4 @@ func (t stateFileType) event(_ context.Context, req *schema.StateResourceEvent) 
 		return nil, fmt.Errorf("record %s event: %w", req.Event, err)
 	}
 	return &schema.StateResourceEventResponse{}, nil
-}
-
-// collectResources lists the resource addresses a state document records:
-// resources.<name> at the top and deployments.<composite>.resources.<name>
-// below it, to any depth.
-func collectResources(doc map[string]any, prefix string, out *[]string) {
-	if rs, ok := doc["resources"].(map[string]any); ok {
-		for name := range rs {
-			*out = append(*out, prefix+name)
-		}
-	}
-	if ds, ok := doc["deployments"].(map[string]any); ok {
-		for name, d := range ds {
-			if dm, ok := d.(map[string]any); ok {
-				collectResources(dm, prefix+name+".", out)
-			}
-		}
-	}
 }

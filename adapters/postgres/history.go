@@ -136,7 +136,8 @@ func (s *Store) Import(ctx context.Context, events []Event) error {
 func isInitEvent(p schema.Patch) bool { return len(p) > 0 && p[0].Op == "add" && p[0].Path == "" }
 
 func isEmpty(d *statefile.Document) bool {
-	var addrs []string
-	collectResources(d.State(), "", &addrs)
-	return len(addrs) == 0
+	for range schema.StateResources(d.State()) {
+		return false
+	}
+	return true
 }

@@ -155,10 +155,7 @@ func (p *Provider) Destroy(ctx context.Context, req *schema.DestroyResourceReque
 	if err != nil {
 		return nil, err
 	}
-	var addrs []string
-	collectResources(s.doc.State(), "", &addrs)
-	if len(addrs) > 0 {
-		slices.Sort(addrs)
+	if addrs := slices.Sorted(schema.StateResources(s.doc.State())); len(addrs) > 0 {
 		shown := addrs
 		if len(shown) > 5 {
 			shown = append(slices.Clone(shown[:5]), "…")
@@ -215,19 +212,3 @@ func (p *Provider) Close() error {
 // went away must not hold up pier's exit; the session's end (and so the
 // lock's release) does not depend on it.
 const closeTimeout = 10 * time.Second
-
-// collectResources lists the resource addresses a state document records.
-func collectResources(doc map[string]any, prefix string, out *[]string) {
-	if rs, ok := doc["resources"].(map[string]any); ok {
-		for name := range rs {
-			*out = append(*out, prefix+name)
-		}
-	}
-	if ds, ok := doc["deployments"].(map[string]any); ok {
-		for name, d := range ds {
-			if dm, ok := d.(map[string]any); ok {
-				collectResources(dm, prefix+name+".", out)
-			}
-		}
-	}
-}

@@ -218,13 +218,13 @@ func (v *StateView) ContentHash() string {
 // recurses into its deployments.
 func (v *StateView) walk(level map[string]any, prefix source.Address, ptr string) error {
 	v.paths[ptr] = true
-	for _, member := range [...]string{"resources", "deployments"} {
+	for _, member := range [...]string{schema.ResourcesKey, schema.DeploymentsKey} {
 		if _, ok := level[member]; !ok {
 			v.missing = append(v.missing, ptr+"/"+member)
 		}
 	}
-	if res, ok := level["resources"].(map[string]any); ok {
-		v.paths[ptr+"/resources"] = true
+	if res, ok := level[schema.ResourcesKey].(map[string]any); ok {
+		v.paths[ptr+"/"+schema.ResourcesKey] = true
 		for key, raw := range res {
 			step, err := parseStep(key)
 			if err != nil {
@@ -238,8 +238,8 @@ func (v *StateView) walk(level map[string]any, prefix source.Address, ptr string
 			v.Entries[addr.String()] = &Recorded{Address: addr, Handler: v.Handler, Entry: e}
 		}
 	}
-	if deps, ok := level["deployments"].(map[string]any); ok {
-		v.paths[ptr+"/deployments"] = true
+	if deps, ok := level[schema.DeploymentsKey].(map[string]any); ok {
+		v.paths[ptr+"/"+schema.DeploymentsKey] = true
 		for key, raw := range deps {
 			sub, ok := raw.(map[string]any)
 			if !ok {
@@ -450,8 +450,8 @@ func (p *patchBuilder) ensureLevel(composite source.Address) string {
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: emptyLevel})
 	p.doc.paths[ptr] = true
-	p.doc.paths[ptr+"/resources"] = true
-	p.doc.paths[ptr+"/deployments"] = true
+	p.doc.paths[ptr+"/"+schema.ResourcesKey] = true
+	p.doc.paths[ptr+"/"+schema.DeploymentsKey] = true
 	p.doc.size += int64(len(ptr) + len(emptyLevel) + opOverhead)
 	return ptr
 }

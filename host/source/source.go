@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/pierhq/pier/schema"
 )
 
 // Source is a deployment description that the engine resolves in rounds.
@@ -385,9 +387,9 @@ func (s Step) appendKey(b []byte) []byte {
 func (a Address) StateKey() []string {
 	var path []string
 	for _, s := range a[:len(a)-1] {
-		path = append(path, "deployments", s.stateName())
+		path = append(path, schema.DeploymentsKey, s.stateName())
 	}
-	return append(path, "resources", a[len(a)-1].stateName())
+	return append(path, schema.ResourcesKey, a[len(a)-1].stateName())
 }
 
 // stateName is the step's member name in a state document.

@@ -168,10 +168,10 @@ func instanceOf(p string) (addr string, pending bool) {
 	var names []string
 	for len(segs) >= 2 {
 		switch segs[0] {
-		case "deployments":
+		case schema.DeploymentsKey:
 			names = append(names, segs[1])
 			segs = segs[2:]
-		case "resources":
+		case schema.ResourcesKey:
 			return strings.Join(append(names, segs[1]), "."), false
 		default:
 			return "", false

@@ -24,6 +24,8 @@ import (
 	"io"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+
+	"github.com/pierhq/pier/schema"
 )
 
 // State is a decoded state document, as NixOps4's State holds it.
@@ -115,7 +117,7 @@ func ReadDocument(doc []byte) (*State, error) {
 
 func readDeployment(level map[string]json.RawMessage, where string) (Deployment, error) {
 	d := Deployment{Resources: map[string]Resource{}, Deployments: map[string]Deployment{}}
-	if raw, ok := level["resources"]; ok {
+	if raw, ok := level[schema.ResourcesKey]; ok {
 		var res map[string]map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &res); err != nil || res == nil {
 			return d, fmt.Errorf("%sresources: want a map of objects", where)
@@ -128,7 +130,7 @@ func readDeployment(level map[string]json.RawMessage, where string) (Deployment,
 			d.Resources[name] = r
 		}
 	}
-	if raw, ok := level["deployments"]; ok {
+	if raw, ok := level[schema.DeploymentsKey]; ok {
 		var deps map[string]map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &deps); err != nil || deps == nil {
 			return d, fmt.Errorf("%sdeployments: want a map of objects", where)

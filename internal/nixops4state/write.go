@@ -41,15 +41,15 @@ func Write(file []byte, path []string, event string, current Resource) ([]byte, 
 	next := s.view()
 	level := next
 	for _, name := range path[:len(path)-1] {
-		deps := level["deployments"].(map[string]any)
+		deps := level[schema.DeploymentsKey].(map[string]any)
 		sub, ok := deps[name].(map[string]any)
 		if !ok {
-			sub = map[string]any{"resources": map[string]any{}, "deployments": map[string]any{}}
+			sub = map[string]any{schema.ResourcesKey: map[string]any{}, schema.DeploymentsKey: map[string]any{}}
 			deps[name] = sub
 		}
 		level = sub
 	}
-	level["resources"].(map[string]any)[path[len(path)-1]] = current.view()
+	level[schema.ResourcesKey].(map[string]any)[path[len(path)-1]] = current.view()
 	patch := diff(nil, old, next, nil)
 	if len(patch) == 0 {
 		return nil, nil
@@ -77,7 +77,7 @@ func (d Deployment) view() map[string]any {
 	for name, sub := range d.Deployments {
 		deps[name] = sub.view()
 	}
-	return map[string]any{"resources": res, "deployments": deps}
+	return map[string]any{schema.ResourcesKey: res, schema.DeploymentsKey: deps}
 }
 
 func (r Resource) view() map[string]any {
