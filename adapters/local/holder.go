@@ -9,5 +9,5 @@ import (
 // this adapter serves (see [lockholder.Current]).
 func lockHolder() *statefile.Holder {
 	h := lockholder.Current()
-	return &statefile.Holder{PID: h.PID, Command: h.Command, User: h.User, Host: h.Host}
+	return &h
 }

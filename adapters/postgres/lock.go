@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pierhq/pier/internal/lockholder"
+	"github.com/pierhq/pier/statefile"
 )
 
 // LockedError reports that another session holds a state key's lock. The
@@ -39,7 +40,7 @@ func (e *LockedError) Error() string {
 func (e *LockedError) StateLocked() bool { return true }
 
 // Holder is what a writer records about itself while it holds a lock.
-type Holder = lockholder.Holder
+type Holder = statefile.Holder
 
 // ThisHolder describes the pier command this process serves (see
 // [lockholder.Current]): its command line keeps no values, since a --var

@@ -1,6 +1,7 @@
 // Package lockholder says who holds a state lock: the pier command the
 // user started, for the message a user refused the lock is shown. The
-// state handlers (state_file, pg_state) record it beside their locks.
+// state handlers (state_file, pg_state) record it beside their locks, as
+// a [statefile.Holder], the one type for it.
 package lockholder
 
 import (
@@ -10,15 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-)
 
-// Holder is a lock holder's record of itself.
-type Holder struct {
-	PID     int
-	Command string
-	User    string
-	Host    string
-}
+	"github.com/pierhq/pier/statefile"
+)
 
 // Current describes the pier command this process serves. pier runs
 // state handlers as `pier adapter …`, a direct child of the command the
@@ -26,14 +21,14 @@ type Holder struct {
 // executable, the parent is named: a user refused the lock learns which
 // command to wait for or stop, not an adapter's pid. Otherwise (the
 // adapter run by hand or by another host) this process is named.
-func Current() Holder {
+func Current() statefile.Holder {
 	pid, args := os.Getpid(), os.Args
 	if ppid := os.Getppid(); sameExecutable(ppid) {
 		if a := procArgs(ppid); a != nil {
 			pid, args = ppid, a
 		}
 	}
-	h := Holder{PID: pid, Command: WithoutValues(args)}
+	h := statefile.Holder{PID: pid, Command: WithoutValues(args)}
 	if u, err := user.Current(); err == nil {
 		h.User = u.Username
 	}
