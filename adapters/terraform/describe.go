@@ -7,50 +7,23 @@ import (
 	"sort"
 
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/internal/tfschemadoc"
 	"github.com/zclconf/go-cty/cty"
 )
 
 // SchemaInfo describes a Terraform provider's schema for people and tools
-// (`pier tf schema`).
-type SchemaInfo struct {
-	Plugin          string     `json:"plugin"`
-	ProtocolVersion int        `json:"protocol_version"`
-	Provider        TypeInfo   `json:"provider"`
-	ResourceTypes   []TypeInfo `json:"resource_types"`
-	DataSources     []TypeInfo `json:"data_sources"`
-}
+// (`pier tf schema`); it is the --json document itself.
+type SchemaInfo = tfschemadoc.Document
 
 // TypeInfo describes one resource type, data source or the provider
-// configuration. Name is the v0 type to use (data sources carry
-// [DataSourcePrefix]).
-type TypeInfo struct {
-	Name          string          `json:"name"`
-	TerraformName string          `json:"terraform_name,omitempty"`
-	SchemaVersion int64           `json:"schema_version"`
-	Description   string          `json:"description,omitempty"`
-	Attributes    []AttributeInfo `json:"attributes"`
-}
+// configuration.
+type TypeInfo = tfschemadoc.Type
 
-// AttributeInfo describes one attribute or nested block, at a dotted path
-// ("rule.*.port" for any element of a nested collection).
-//
-// Whether changing an attribute forces replacement is not part of a
-// Terraform schema: providers decide it while planning. The bridge learns
-// it from each plan: a value at a requires_replace path that the plan
-// changes forces a replacement (see requiresReplace).
-type AttributeInfo struct {
-	Path        string `json:"path"`
-	Type        string `json:"type"`
-	Block       bool   `json:"block,omitempty"`
-	Nesting     string `json:"nesting,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-	Optional    bool   `json:"optional,omitempty"`
-	Computed    bool   `json:"computed,omitempty"`
-	Sensitive   bool   `json:"sensitive,omitempty"`
-	WriteOnly   bool   `json:"write_only,omitempty"`
-	Deprecated  bool   `json:"deprecated,omitempty"`
-	Description string `json:"description,omitempty"`
-}
+// AttributeInfo describes one attribute or nested block. Whether changing
+// it forces replacement the bridge learns from each plan: a value at a
+// requires_replace path that the plan changes forces a replacement (see
+// requiresReplace).
+type AttributeInfo = tfschemadoc.Attribute
 
 // DescribeSchema starts the provider, reads its schema and stops it. The
 // provider is not configured.
@@ -69,6 +42,7 @@ func DescribeSchema(ctx context.Context, opts Options) (*SchemaInfo, error) {
 
 func describe(plugin string, s *tfproto.ProviderSchema) *SchemaInfo {
 	info := &SchemaInfo{
+		MessageType:     tfschemadoc.MessageType,
 		Plugin:          plugin,
 		ProtocolVersion: s.ProtocolVersion,
 		Provider:        describeType("provider", "", s.Provider),

@@ -58,10 +58,7 @@ func Hold(ctx context.Context, opts Options, in io.Reader, out io.Writer) error 
 		MessageType string      `json:"message_type"`
 		Schema      any         `json:"schema"`
 		Attach      *Attachment `json:"attach"`
-	}{HoldMessageType, struct {
-		MessageType string `json:"message_type"`
-		*SchemaInfo
-	}{"tf_schema", describe(opts.Plugin, s)}, att}
+	}{HoldMessageType, describe(opts.Plugin, s), att}
 	if err := enc.Encode(first); err != nil {
 		return fmt.Errorf("provider %s: write to the host: %w", b.client.Name(), err)
 	}

@@ -55,12 +55,6 @@ Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 	}
 }
 
-// tfSchemaJSON is the --json document.
-type tfSchemaJSON struct {
-	MessageType string `json:"message_type"`
-	*terraform.SchemaInfo
-}
-
 func runTFSchema(ctx context.Context, opts tfSchemaOptions, stdout, stderr io.Writer) error {
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv())
 	info, err := terraform.DescribeSchema(ctx, terraform.Options{Plugin: opts.plugin, Logger: logger})
@@ -70,7 +64,7 @@ func runTFSchema(ctx context.Context, opts tfSchemaOptions, stdout, stderr io.Wr
 	if opts.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(tfSchemaJSON{MessageType: "tf_schema", SchemaInfo: info})
+		return enc.Encode(info)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider %s (plugin protocol %d)\n", info.Plugin, info.ProtocolVersion)

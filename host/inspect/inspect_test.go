@@ -125,3 +125,46 @@ func TestEvalWithoutBase(t *testing.T) {
 		t.Errorf("Eval = %s %s", r.JSON, r.Diagnostics)
 	}
 }
+
+// TestEvalKeepsUnknown checks that a value known only after apply stays
+// unknown through the inspector, never becoming a placeholder string a
+// program would read as the value.
+func TestEvalKeepsUnknown(t *testing.T) {
+	t.Parallel()
+	a, err := source.ParseAddress("web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]*engine.StateView{"state": {
+		Handler: "state",
+		Entries: map[string]*engine.Recorded{"web": {Address: a, Handler: "state", Entry: engine.Entry{
+			Type:             "t",
+			InputProperties:  map[string]any{"name": "w", "tags": []any{"a", source.Unknown}},
+			OutputProperties: map[string]any{"id": source.Unknown, "port": float64(80)},
+		}}},
+		Outputs: map[string]engine.RecordedOutput{"url": {Value: source.Unknown}},
+	}}
+	in := New(nil, states)
+	tests := map[string]struct {
+		expr    string
+		unknown bool
+		json    string
+	}{
+		"unknown output attribute":  {expr: "resource.web.outputs.id", unknown: true, json: "null"},
+		"unknown list element":      {expr: "resource.web.inputs.tags", unknown: true, json: "null"},
+		"unknown deployment output": {expr: "output.url", unknown: true, json: "null"},
+		"known beside it":           {expr: "resource.web.outputs.port", json: "80"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := in.Eval(tc.expr)
+			if r.Diagnostics.HasErrors() {
+				t.Fatalf("Eval(%q): %s", tc.expr, r.Diagnostics)
+			}
+			if r.Unknown != tc.unknown || string(r.JSON) != tc.json {
+				t.Errorf("Eval(%q) = unknown %v, JSON %s; want unknown %v, JSON %s", tc.expr, r.Unknown, r.JSON, tc.unknown, tc.json)
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/agext/levenshtein"
+
+	"github.com/pierhq/pier/internal/tfschemadoc"
 )
 
 // Schema is the part of a Terraform provider's schema the check needs:
@@ -38,34 +40,17 @@ type attribute struct {
 	nesting string
 }
 
-// schemaJSON is the shape of `pier tf schema --json`.
-type schemaJSON struct {
-	MessageType   string     `json:"message_type"`
-	Plugin        string     `json:"plugin"`
-	ResourceTypes []typeJSON `json:"resource_types"`
-	DataSources   []typeJSON `json:"data_sources"`
-}
-
-type typeJSON struct {
-	Name       string `json:"name"`
-	Attributes []struct {
-		Path      string `json:"path"`
-		Nesting   string `json:"nesting"`
-		Sensitive bool   `json:"sensitive"`
-	} `json:"attributes"`
-}
-
 // Parse decodes the output of `pier tf schema --json`.
 func Parse(data []byte) (*Schema, error) {
-	var doc schemaJSON
+	var doc tfschemadoc.Document
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("decode schema: %w", err)
 	}
-	if doc.MessageType != "tf_schema" {
-		return nil, fmt.Errorf("decode schema: message_type is %q, want tf_schema", doc.MessageType)
+	if doc.MessageType != tfschemadoc.MessageType {
+		return nil, fmt.Errorf("decode schema: message_type is %q, want %s", doc.MessageType, tfschemadoc.MessageType)
 	}
 	s := &Schema{Plugin: doc.Plugin, Types: make(map[string]*Type, len(doc.ResourceTypes)+len(doc.DataSources))}
-	for _, list := range [][]typeJSON{doc.ResourceTypes, doc.DataSources} {
+	for _, list := range [][]tfschemadoc.Type{doc.ResourceTypes, doc.DataSources} {
 		for _, tj := range list {
 			t := &Type{Name: tj.Name, attrs: make(map[string]*attribute, len(tj.Attributes)), children: map[string][]string{}}
 			for _, a := range tj.Attributes {

@@ -26,6 +26,7 @@ var rules = []struct {
 	{"providersdk", []string{"host", "adapters", "statefile", "cmd"}, "providersdk is for outside provider authors: it may import only schema"},
 	{"adapters/builtin", []string{"host", "cmd", "rpcapi"}, "adapters/builtin is the one list of shipped adapters: it imports the adapters and schema, and the front ends (cmd, rpcapi) pass it to the host"},
 	{"adapters", []string{"host", "cmd", "rpcapi"}, "shipped adapters must use only what a third-party provider can"},
+	{"internal/tfschemadoc", []string{""}, "the tf schema --json wire type sits below the Terraform bridge that writes it and host/tfschema that reads it: it imports nothing from pier"},
 	{"internal", []string{"host", "adapters", "rpcapi", "cmd"}, "internal packages are leaves every layer may use: they import nothing above them"},
 	{"host/source", []string{"host/engine", "host/hclsource", "host/nixsource", "host/provider", "adapters", "cmd"}, "host/source is the vocabulary sources and the engine share"},
 	{"host/hclsource", []string{"host/engine", "host/provider", "host/nixsource", "adapters", "cmd"}, "a deployment source knows nothing of providers or planning"},
