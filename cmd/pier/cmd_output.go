@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/pierhq/pier/host/source"
 )
 
 func init() { register(newOutputCommand) }
@@ -26,7 +28,7 @@ func newOutputCommand() *cli.Command {
 		Usage:     "show the deployment's outputs, as recorded by the last apply",
 		ArgsUsage: "[NAME]",
 		Description: `Reads the outputs from state, starting only the state handlers' providers.
-Sensitive outputs show as (sensitive): pier does not keep their values in
+Sensitive outputs show as (sensitive value): pier does not keep their values in
 state.
 
 With --raw NAME (as terraform output -raw) the value alone is printed, for
@@ -114,7 +116,7 @@ func runOutput(ctx context.Context, o outputOptions, stdout, stderr io.Writer) e
 // show.
 func outputText(v any, sensitive bool) string {
 	if sensitive {
-		return "(sensitive)"
+		return source.SensitiveText
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

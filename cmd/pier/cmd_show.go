@@ -22,7 +22,7 @@ alone: no state is read and no provider started. With --json, prints one
 object with each change's actions and its inputs before and after (values
 known only after apply are listed in after_unknown), in the shape of
 terraform show -json's resource_changes. Sensitive values show as
-"(sensitive)".
+"(sensitive value)".
 
 Exit codes: 0 shown, 1 the file cannot be read, 64 usage.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the plan as one JSON object"}},

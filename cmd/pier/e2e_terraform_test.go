@@ -396,7 +396,7 @@ func TestTerraformProviderConfigStaysSecret(t *testing.T) {
 	}
 	// The fixture's schema marks these inputs sensitive: the plan shows
 	// that they are set, not what they are.
-	for _, want := range []string{`+ sensitive_content = "(sensitive)"`, `+ metadata = {"api_key":"(sensitive)","owner":"ops"}`} {
+	for _, want := range []string{`+ sensitive_content = "(sensitive value)"`, `+ metadata = {"api_key":"(sensitive value)","owner":"ops"}`} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("plan lacks %s:\n%s", want, plan)
 		}
@@ -477,11 +477,11 @@ watch:
 	}
 	for name, props := range map[string]map[string]any{"inputs": shown.InputProperties, "outputs": shown.OutputProperties} {
 		meta, _ := props["metadata"].(map[string]any)
-		if props["sensitive_content"] != "(sensitive)" || meta["api_key"] != "(sensitive)" || meta["owner"] != "ops" {
+		if props["sensitive_content"] != "(sensitive value)" || meta["api_key"] != "(sensitive value)" || meta["owner"] != "ops" {
 			t.Errorf("state show %s: sensitive_content = %v, metadata = %v", name, props["sensitive_content"], props["metadata"])
 		}
 	}
-	if shown.OutputProperties["content_sha256"] == "(sensitive)" || shown.OutputProperties["path"] != "secret.txt" {
+	if shown.OutputProperties["content_sha256"] == "(sensitive value)" || shown.OutputProperties["path"] != "secret.txt" {
 		t.Errorf("state show hides more than the sensitive attributes: %v", shown.OutputProperties)
 	}
 

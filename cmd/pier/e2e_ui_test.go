@@ -580,7 +580,7 @@ resource "reader" {
 		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#history-detail .state-at[data-at="%d"] pre`, last))))
 
 	// The value was there, redacted: else this test proves nothing.
-	if !strings.Contains(details, `"value": "(sensitive)"`) {
+	if !strings.Contains(details, `"value": "(sensitive value)"`) {
 		t.Errorf("the resource view of reader does not show its redacted value:\n%s", details)
 	}
 	if dom := pageEval[string](t, ctx, `document.documentElement.outerHTML`); strings.Contains(dom, secret) {
@@ -599,7 +599,7 @@ resource "reader" {
 		if strings.Contains(string(r.Body), secret) {
 			t.Errorf("the response of %s holds the secret", urls[id])
 		}
-		if strings.Contains(string(r.Body), "(sensitive)") {
+		if strings.Contains(string(r.Body), "(sensitive value)") {
 			redacted++
 		}
 	}

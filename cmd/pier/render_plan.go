@@ -77,7 +77,7 @@ func renderOutputChanges(w io.Writer, changes []engine.OutputChange) {
 	value := func(v any, sensitive, unknown bool) string {
 		switch {
 		case sensitive:
-			return "(sensitive value)"
+			return source.SensitiveText
 		case unknown:
 			return "(known after apply)"
 		}

@@ -176,8 +176,8 @@ func TestRedact(t *testing.T) {
 		"paths": {
 			map[string]any{"token": "s3cret", "nested": map[string]any{"key": "k", "open": "o"}, "list": []any{"a", "b"},
 				"__tf": map[string]any{"private": "AAAA", "sensitive_paths": []any{[]any{"token"}, []any{"nested", "key"}, []any{"list", 1.0}, []any{"absent"}}}},
-			map[string]any{"token": redacted, "nested": map[string]any{"key": redacted, "open": "o"}, "list": []any{"a", redacted},
-				"__tf": map[string]any{"private": redacted, "sensitive_paths": []any{[]any{"token"}, []any{"nested", "key"}, []any{"list", 1.0}, []any{"absent"}}}},
+			map[string]any{"token": source.SensitiveText, "nested": map[string]any{"key": source.SensitiveText, "open": "o"}, "list": []any{"a", source.SensitiveText},
+				"__tf": map[string]any{"private": source.SensitiveText, "sensitive_paths": []any{[]any{"token"}, []any{"nested", "key"}, []any{"list", 1.0}, []any{"absent"}}}},
 		},
 	}
 	for name, tc := range tests {
@@ -220,7 +220,7 @@ func TestRedactedGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"path": "a", "sensitive_content": redacted, "metadata": map[string]any{"api_key": redacted, "owner": "me"}}
+	want := map[string]any{"path": "a", "sensitive_content": source.SensitiveText, "metadata": map[string]any{"api_key": source.SensitiveText, "owner": "me"}}
 	if diff := cmp.Diff(want, g.Operations[0].Inputs); diff != "" {
 		t.Errorf("redacted inputs (-want +got):\n%s", diff)
 	}

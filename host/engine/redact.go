@@ -14,9 +14,6 @@ import (
 // the paths of sensitive attributes.
 const tfKey = "__tf"
 
-// redacted replaces a sensitive value wherever pier shows state.
-const redacted = "(sensitive)"
-
 // Redact returns a copy of output properties fit to show: attributes that
 // the provider's schema marks sensitive (listed by the Terraform bridge in
 // __tf.sensitive_paths) and the opaque private bytes are replaced.
@@ -35,7 +32,7 @@ func Redact(outputs map[string]any) map[string]any {
 		return out
 	}
 	if _, ok := tf["private"]; ok {
-		tf["private"] = redacted
+		tf["private"] = source.SensitiveText
 	}
 	for _, steps := range sensitivePaths(tf) {
 		redactPath(out, steps)
@@ -144,7 +141,7 @@ func redactPath(v any, steps []any) {
 func redactAt(m map[string]any, k string, e any, steps []any, last bool) {
 	if last {
 		if e != nil { // a null attribute holds nothing to hide
-			m[k] = redacted
+			m[k] = source.SensitiveText
 		}
 		return
 	}
@@ -154,7 +151,7 @@ func redactAt(m map[string]any, k string, e any, steps []any, last bool) {
 func redactElem(s []any, i int, steps []any, last bool) {
 	if last {
 		if s[i] != nil {
-			s[i] = redacted
+			s[i] = source.SensitiveText
 		}
 		return
 	}
@@ -182,7 +179,7 @@ func deepCopy(v any) any {
 // RedactDiffs replaces the values in diffs (computed from this change's
 // inputs) that sit at sensitive paths: those of [Change.SensitiveInputs]
 // and those recorded with the prior object. A changed sensitive value
-// still shows as changed, as "(sensitive)" on both sides.
+// still shows as changed, as [source.SensitiveText] on both sides.
 func (c *Change) RedactDiffs(diffs []Diff) []Diff {
 	paths := make([][]any, 0, len(c.SensitiveInputs))
 	for _, p := range c.SensitiveInputs {
@@ -258,13 +255,13 @@ func redactDiffs(diffs []Diff, steps []any) {
 		}
 		switch {
 		case len(steps) == 1 && d.Kind == DiffNested:
-			*d = Diff{Key: d.Key, Kind: DiffChanged, Old: redacted, New: redacted}
+			*d = Diff{Key: d.Key, Kind: DiffChanged, Old: source.SensitiveText, New: source.SensitiveText}
 		case len(steps) == 1:
 			if d.Old != nil {
-				d.Old = redacted
+				d.Old = source.SensitiveText
 			}
 			if d.New != nil {
-				d.New = redacted
+				d.New = source.SensitiveText
 			}
 		case d.Kind == DiffNested:
 			d.Children = slices.Clone(d.Children)

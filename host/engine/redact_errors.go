@@ -23,9 +23,6 @@ import (
 // nothing worth hiding.
 const minSecretLen = 4
 
-// secretText replaces a sensitive value in a provider's message.
-const secretText = "(sensitive value)"
-
 // secretTexts lists the texts of c's sensitive values, longest first: its
 // inputs at its sensitive paths, and its prior object's sensitive inputs
 // and outputs.
@@ -153,7 +150,7 @@ func appendTexts(out []string, v any) []string {
 
 func replaceSecrets(s string, secrets []string) string {
 	for _, x := range secrets {
-		s = strings.ReplaceAll(s, x, secretText)
+		s = strings.ReplaceAll(s, x, source.SensitiveText)
 	}
 	return s
 }

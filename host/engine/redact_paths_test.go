@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pierhq/pier/host/source"
 )
 
 // TestRedactBridgePaths covers the form the Terraform bridge writes:
@@ -23,10 +25,10 @@ func TestRedactBridgePaths(t *testing.T) {
 				"__tf":     tf,
 			},
 			map[string]any{
-				"sensitive_content": redacted, "content": nil,
-				"metadata": map[string]any{"api_key": redacted, "owner": "o"},
-				"rules":    []any{map[string]any{"secret": redacted, "name": "n"}, map[string]any{"secret": nil}},
-				"ports":    map[string]any{"http": map[string]any{"key": redacted}},
+				"sensitive_content": source.SensitiveText, "content": nil,
+				"metadata": map[string]any{"api_key": source.SensitiveText, "owner": "o"},
+				"rules":    []any{map[string]any{"secret": source.SensitiveText, "name": "n"}, map[string]any{"secret": nil}},
+				"ports":    map[string]any{"http": map[string]any{"key": source.SensitiveText}},
 				"__tf":     tf,
 			},
 		},
@@ -58,7 +60,7 @@ func TestRedactInputs(t *testing.T) {
 		},
 		"redacted": {
 			map[string]any{"path": "a", "sensitive_content": "s3cret", "metadata": map[string]any{"api_key": "k"}}, outputs,
-			map[string]any{"path": "a", "sensitive_content": redacted, "metadata": map[string]any{"api_key": redacted}},
+			map[string]any{"path": "a", "sensitive_content": source.SensitiveText, "metadata": map[string]any{"api_key": source.SensitiveText}},
 		},
 	}
 	for name, tc := range tests {
@@ -88,27 +90,27 @@ func TestRedactDiffs(t *testing.T) {
 			new: map[string]any{"sensitive_content": "s", "metadata": map[string]any{"api_key": "k", "owner": "o"},
 				"rules": []any{map[string]any{"secret": "r", "name": "n"}}, "path": "p"},
 			want: []Diff{
-				{Key: "metadata", Kind: DiffAdded, New: map[string]any{"api_key": redacted, "owner": "o"}},
+				{Key: "metadata", Kind: DiffAdded, New: map[string]any{"api_key": source.SensitiveText, "owner": "o"}},
 				{Key: "path", Kind: DiffAdded, New: "p"},
-				{Key: "rules", Kind: DiffAdded, New: []any{map[string]any{"secret": redacted, "name": "n"}}},
-				{Key: "sensitive_content", Kind: DiffAdded, New: redacted},
+				{Key: "rules", Kind: DiffAdded, New: []any{map[string]any{"secret": source.SensitiveText, "name": "n"}}},
+				{Key: "sensitive_content", Kind: DiffAdded, New: source.SensitiveText},
 			},
 		},
 		"nested change": {
 			change: &Change{SensitiveInputs: []string{"metadata.api_key"}},
 			old:    map[string]any{"metadata": map[string]any{"api_key": "k1", "owner": "o"}},
 			new:    map[string]any{"metadata": map[string]any{"api_key": "k2", "owner": "o"}},
-			want:   []Diff{{Key: "metadata", Kind: DiffNested, Children: []Diff{{Key: "api_key", Kind: DiffChanged, Old: redacted, New: redacted}}}},
+			want:   []Diff{{Key: "metadata", Kind: DiffNested, Children: []Diff{{Key: "api_key", Kind: DiffChanged, Old: source.SensitiveText, New: source.SensitiveText}}}},
 		},
 		"whole sensitive map": {
 			change: &Change{SensitiveInputs: []string{"labels"}},
 			old:    map[string]any{"labels": map[string]any{"a": "1"}},
 			new:    map[string]any{"labels": map[string]any{"a": "2"}},
-			want:   []Diff{{Key: "labels", Kind: DiffChanged, Old: redacted, New: redacted}},
+			want:   []Diff{{Key: "labels", Kind: DiffChanged, Old: source.SensitiveText, New: source.SensitiveText}},
 		},
 		"recorded paths on destroy": {
 			change: &Change{Prior: prior}, old: map[string]any{"old_secret": "s", "open": "o"},
-			want: []Diff{{Key: "old_secret", Kind: DiffRemoved, Old: redacted}, {Key: "open", Kind: DiffRemoved, Old: "o"}},
+			want: []Diff{{Key: "old_secret", Kind: DiffRemoved, Old: source.SensitiveText}, {Key: "open", Kind: DiffRemoved, Old: "o"}},
 		},
 	}
 	for name, tc := range tests {

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/pierhq/pier/host/source"
 )
 
 // This file keeps sensitive values out of diagnostics. HCL puts the
@@ -22,15 +24,12 @@ import (
 //     so its message may hold the value or something derived from it
 //     (upper(var.pw)): the message is replaced by one that says why;
 //   - any text of the sensitive values themselves is replaced by
-//     [SensitiveText], whatever produced the message;
+//     [source.SensitiveText], whatever produced the message;
 //   - the expression and its context are dropped, so no renderer lists
 //     the values read.
 //
 // Functions that take marked arguments (the to* conversions, see
 // funcs.go) word their own errors without the value, as Terraform's do.
-
-// SensitiveText replaces a sensitive value in a diagnostic.
-const SensitiveText = "(sensitive value)"
 
 // minSecretLen is the shortest text replaced in a message: shorter
 // values ("1", "on") would garble the message without hiding anything
@@ -127,7 +126,7 @@ func appendTexts(out []string, v cty.Value) []string {
 
 func replaceSecrets(s string, secrets []string) string {
 	for _, x := range secrets {
-		s = strings.ReplaceAll(s, x, SensitiveText)
+		s = strings.ReplaceAll(s, x, source.SensitiveText)
 	}
 	return s
 }

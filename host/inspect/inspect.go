@@ -57,9 +57,6 @@ type Result struct {
 	Diagnostics hcl.Diagnostics
 }
 
-// SensitiveText is how a sensitive value prints.
-const SensitiveText = "(sensitive value)"
-
 // Eval parses and evaluates expr. Errors in it are diagnostics in the
 // result, never a Go error: they are the user's.
 func (in *Inspector) Eval(expr string) Result {
@@ -103,7 +100,7 @@ func (in *Inspector) Eval(expr string) Result {
 // (sensitive value).
 func (r Result) Text() string {
 	if r.Sensitive {
-		return SensitiveText
+		return source.SensitiveText
 	}
 	if r.Unknown {
 		return "(known after apply)"

@@ -111,8 +111,8 @@ func TestEval(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("Eval(%q) (-want +got):\n%s", tc.expr, d)
 			}
-			if tc.sensitive && r.Text() != SensitiveText {
-				t.Errorf("Text() = %q, want %q", r.Text(), SensitiveText)
+			if tc.sensitive && r.Text() != source.SensitiveText {
+				t.Errorf("Text() = %q, want %q", r.Text(), source.SensitiveText)
 			}
 		})
 	}

@@ -9,6 +9,12 @@ import "strings"
 // only output key pier gives a meaning.
 const ReservedOutputKey = "__tf"
 
+// SensitiveText is how pier shows a sensitive value, wherever it shows
+// one: plans, show, output, state show, eval and console, errors, the RPC
+// API and the web view. It is Terraform's spelling, so that one reads the
+// same in both tools.
+const SensitiveText = "(sensitive value)"
+
 // Visible returns a resource's outputs as a configuration sees them: without
 // [ReservedOutputKey], which is bookkeeping, not an output of the object.
 // outputs itself is returned when it has no such key, so that the common

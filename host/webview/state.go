@@ -297,7 +297,7 @@ func (s *Server) stateAt(ctx context.Context, h string, at int64, only string) (
 	if only == "" {
 		for name, o := range view.Outputs {
 			if o.Sensitive {
-				out.Outputs[name] = "(sensitive)"
+				out.Outputs[name] = source.SensitiveText
 				continue
 			}
 			out.Outputs[name] = o.Value

@@ -202,7 +202,7 @@ func TestPlanActionsAndValues(t *testing.T) {
 		t.Errorf("adopted import id = %q", adopted.GetImportId())
 	}
 	before, after := decodeSide(t, "adopted before", adopted.GetBeforeJson()), decodeSide(t, "adopted after", adopted.GetAfterJson())
-	if before["name"] != "adopted.txt" || before["contents"] != "(sensitive)" || after["contents"] != "(sensitive)" {
+	if before["name"] != "adopted.txt" || before["contents"] != "(sensitive value)" || after["contents"] != "(sensitive value)" {
 		t.Errorf("adopted: before %s, after %s", adopted.GetBeforeJson(), adopted.GetAfterJson())
 	}
 	cp := got["copy"]

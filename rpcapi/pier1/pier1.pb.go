@@ -1141,7 +1141,7 @@ type PlannedChange struct {
 	Note    string `protobuf:"bytes,7,opt,name=note,proto3" json:"note,omitempty"`
 	// The recorded inputs and the planned ones, as JSON objects, as
 	// `pier show --json` prints a change's before and after: values at
-	// sensitive paths are "(sensitive)", and a value known only after
+	// sensitive paths are "(sensitive value)", and a value known only after
 	// apply is left out of after and its dotted path listed in
 	// after_unknown. Empty where there is no such side (before of a
 	// create, after of a destroy, forget or refresh).
