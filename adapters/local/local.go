@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pierhq/pier/internal/lockholder"
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
 	"github.com/pierhq/pier/statefile"
@@ -317,16 +318,8 @@ func withHolder(doc map[string]any, held *statefile.LockedError) map[string]any 
 	for k, v := range doc {
 		out[k] = v
 	}
-	rec := map[string]any{"pid": held.PID}
-	if !held.Since.IsZero() {
-		rec["since"] = held.Since.UTC().Format(time.RFC3339)
-	}
-	for k, v := range map[string]string{"command": held.Command, "user": held.User, "host": held.Host} {
-		if v != "" {
-			rec[k] = v
-		}
-	}
-	out[schema.LockHolderKey] = rec
+	h := statefile.Holder{PID: held.PID, Command: held.Command, User: held.User, Host: held.Host}
+	out[schema.LockHolderKey] = lockholder.Record(h, held.Since)
 	return out
 }
 

@@ -87,31 +87,20 @@ func (s *Store) lock(ctx context.Context, h Holder) error {
 // pier command from the holder row that session wrote.
 func (s *Store) lockedError(ctx context.Context, id int64) error {
 	le := &LockedError{Key: s.key}
-	u := uint64(id)
 	for range holderRetries {
-		var backend *int32
-		err := s.conn.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
-			AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 1 LIMIT 1`,
-			int64(u>>32), int64(u&0xffffffff)).Scan(&backend)
-		if err != nil && err != pgx.ErrNoRows {
-			return fmt.Errorf("find the lock holder: %w", err)
+		backend, err := lockBackend(ctx, s.conn, id)
+		if err != nil {
+			return err
 		}
-		if backend != nil {
-			le.BackendPID = int(*backend)
+		if backend != 0 {
+			le.BackendPID = backend
 		}
-		var (
-			h     Holder
-			bpid  int32
-			since time.Time
-		)
-		err = s.conn.QueryRow(ctx, "SELECT backend_pid, pid, command, username, hostname, since FROM "+s.table("holders")+" WHERE state_key = $1", s.key).
-			Scan(&bpid, &h.PID, &h.Command, &h.User, &h.Host, &since)
-		if err == nil && le.BackendPID != 0 && int(bpid) == le.BackendPID {
-			le.PID, le.Command, le.User, le.Host, le.Since = h.PID, h.Command, h.User, h.Host, since
+		ok, err := s.holderRow(ctx, s.conn, le)
+		if err != nil {
+			return err
+		}
+		if ok {
 			return le
-		}
-		if err != nil && err != pgx.ErrNoRows {
-			return fmt.Errorf("read the lock holder: %w", err)
 		}
 		select {
 		case <-ctx.Done():
@@ -120,4 +109,60 @@ func (s *Store) lockedError(ctx context.Context, id int64) error {
 		}
 	}
 	return le
+}
+
+// querier is a connection or a transaction.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// lockBackend is the PostgreSQL backend pid of the session that holds
+// lock id, 0 when none does. pg_locks is live, not part of a transaction's
+// snapshot.
+func lockBackend(ctx context.Context, q querier, id int64) (int, error) {
+	u := uint64(id)
+	var backend *int32
+	err := q.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 1 LIMIT 1`,
+		int64(u>>32), int64(u&0xffffffff)).Scan(&backend)
+	if err != nil && err != pgx.ErrNoRows {
+		return 0, fmt.Errorf("find the lock holder: %w", err)
+	}
+	if backend == nil {
+		return 0, nil
+	}
+	return int(*backend), nil
+}
+
+// holderRow fills le's pier command from the state key's holder row, when
+// that row was written by le's session (le.BackendPID), and reports
+// whether it was: a row of an earlier holder names someone else.
+func (s *Store) holderRow(ctx context.Context, q querier, le *LockedError) (bool, error) {
+	if le.BackendPID == 0 {
+		return false, nil
+	}
+	var (
+		h     Holder
+		bpid  int32
+		since time.Time
+	)
+	err := q.QueryRow(ctx, "SELECT backend_pid, pid, command, username, hostname, since FROM "+s.table("holders")+" WHERE state_key = $1", s.key).
+		Scan(&bpid, &h.PID, &h.Command, &h.User, &h.Host, &since)
+	switch {
+	case err == pgx.ErrNoRows:
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read the lock holder: %w", err)
+	case int(bpid) != le.BackendPID:
+		return false, nil
+	}
+	le.PID, le.Command, le.User, le.Host, le.Since = h.PID, h.Command, h.User, h.Host, since
+	return true, nil
+}
+
+// Record is the holder note a reader is sent (lockholder.Record);
+// a session whose holder row is not written yet reads as pid 0, "another
+// pier".
+func (e *LockedError) Record() map[string]any {
+	return lockholder.Record(Holder{PID: e.PID, Command: e.Command, User: e.User, Host: e.Host}, e.Since)
 }

@@ -171,7 +171,13 @@ func (p *Provider) StateRead(ctx context.Context, req *schema.StateResourceReadR
 	if err != nil {
 		return nil, err
 	}
-	return &schema.StateResourceReadResponse{State: s.State()}, nil
+	st := s.State()
+	if h := s.HeldBy(); h != nil && st[schema.PendingOperationsKey] != nil {
+		// The pending operations are the live holder's work in progress:
+		// say whose, as state_file does (schema.LockHolderKey).
+		st[schema.LockHolderKey] = h.Record()
+	}
+	return &schema.StateResourceReadResponse{State: st}, nil
 }
 
 // StateEvent implements [providersdk.StateProvider]: the event is

@@ -78,6 +78,10 @@ type Store struct {
 	session time.Duration
 	// stopPings ends the pings; pinging is closed when they have.
 	stopPings, pinging chan struct{}
+	// heldBy, for a reader, is the session that held the lock when the
+	// state was read, with the pier command of its holder row (see
+	// [Store.HeldBy]). Nil otherwise.
+	heldBy *LockedError
 }
 
 // Open connects, and for a writer migrates the tables, takes the state
@@ -199,6 +203,16 @@ func (s *Store) read(ctx context.Context, at int64) error {
 		return fmt.Errorf("read state: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read-only
+	// A reader of the current state asks who holds the lock first: this
+	// statement fixes the transaction's snapshot, so a holder found here
+	// held the lock when every row below was read, and the pending
+	// operations they record are its work, not an interrupted run's.
+	holder := 0
+	if s.readOnly && at < 0 {
+		if holder, err = lockBackend(ctx, tx, lockID(s.schema, s.key)); err != nil {
+			return fmt.Errorf("read state: %w", err)
+		}
+	}
 	if s.readOnly {
 		if err := checkVersion(ctx, tx, s.schema); errors.Is(err, errNoTables) {
 			s.doc, s.last = statefile.NewDocument(), -1
@@ -265,6 +279,14 @@ func (s *Store) read(ctx context.Context, at int64) error {
 	if doc == nil {
 		doc = statefile.NewDocument()
 	}
+	s.heldBy = nil
+	if holder != 0 {
+		le := &LockedError{Key: s.key, BackendPID: holder}
+		if _, err := s.holderRow(ctx, tx, le); err != nil {
+			return fmt.Errorf("read state: %w", err)
+		}
+		s.heldBy = le
+	}
 	s.doc, s.last, s.snapshot = doc, last, snapIdx
 	return nil
 }
@@ -295,6 +317,12 @@ func decodeDocument(raw []byte) (*statefile.Document, error) {
 
 // State returns a copy of the resolved document.
 func (s *Store) State() map[string]any { return s.doc.State() }
+
+// HeldBy is, for a reader, the session that held the state's lock when
+// the state was read, and the pier command that took it; nil for a writer
+// or when no session held it. The command is empty (PID 0) when its
+// holder row was not written yet.
+func (s *Store) HeldBy() *LockedError { return s.heldBy }
 
 // LastIndex is the index of the last event read or appended.
 func (s *Store) LastIndex() int64 { return s.last }
