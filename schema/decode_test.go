@@ -81,19 +81,24 @@ func TestDecodeResponseErrors(t *testing.T) {
 	}
 }
 
-// TestEverySchemaCompiles compiles every message's schema: each is
-// compiled on its first use, so a broken one would otherwise show only
-// when a provider first sends that message.
+// TestEverySchemaCompiles compiles every message's schema in the
+// reference validator, and finds its generated one: each is compiled on
+// its first use, so a broken one would otherwise show only when a
+// provider first sends that message.
 func TestEverySchemaCompiles(t *testing.T) {
 	t.Parallel()
+	urls := []string{StateSchemaURL}
 	for _, defs := range []map[string]messageDef{requestDefs, responseDefs} {
-		for kind, def := range defs {
-			if _, err := schemaFor(kind, def.url); err != nil {
-				t.Errorf("%s: %v", kind, err)
-			}
+		for _, def := range defs {
+			urls = append(urls, def.url)
 		}
 	}
-	if _, err := schemaFor(stateKey, StateSchemaURL); err != nil {
-		t.Errorf("state: %v", err)
+	for _, url := range urls {
+		if _, err := schemaFor(url, url); err != nil {
+			t.Errorf("%s: %v", url, err)
+		}
+		if _, found := validateGenerated(url, nil, nil, &report{}); !found {
+			t.Errorf("%s: no generated validator (go generate ./schema)", url)
+		}
 	}
 }

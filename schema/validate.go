@@ -10,9 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 //go:embed schemas/*.json
@@ -61,70 +58,6 @@ var responseDefs = map[string]messageDef{
 	"importResourceResponse":     {ExtensionSchemaURL + "#/definitions/ImportResourceResponse", OperationImport},
 	"previewResourceResponse":    {ExtensionSchemaURL + "#/definitions/PreviewResourceResponse", OperationPreview},
 }
-
-// ErrRemoteRef is returned when a schema refers to a document that pier
-// does not embed. Validation never reaches the network.
-var ErrRemoteRef = errors.New("schema reference to a document pier does not embed (pier never fetches schemas)")
-
-// newCompiler returns a compiler that knows the embedded schemas and
-// refuses every other URL.
-func newCompiler() (*jsonschema.Compiler, error) {
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft4
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("load %s: %w", url, ErrRemoteRef)
-	}
-	for url, file := range map[string]string{
-		ResourceSchemaURL:  resourceSchemaFile,
-		JSONPatchSchemaURL: jsonPatchSchemaFile,
-		ExtensionSchemaURL: extensionSchemaFile,
-		StateSchemaURL:     stateSchemaFile,
-	} {
-		data, err := schemaFiles.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-			return nil, fmt.Errorf("add embedded schema %s: %w", file, err)
-		}
-	}
-	return c, nil
-}
-
-// compiled holds the message body schemas compiled so far. Each is
-// compiled on its first use, not all at once: a provider process validates
-// a few kinds, and each pier process would otherwise pay for all of them
-// at start.
-var compiled struct {
-	mu       sync.Mutex
-	compiler *jsonschema.Compiler
-	err      error
-	schemas  map[string]*jsonschema.Schema
-}
-
-// schemaFor returns the compiled schema at url, under key.
-func schemaFor(key, url string) (*jsonschema.Schema, error) {
-	compiled.mu.Lock()
-	defer compiled.mu.Unlock()
-	if s, ok := compiled.schemas[key]; ok {
-		return s, nil
-	}
-	if compiled.compiler == nil && compiled.err == nil {
-		compiled.compiler, compiled.err = newCompiler()
-		compiled.schemas = map[string]*jsonschema.Schema{}
-	}
-	if compiled.err != nil {
-		return nil, compiled.err
-	}
-	s, err := compiled.compiler.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("compile schema for %s: %w", key, err)
-	}
-	compiled.schemas[key] = s
-	return s, nil
-}
-
-const stateKey = "#state"
 
 // ValidationError says why a message does not match the protocol schema.
 type ValidationError struct {
@@ -182,11 +115,7 @@ func ValidateResponse(data []byte, ops []Operation) error {
 // ValidateState checks a resolved state document against the v0 state
 // schema.
 func ValidateState(data []byte) error {
-	s, err := schemaFor(stateKey, StateSchemaURL)
-	if err != nil {
-		return err
-	}
-	return validateValue("state", "", "", s, data)
+	return validateValue("state", "", "", StateSchemaURL, data)
 }
 
 func validateMessage(message string, defs map[string]messageDef, data []byte, ops []Operation) error {
@@ -236,11 +165,7 @@ func validateWrapper(message string, defs map[string]messageDef, v any, ops []Op
 			Expected: fmt.Sprintf("%s belongs to the optional operation %q, which the provider did not declare", kind, def.operation),
 		}}}
 	}
-	s, err := schemaFor(kind, def.url)
-	if err != nil {
-		return "", nil, err
-	}
-	if err := validateDecoded(message, kind, "/"+kind, s, body); err != nil {
+	if err := validateDecoded(message, kind, "/"+kind, def.url, body); err != nil {
 		return "", nil, err
 	}
 	return kind, body, nil
@@ -262,77 +187,49 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-func validateValue(message, kind, prefix string, s *jsonschema.Schema, data []byte) error {
+func validateValue(message, kind, prefix, url string, data []byte) error {
 	v, err := decodeJSON(data)
 	if err != nil {
 		return &ValidationError{Message: message, Kind: kind, Problems: []Problem{{Pointer: prefix, Expected: "valid JSON: " + err.Error()}}}
 	}
-	return validateDecoded(message, kind, prefix, s, v)
+	return validateDecoded(message, kind, prefix, url, v)
 }
 
-func validateDecoded(message, kind, prefix string, s *jsonschema.Schema, v any) error {
-	err := s.Validate(v)
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		return &ValidationError{Message: message, Kind: kind, Problems: problems(prefix, ve)}
+// validateDecoded checks v against the schema at url with its generated
+// validator (validate_gen.go). prefix is v's pointer within the message.
+func validateDecoded(message, kind, prefix, url string, v any) error {
+	var r report
+	valid, found := validateGenerated(url, v, nil, &r)
+	if !found {
+		panic("this is a bug in pier: no generated validator for " + url)
 	}
-	return err
+	if valid {
+		return nil
+	}
+	return &ValidationError{Message: message, Kind: kind, Problems: sortProblems(prefix, r.problems)}
 }
 
-// problems flattens the validator's error tree to its leaves. Within an
-// anyOf, an alternative whose discriminating enum did not match is dropped
-// entirely, so that "move without from" reads as a missing from rather
-// than also as a missing value.
-func problems(prefix string, ve *jsonschema.ValidationError) []Problem {
-	var leaves []*jsonschema.ValidationError
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, e)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	mismatched := map[string]bool{} // anyOf alternatives that do not apply
-	for _, l := range leaves {
-		if b := alternative(l.KeywordLocation); b != "" && strings.HasSuffix(l.KeywordLocation, "/enum") {
-			mismatched[b] = true
-		}
-	}
-	var out []Problem
+// sortProblems puts prefix before each pointer, drops repeats, and sorts
+// the deepest first, the most specific place being the most useful; at
+// one depth, by pointer, so that a message reads the same every time.
+func sortProblems(prefix string, ps []Problem) []Problem {
+	out := make([]Problem, 0, len(ps))
 	seen := map[Problem]bool{}
-	for _, l := range leaves {
-		if mismatched[alternative(l.KeywordLocation)] {
-			continue
-		}
-		p := Problem{Pointer: prefix + l.InstanceLocation, Expected: l.Message}
+	for _, p := range ps {
+		p.Pointer = prefix + p.Pointer
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, p)
 		}
 	}
-	// Deepest first: the most specific place is the most useful.
 	sort.SliceStable(out, func(i, j int) bool {
-		return strings.Count(out[i].Pointer, "/") > strings.Count(out[j].Pointer, "/")
+		di, dj := strings.Count(out[i].Pointer, "/"), strings.Count(out[j].Pointer, "/")
+		if di != dj {
+			return di > dj
+		}
+		return out[i].Pointer < out[j].Pointer
 	})
 	return out
-}
-
-// alternative returns the keyword location of the innermost anyOf branch
-// containing loc ("…/anyOf/2"), or "".
-func alternative(loc string) string {
-	i := strings.LastIndex(loc, "/anyOf/")
-	if i < 0 {
-		return ""
-	}
-	rest := loc[i+len("/anyOf/"):]
-	if j := strings.IndexByte(rest, '/'); j >= 0 {
-		rest = rest[:j]
-	}
-	return loc[:i] + "/anyOf/" + rest
 }
 
 func kindList(defs map[string]messageDef, ops []Operation) string {

@@ -25,6 +25,22 @@ func stateReadResponse(n int) []byte {
 	return data
 }
 
+// BenchmarkValidateRequest measures the check of one request pier sends:
+// the create of one time_static, as the bridge is asked for it.
+func BenchmarkValidateRequest(b *testing.B) {
+	create := []byte(`{"createResourceRequest":{"type":"time_static","inputProperties":{"triggers":{"index":"7"}},"isStateful":true}}`)
+	if err := ValidateRequest(create, nil); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(create)))
+	for b.Loop() {
+		if err := ValidateRequest(create, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkValidate measures one frame's validation: a bridged create
 // response (the Terraform state of one time_static), the preview of one,
 // and the state read of a 10,000-resource deployment.
