@@ -14,8 +14,6 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-func init() { registerSub("adapter", newAdapterLocalCommand) }
-
 // adapterLocalOptions are the settings of `pier adapter local`.
 type adapterLocalOptions struct {
 	// waitForLock makes state_file wait for a state file's lock instead of

@@ -14,8 +14,6 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-func init() { registerSub("adapter", newAdapterPostgresCommand) }
-
 func newAdapterPostgresCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "postgres",

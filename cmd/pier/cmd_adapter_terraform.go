@@ -16,8 +16,6 @@ import (
 	"github.com/pierhq/pier/providersdk"
 )
 
-func init() { registerSub("adapter", newAdapterTerraformCommand) }
-
 // adapterTerraformOptions are the settings of `pier adapter terraform`.
 type adapterTerraformOptions struct {
 	plugin       string

@@ -16,8 +16,6 @@ import (
 	"github.com/pierhq/pier/host/planfile"
 )
 
-func init() { register(newApplyCommand) }
-
 type applyOptions struct {
 	deployOptions
 	PlanFile string

@@ -7,8 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newCompletionCommand) }
-
 // The bash and zsh scripts ask pier itself for the candidates, through
 // urfave/cli's hidden --generate-bash-completion flag, so they never go
 // stale as commands and flags change.

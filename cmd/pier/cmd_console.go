@@ -16,8 +16,6 @@ import (
 	"github.com/pierhq/pier/host/inspect"
 )
 
-func init() { register(newConsoleCommand) }
-
 func newConsoleCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "console",

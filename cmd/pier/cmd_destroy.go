@@ -10,8 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newDestroyCommand) }
-
 type destroyOptions struct {
 	deployOptions
 	Yes bool

@@ -13,8 +13,6 @@ import (
 	"github.com/pierhq/pier/host/inspect"
 )
 
-func init() { register(newEvalCommand) }
-
 func newEvalCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "eval",

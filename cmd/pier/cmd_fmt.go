@@ -21,8 +21,6 @@ import (
 	"github.com/pierhq/pier/host/hclsource"
 )
 
-func init() { register(newFmtCommand) }
-
 // fmtOptions are the flags of pier fmt.
 type fmtOptions struct {
 	Paths     []string // files or directories; "-" is stdin

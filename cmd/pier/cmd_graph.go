@@ -17,8 +17,6 @@ import (
 	"github.com/pierhq/pier/host/modsource"
 )
 
-func init() { register(newGraphCommand) }
-
 type graphOptions struct {
 	Dir      string
 	Vars     []string

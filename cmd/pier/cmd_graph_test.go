@@ -80,7 +80,7 @@ func TestRunGraphErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			err := run(t.Context(), append([]string{"pier", "graph"}, tc.args...), &stdout, &stderr)
+			err := run(t.Context(), newGlobalOptions(os.Stdin, &stdout, &stderr), append([]string{"pier", "graph"}, tc.args...))
 			if got := exitCode(err); got != tc.wantCode {
 				t.Errorf("exit %d (%v), want %d", got, err, tc.wantCode)
 			}

@@ -10,8 +10,6 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func init() { register(newImportCommand) }
-
 func newImportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "import",

@@ -13,8 +13,6 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-func init() { registerSub("members", newMembersListCommand) }
-
 func newMembersListCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "list",

@@ -15,8 +15,6 @@ import (
 	"github.com/pierhq/pier/host/modsource"
 )
 
-func init() { registerSub("modules", newModulesUpdateCommand) }
-
 // upgradeModulesFlag is plan and apply's --upgrade.
 func upgradeModulesFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "upgrade", Usage: "fetch git module sources whose ref has moved at the new commit, and pin them to it in .pier.lock.hcl (as pier modules update)"}

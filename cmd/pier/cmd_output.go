@@ -13,8 +13,6 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-func init() { register(newOutputCommand) }
-
 type outputOptions struct {
 	deployOptions
 	Name string

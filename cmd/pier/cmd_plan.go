@@ -10,8 +10,6 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func init() { register(newPlanCommand) }
-
 type planOptions struct {
 	deployOptions
 	Out              string

@@ -14,14 +14,6 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-func init() {
-	registerSub("provider", newProviderCreateCommand)
-	registerSub("provider", newProviderUpdateCommand)
-	registerSub("provider", newProviderDestroyCommand)
-	registerSub("provider", newProviderStateReadCommand)
-	registerSub("provider", newProviderStateEventCommand)
-}
-
 const providerExitCodes = `
 Exit codes: 0 the provider answered, 1 it failed (an errorResponse, or it
 misbehaved: the message names the fault and its last stderr lines),

@@ -14,8 +14,6 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-func init() { registerSub("provider", newProviderCheckCommand) }
-
 // providerCheckOptions are the flags of pier provider check.
 type providerCheckOptions struct {
 	providerProcessOptions

@@ -17,8 +17,6 @@ import (
 	"github.com/pierhq/pier/host/session"
 )
 
-func init() { register(newProvidersCommand) }
-
 func newProvidersCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "providers",

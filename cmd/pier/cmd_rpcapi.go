@@ -10,8 +10,6 @@ import (
 	"github.com/pierhq/pier/rpcapi"
 )
 
-func init() { register(newRPCAPICommand) }
-
 func newRPCAPICommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rpcapi",

@@ -10,8 +10,6 @@ import (
 	"github.com/pierhq/pier/host/planfile"
 )
 
-func init() { register(newShowCommand) }
-
 func newShowCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "show",

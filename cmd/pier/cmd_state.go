@@ -14,13 +14,6 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-func init() {
-	registerSub("state", newStateListCommand)
-	registerSub("state", newStateShowCommand)
-	registerSub("state", newStateDumpCommand)
-	registerSub("state", newStateForgetCommand)
-}
-
 func newStateListCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list",

@@ -13,8 +13,6 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func init() { registerSub("state", newStateHistoryCommand) }
-
 func newStateHistoryCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "history",

@@ -8,8 +8,6 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func init() { registerSub("state", newStateMoveCommand) }
-
 func newStateMoveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "mv",

@@ -9,11 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	registerSub("state", newStatePullCommand)
-	registerSub("state", newStatePushCommand)
-}
-
 func newStatePullCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "pull",

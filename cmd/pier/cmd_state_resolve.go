@@ -10,8 +10,6 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func init() { registerSub("state", newStateResolveCommand) }
-
 func newStateResolveCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "resolve",

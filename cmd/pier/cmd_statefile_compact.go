@@ -12,8 +12,6 @@ import (
 	"github.com/pierhq/pier/statefile"
 )
 
-func init() { registerSub("statefile", newStatefileCompactCommand) }
-
 // statefileCompactOptions are the flags of pier statefile compact.
 type statefileCompactOptions struct {
 	Path string

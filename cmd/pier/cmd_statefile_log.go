@@ -13,8 +13,6 @@ import (
 	"github.com/pierhq/pier/statefile"
 )
 
-func init() { registerSub("statefile", newStatefileLogCommand) }
-
 func newStatefileLogCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "log",

@@ -12,8 +12,6 @@ import (
 	"github.com/pierhq/pier/statefile"
 )
 
-func init() { registerSub("statefile", newStatefileShowCommand) }
-
 // statefileOptions are the flags shared by the read-only statefile
 // commands.
 type statefileOptions struct {

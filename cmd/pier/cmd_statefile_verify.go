@@ -11,8 +11,6 @@ import (
 	"github.com/pierhq/pier/statefile"
 )
 
-func init() { registerSub("statefile", newStatefileVerifyCommand) }
-
 func newStatefileVerifyCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "verify",

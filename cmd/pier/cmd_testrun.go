@@ -23,8 +23,6 @@ import (
 // This file is pier test (the file is not cmd_test.go: that name would
 // make it a Go test file).
 
-func init() { register(newTestCommand) }
-
 type testOptions struct {
 	deployOptions
 	// Filter keeps the test files whose names it lists.

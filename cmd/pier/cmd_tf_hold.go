@@ -12,8 +12,6 @@ import (
 	"github.com/pierhq/pier/providersdk"
 )
 
-func init() { registerSub("tf", newTFHoldCommand) }
-
 func newTFHoldCommand() *cli.Command {
 	var plugin string
 	var providerLogs bool

@@ -15,8 +15,6 @@ import (
 	"github.com/pierhq/pier/providersdk"
 )
 
-func init() { registerSub("tf", newTFSchemaCommand) }
-
 // tfSchemaOptions are the settings of `pier tf schema`.
 type tfSchemaOptions struct {
 	plugin string

@@ -21,8 +21,6 @@ import (
 	"github.com/pierhq/pier/host/webview"
 )
 
-func init() { register(newUICommand) }
-
 type uiOptions struct {
 	deployOptions
 	Listen          string

@@ -19,8 +19,6 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-func init() { register(newValidateCommand) }
-
 // validateOptions are the flags of pier validate.
 type validateOptions struct {
 	deployOptions

@@ -10,8 +10,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() { register(newVersionCommand) }
-
 func newVersionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestExitCodes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var out, errb bytes.Buffer
-			err := run(t.Context(), append([]string{"pier"}, tc.args...), &out, &errb)
+			err := run(t.Context(), newGlobalOptions(os.Stdin, &out, &errb), append([]string{"pier"}, tc.args...))
 			if got := exitCode(err); got != tc.code {
 				t.Errorf("pier %v: exit %d (err %v), want %d", tc.args, got, err, tc.code)
 			}
@@ -79,7 +80,7 @@ func TestExitCodeOfErrors(t *testing.T) {
 func TestHelpListsExitCodes(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	if err := run(t.Context(), []string{"pier", "--help"}, &out, &out); err != nil {
+	if err := run(t.Context(), newGlobalOptions(os.Stdin, &out, &out), []string{"pier", "--help"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range exitCodes {

@@ -22,49 +22,99 @@ import (
 // nixopsVersion in state events.
 var version = "0.1.0-dev"
 
-// Commands are registered by the init functions of the cmd_*.go files, one
-// per subcommand, so that each command stays in its own file. Constructors
-// run in newApp, after every init.
-var (
-	topCommands []func() *cli.Command
-	subCommands = map[string][]func() *cli.Command{}
-)
-
-// groupUsage describes the command groups that registerSub fills.
-var groupUsage = map[string]string{
-	"adapter":   "run a provider that ships with pier (speaks the v0 protocol on stdin/stdout)",
-	"members":   "list the members of a deployment, as nixops4 members list does",
-	"modules":   "maintain the pins of git module sources in .pier.lock.hcl",
-	"provider":  "talk to one provider directly, to test it",
-	"state":     "inspect and maintain a deployment's state",
-	"statefile": "inspect and maintain a state_file event log",
-	"tf":        "inspect Terraform provider binaries",
+// globalOptions are what every command of one run of pier shares: the
+// streams it reads and writes, and the flags that change how any command's
+// error is shown. main builds one and newApp hands it to the command
+// constructors, so a run's settings live in it, not in package state.
+type globalOptions struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// shown are the running command's flags that change how its error is
+	// printed; the command's action wrapper (see newApp) sets them.
+	shown runFlags
 }
 
-// register adds a top-level command.
-func register(f func() *cli.Command) { topCommands = append(topCommands, f) }
-
-// registerSub adds a subcommand to one of the groups in groupUsage.
-func registerSub(group string, f func() *cli.Command) {
-	if _, ok := groupUsage[group]; !ok {
-		panic("unknown command group " + group + ": this is a bug in pier")
-	}
-	subCommands[group] = append(subCommands[group], f)
+// newGlobalOptions are the options of a run that reads stdin and writes
+// stdout and stderr.
+func newGlobalOptions(stdin io.Reader, stdout, stderr io.Writer) *globalOptions {
+	return &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
 }
 
-func newApp() *cli.App {
-	var commands []*cli.Command
-	for _, f := range topCommands {
-		commands = append(commands, f())
+// newCommands builds pier's command tree: every command, by its
+// constructor, in the order pier --help lists them.
+func newCommands(g *globalOptions) []*cli.Command {
+	return []*cli.Command{
+		newCommandGroup("adapter", "run a provider that ships with pier (speaks the v0 protocol on stdin/stdout)",
+			newAdapterLocalCommand(),
+			newAdapterPostgresCommand(),
+			newAdapterTerraformCommand(),
+		),
+		newApplyCommand(),
+		newCompletionCommand(),
+		newConsoleCommand(),
+		newDestroyCommand(),
+		newEvalCommand(),
+		newFmtCommand(),
+		newGraphCommand(),
+		newImportCommand(),
+		newCommandGroup("members", "list the members of a deployment, as nixops4 members list does",
+			newMembersListCommand(),
+		),
+		newCommandGroup("modules", "maintain the pins of git module sources in .pier.lock.hcl",
+			newModulesUpdateCommand(),
+		),
+		newOutputCommand(),
+		newPlanCommand(),
+		newCommandGroup("provider", "talk to one provider directly, to test it",
+			newProviderCheckCommand(),
+			newProviderCreateCommand(),
+			newProviderDestroyCommand(),
+			newProviderStateEventCommand(),
+			newProviderStateReadCommand(),
+			newProviderUpdateCommand(),
+		),
+		newProvidersCommand(),
+		newRPCAPICommand(),
+		newShowCommand(),
+		newCommandGroup("state", "inspect and maintain a deployment's state",
+			newStateDumpCommand(),
+			newStateForgetCommand(),
+			newStateHistoryCommand(),
+			newStateListCommand(),
+			newStateMoveCommand(),
+			newStatePullCommand(),
+			newStatePushCommand(),
+			newStateResolveCommand(),
+			newStateShowCommand(),
+		),
+		newCommandGroup("statefile", "inspect and maintain a state_file event log",
+			newStatefileCompactCommand(),
+			newStatefileLogCommand(),
+			newStatefileShowCommand(),
+			newStatefileVerifyCommand(),
+		),
+		newTestCommand(),
+		newCommandGroup("tf", "inspect Terraform provider binaries",
+			newTFHoldCommand(),
+			newTFSchemaCommand(),
+		),
+		newUICommand(),
+		newValidateCommand(),
+		newVersionCommand(),
 	}
-	for group, fs := range subCommands {
-		c := &cli.Command{Name: group, Usage: groupUsage[group], Action: unknownSubcommand}
-		for _, f := range fs {
-			c.Subcommands = append(c.Subcommands, f())
-		}
-		sortCommands(c.Subcommands)
-		commands = append(commands, c)
-	}
+}
+
+// newCommandGroup is a command that only holds subcommands, such as pier
+// state.
+func newCommandGroup(name, usage string, subs ...*cli.Command) *cli.Command {
+	sortCommands(subs)
+	return &cli.Command{Name: name, Usage: usage, Action: unknownSubcommand, Subcommands: subs}
+}
+
+// newApp builds pier's app for one run: the command tree, with g's
+// streams and the handling every command shares.
+func newApp(g *globalOptions) *cli.App {
+	commands := newCommands(g)
 	sortCommands(commands)
 	app := &cli.App{
 		Name:                 "pier",
@@ -81,9 +131,24 @@ func newApp() *cli.App {
 		// Exit codes are chosen in main, after deferred cleanup has run.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+	app.Writer, app.ErrWriter = g.stdout, g.stderr
 	walkCommands(commands, func(c *cli.Command) {
 		if c.OnUsageError == nil {
 			c.OnUsageError = usageErrorOf
+		}
+		if c.Action == nil || len(c.Subcommands) > 0 {
+			return
+		}
+		c.Flags = append(c.Flags, &cli.BoolFlag{Name: "no-color", Usage: "print no colour (so does NO_COLOR=1 or an output that is not a terminal)"})
+		action := c.Action
+		c.Action = func(c *cli.Context) error {
+			g.shown.json = c.Bool("json")
+			g.shown.verbose = c.Bool("verbose")
+			if c.Bool("no-color") {
+				g.shown.colour = false
+				noColour = true
+			}
+			return action(c)
 		}
 	})
 	return app
@@ -97,38 +162,20 @@ type runFlags struct {
 // run runs pier with args (args[0] is the program name), reports the
 // error a command returned (once: see reportError) and returns it, for
 // the exit code.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var flags runFlags
-	err := runApp(ctx, args, stdout, stderr, &flags)
+func run(ctx context.Context, g *globalOptions, args []string) error {
+	g.shown = runFlags{colour: colourFor(g.stderr)}
+	err := runApp(ctx, g, args)
 	var ue usageError
-	if errors.As(err, &ue) && !flags.json {
+	if errors.As(err, &ue) && !g.shown.json {
 		// A flag error stops parsing before the command sees --json.
-		flags.json = slices.ContainsFunc(args, func(a string) bool { return a == "--json" || a == "-json" })
+		g.shown.json = slices.ContainsFunc(args, func(a string) bool { return a == "--json" || a == "-json" })
 	}
-	reportError(err, flags, stdout, stderr)
+	reportError(err, g.shown, g.stdout, g.stderr)
 	return err
 }
 
-func runApp(ctx context.Context, args []string, stdout, stderr io.Writer, flags *runFlags) error {
-	app := newApp()
-	app.Writer, app.ErrWriter = stdout, stderr
-	flags.colour = colourFor(stderr)
-	walkCommands(app.Commands, func(c *cli.Command) {
-		if c.Action == nil || len(c.Subcommands) > 0 {
-			return
-		}
-		c.Flags = append(c.Flags, &cli.BoolFlag{Name: "no-color", Usage: "print no colour (so does NO_COLOR=1 or an output that is not a terminal)"})
-		action := c.Action
-		c.Action = func(c *cli.Context) error {
-			flags.json = c.Bool("json")
-			flags.verbose = c.Bool("verbose")
-			if c.Bool("no-color") {
-				flags.colour = false
-				noColour = true
-			}
-			return action(c)
-		}
-	})
+func runApp(ctx context.Context, g *globalOptions, args []string) error {
+	app := newApp(g)
 	// pier help NAME for an unknown NAME: urfave/cli would exit 3, which
 	// is pier's stale-plan code.
 	var notFound string
@@ -355,7 +402,7 @@ func main() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	interrupt.watch(cancel)
-	err := run(ctx, os.Args, os.Stdout, os.Stderr)
+	err := run(ctx, newGlobalOptions(os.Stdin, os.Stdout, os.Stderr), os.Args)
 	cancel()
 	code := exitCode(err)
 	pprof.StopCPUProfile()
