@@ -21,7 +21,7 @@ type adapterLocalOptions struct {
 	waitForLock bool
 }
 
-func newAdapterLocalCommand() *cli.Command {
+func newAdapterLocalCommand(g *globalOptions) *cli.Command {
 	var opts adapterLocalOptions
 	return &cli.Command{
 		Name:  "local",
@@ -63,7 +63,7 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 			if err != nil {
 				return err
 			}
-			err = runAdapterLocal(c.Context, opts, stdin, frames, os.Stderr)
+			err = runAdapterLocal(c.Context, opts, stdin, frames, g.stderr)
 			return errors.Join(err, release())
 		},
 	}

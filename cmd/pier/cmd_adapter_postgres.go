@@ -14,7 +14,7 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-func newAdapterPostgresCommand() *cli.Command {
+func newAdapterPostgresCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "postgres",
 		Usage: "serve the PostgreSQL state type (pg_state) on stdin/stdout",
@@ -51,7 +51,7 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 			if err != nil {
 				return err
 			}
-			err = runAdapterPostgres(c.Context, os.Getenv(postgres.ReadOnlyEnv) != "", stdin, frames, os.Stderr)
+			err = runAdapterPostgres(c.Context, os.Getenv(postgres.ReadOnlyEnv) != "", stdin, frames, g.stderr)
 			return errors.Join(err, release())
 		},
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +27,7 @@ type adapterTerraformOptions struct {
 	protocols string
 }
 
-func newAdapterTerraformCommand() *cli.Command {
+func newAdapterTerraformCommand(g *globalOptions) *cli.Command {
 	var opts adapterTerraformOptions
 	return &cli.Command{
 		Name:  "terraform",
@@ -106,7 +105,7 @@ interrupted.`,
 			if err != nil {
 				return err
 			}
-			err = runAdapterTerraform(c.Context, opts, stdin, frames, os.Stderr)
+			err = runAdapterTerraform(c.Context, opts, stdin, frames, g.stderr)
 			return errors.Join(err, release())
 		},
 	}

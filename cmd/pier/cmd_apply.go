@@ -25,7 +25,7 @@ type applyOptions struct {
 	UI *uiOptions
 }
 
-func newApplyCommand() *cli.Command {
+func newApplyCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "apply",
 		Usage:     "carry out the changes, or a saved plan",
@@ -79,7 +79,7 @@ Exit codes: 0 applied, 1 error (some resources failed), 64 usage,
 				return err
 			}
 			o.Controls = controls
-			return runApplyWith(c.Context, o, gracefulStop(), os.Stdin, c.App.Writer, c.App.ErrWriter)
+			return runApplyWith(c.Context, o, g.gracefulStop(), g.stdin, g.colourOut(g.stdout), g.stderr)
 		},
 	}
 }
@@ -237,7 +237,6 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 		}
 		return
 	}
-	w = colourWriter{w, !jsonOut && colourFor(w)}
 	// Failed checks warn after apply as at plan, before the summary, as
 	// Terraform's do.
 	for _, msg := range res.CheckWarnings {

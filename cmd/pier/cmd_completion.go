@@ -37,7 +37,7 @@ else
 fi
 `
 
-func newCompletionCommand() *cli.Command {
+func newCompletionCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "print a shell completion script (bash, zsh or fish)",
@@ -52,7 +52,7 @@ Exit codes: 0 printed, 64 usage.`,
 			if c.NArg() != 1 {
 				return usagef("completion takes one argument: bash, zsh or fish")
 			}
-			return runCompletion(c.App, c.Args().First(), c.App.Writer)
+			return runCompletion(c.App, c.Args().First(), g.stdout)
 		},
 	}
 }

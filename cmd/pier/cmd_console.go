@@ -16,7 +16,7 @@ import (
 	"github.com/pierhq/pier/host/inspect"
 )
 
-func newConsoleCommand() *cli.Command {
+func newConsoleCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "console",
 		Usage: "evaluate expressions interactively against the deployment and its recorded state",
@@ -33,7 +33,7 @@ Exit codes: 0 done, 1 error (state could not be read), 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("console takes no arguments")
 			}
-			return runConsole(c.Context, readDeployOptions(c), os.Stdin, c.App.Writer, c.App.ErrWriter)
+			return runConsole(c.Context, readDeployOptions(c), g.stdin, g.stdout, g.stderr)
 		},
 	}
 }

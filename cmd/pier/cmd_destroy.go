@@ -17,7 +17,7 @@ type destroyOptions struct {
 	UI *uiOptions
 }
 
-func newDestroyCommand() *cli.Command {
+func newDestroyCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "destroy",
 		Usage: "destroy everything the deployment's state holds",
@@ -35,7 +35,7 @@ declined, 64 usage (e.g. no --yes off a terminal), 130 interrupted.`,
 				return usagef("destroy takes no arguments")
 			}
 			o := destroyOptions{deployOptions: readDeployOptions(c), Yes: c.Bool("yes"), UI: readLiveView(c)}
-			return runDestroy(c.Context, o, gracefulStop(), os.Stdin, c.App.Writer, c.App.ErrWriter)
+			return runDestroy(c.Context, o, g.gracefulStop(), g.stdin, g.colourOut(g.stdout), g.stderr)
 		},
 	}
 }

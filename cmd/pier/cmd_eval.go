@@ -13,7 +13,7 @@ import (
 	"github.com/pierhq/pier/host/inspect"
 )
 
-func newEvalCommand() *cli.Command {
+func newEvalCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "eval",
 		Usage:     "evaluate an expression against the deployment and its recorded state",
@@ -35,7 +35,7 @@ Exit codes: 0 evaluated, 1 error (including an invalid expression), 64 usage.`,
 			if c.NArg() != 1 {
 				return usagef("eval takes one argument, the expression (quote it)")
 			}
-			return runEval(c.Context, readDeployOptions(c), c.Args().First(), c.App.Writer, c.App.ErrWriter)
+			return runEval(c.Context, readDeployOptions(c), c.Args().First(), g.stdout, g.stderr)
 		},
 	}
 }

@@ -30,7 +30,7 @@ type fmtOptions struct {
 	Recursive bool
 }
 
-func newFmtCommand() *cli.Command {
+func newFmtCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "fmt",
 		Usage:     "rewrite *.pier.hcl files in the canonical style",
@@ -58,7 +58,7 @@ formatting under --check, or a file does not parse, 64 usage.`,
 		},
 		Action: func(c *cli.Context) error {
 			o := fmtOptions{Paths: c.Args().Slice(), Check: c.Bool("check"), Diff: c.Bool("diff"), Write: c.Bool("write"), Recursive: c.Bool("recursive")}
-			return runFmt(c.Context, o, os.Stdin, c.App.Writer)
+			return runFmt(c.Context, o, g.stdin, g.stdout)
 		},
 	}
 }

@@ -23,7 +23,7 @@ type graphOptions struct {
 	VarFiles []string
 }
 
-func newGraphCommand() *cli.Command {
+func newGraphCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "graph",
 		Usage: "print the deployment's dependency graph as Graphviz DOT",
@@ -46,7 +46,7 @@ source), 64 usage.`,
 				return usagef("graph takes no arguments; use --dir to name the deployment")
 			}
 			o := graphOptions{Dir: c.String("dir"), Vars: c.StringSlice("var"), VarFiles: c.StringSlice("var-file")}
-			return runGraph(c.Context, o, c.App.Writer, c.App.ErrWriter)
+			return runGraph(c.Context, o, g.stdout, g.stderr)
 		},
 	}
 }

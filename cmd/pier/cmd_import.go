@@ -10,7 +10,7 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func newImportCommand() *cli.Command {
+func newImportCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "import",
 		Usage:     "adopt an object that already exists into state, then plan",
@@ -33,7 +33,7 @@ the configuration show as an update (or a replacement) for pier apply.`,
 			if c.NArg() != 2 {
 				return usagef("import takes ADDR and ID, got %d arguments", c.NArg())
 			}
-			return runImport(c.Context, readDeployOptions(c), c.Args().Get(0), c.Args().Get(1), c.App.Writer, c.App.ErrWriter)
+			return runImport(c.Context, readDeployOptions(c), c.Args().Get(0), c.Args().Get(1), g.colourOut(g.stdout), g.stderr)
 		},
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-func newMembersListCommand() *cli.Command {
+func newMembersListCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "list",
 		Usage:     "list the members of the deployment, or of the composite at PATH",
@@ -35,7 +35,7 @@ members, 64 usage.`,
 			if c.NArg() > 1 {
 				return usagef("members list takes at most one path, got %d arguments", c.NArg())
 			}
-			return runMembersList(c.Context, readDeployOptions(c), c.Args().First(), c.App.Writer, c.App.ErrWriter)
+			return runMembersList(c.Context, readDeployOptions(c), c.Args().First(), g.stdout, g.stderr)
 		},
 	}
 }

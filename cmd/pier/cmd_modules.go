@@ -20,7 +20,7 @@ func upgradeModulesFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "upgrade", Usage: "fetch git module sources whose ref has moved at the new commit, and pin them to it in .pier.lock.hcl (as pier modules update)"}
 }
 
-func newModulesUpdateCommand() *cli.Command {
+func newModulesUpdateCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "update",
 		Usage: "move the pins of git module sources to the commits their refs name now",
@@ -36,7 +36,7 @@ Exit codes: 0 updated (or nothing to update), 1 error, 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("modules update takes no arguments")
 			}
-			return runModulesUpdate(c.Context, readDeployOptions(c), c.App.Writer, c.App.ErrWriter)
+			return runModulesUpdate(c.Context, readDeployOptions(c), g.stdout, g.stderr)
 		},
 	}
 }

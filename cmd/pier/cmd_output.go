@@ -20,7 +20,7 @@ type outputOptions struct {
 	Raw bool
 }
 
-func newOutputCommand() *cli.Command {
+func newOutputCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "output",
 		Usage:     "show the deployment's outputs, as recorded by the last apply",
@@ -44,7 +44,7 @@ Exit codes: 0 shown, 1 error (e.g. no such output), 64 usage.`,
 			if o.Raw && (o.Name == "" || o.JSON) {
 				return usagef("--raw prints one output's value: give its name, and no --json")
 			}
-			return runOutput(c.Context, o, c.App.Writer, c.App.ErrWriter)
+			return runOutput(c.Context, o, g.stdout, g.stderr)
 		},
 	}
 }

@@ -17,7 +17,7 @@ type planOptions struct {
 	DetailedExitcode bool
 }
 
-func newPlanCommand() *cli.Command {
+func newPlanCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "plan",
 		Usage:     "show what apply would change, or save it with -out",
@@ -47,7 +47,7 @@ Exit codes: 0 planned, 1 error, 64 usage, 130 interrupted. With
 			if err != nil {
 				return err
 			}
-			return runPlan(c.Context, planOptions{deployOptions: readDeployOptions(c), Out: c.String("out"), Controls: controls, DetailedExitcode: c.Bool("detailed-exitcode")}, c.App.Writer, c.App.ErrWriter)
+			return runPlan(c.Context, planOptions{deployOptions: readDeployOptions(c), Out: c.String("out"), Controls: controls, DetailedExitcode: c.Bool("detailed-exitcode")}, g.colourOut(g.stdout), g.stderr)
 		},
 	}
 }

@@ -45,7 +45,7 @@ func runProviderCall(ctx context.Context, opts providerCallOptions, stdout, stde
 	return printJSON(stdout, pick(resp))
 }
 
-func newProviderCreateCommand() *cli.Command {
+func newProviderCreateCommand(g *globalOptions) *cli.Command {
 	flags := append(providerProcessFlags(),
 		&cli.StringFlag{Name: "type", Usage: "the resource `TYPE`", Required: true},
 		&cli.GenericFlag{Name: "input-str", Value: &repeatedFlag{}, Usage: "set input `KEY=VALUE` to the string VALUE (repeatable)"},
@@ -77,7 +77,7 @@ value, so key and value are joined by the first "=").
 			}
 			return runProviderCreate(c.Context, providerCallOptions{Process: proc, Request: &schema.Request{
 				CreateResourceRequest: &schema.CreateResourceRequest{Type: c.String("type"), InputProperties: inputs, IsStateful: c.Bool("stateful")},
-			}}, c.App.Writer, c.App.ErrWriter)
+			}}, g.stdout, g.stderr)
 		},
 	}
 }
@@ -134,7 +134,7 @@ func runProviderCreate(ctx context.Context, opts providerCallOptions, stdout, st
 	return runProviderCall(ctx, opts, stdout, stderr, func(r *schema.Response) any { return r.CreateResourceResponse.OutputProperties })
 }
 
-func newProviderUpdateCommand() *cli.Command {
+func newProviderUpdateCommand(g *globalOptions) *cli.Command {
 	flags := append(providerProcessFlags(),
 		&cli.StringFlag{Name: "type", Usage: "the resource `TYPE`", Required: true},
 		&cli.StringFlag{Name: "inputs-json", Usage: "the new inputs, a JSON `OBJECT`", Required: true},
@@ -161,7 +161,7 @@ func newProviderUpdateCommand() *cli.Command {
 			}
 			return runProviderUpdate(c.Context, providerCallOptions{Process: proc, Request: &schema.Request{
 				UpdateResourceRequest: &schema.UpdateResourceRequest{Resource: res, InputProperties: inputs},
-			}}, c.App.Writer, c.App.ErrWriter)
+			}}, g.stdout, g.stderr)
 		},
 	}
 }
@@ -195,7 +195,7 @@ func extantFlags() []cli.Flag {
 	}
 }
 
-func newProviderDestroyCommand() *cli.Command {
+func newProviderDestroyCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:        "destroy",
 		Usage:       "send one destroyResourceRequest (optional operation destroy)",
@@ -212,7 +212,7 @@ func newProviderDestroyCommand() *cli.Command {
 			}
 			return runProviderDestroy(c.Context, providerCallOptions{Process: proc, Request: &schema.Request{
 				DestroyResourceRequest: &schema.DestroyResourceRequest{Resource: res},
-			}}, c.App.Writer, c.App.ErrWriter)
+			}}, g.stdout, g.stderr)
 		},
 	}
 }
@@ -221,7 +221,7 @@ func runProviderDestroy(ctx context.Context, opts providerCallOptions, stdout, s
 	return runProviderCall(ctx, opts, stdout, stderr, func(r *schema.Response) any { return r.DestroyResourceResponse })
 }
 
-func newProviderStateReadCommand() *cli.Command {
+func newProviderStateReadCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:        "state-read",
 		Usage:       "send one stateResourceReadRequest to a state provider and print the state",
@@ -238,7 +238,7 @@ func newProviderStateReadCommand() *cli.Command {
 			}
 			return runProviderStateRead(c.Context, providerCallOptions{Process: proc, Request: &schema.Request{
 				StateResourceReadRequest: &schema.StateResourceReadRequest{Resource: res},
-			}}, c.App.Writer, c.App.ErrWriter)
+			}}, g.stdout, g.stderr)
 		},
 	}
 }
@@ -247,7 +247,7 @@ func runProviderStateRead(ctx context.Context, opts providerCallOptions, stdout,
 	return runProviderCall(ctx, opts, stdout, stderr, func(r *schema.Response) any { return r.StateResourceReadResponse.State })
 }
 
-func newProviderStateEventCommand() *cli.Command {
+func newProviderStateEventCommand(g *globalOptions) *cli.Command {
 	flags := append(providerProcessFlags(), extantFlags()...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "event", Usage: "the `OPERATION` that produced the change, e.g. create", Required: true},
@@ -277,7 +277,7 @@ func newProviderStateEventCommand() *cli.Command {
 			}
 			return runProviderStateEvent(c.Context, providerCallOptions{Process: proc, Request: &schema.Request{
 				StateResourceEvent: &schema.StateResourceEvent{Resource: res, Event: c.String("event"), NixopsVersion: c.String("nixops-version"), Patch: patch},
-			}}, c.App.Writer, c.App.ErrWriter)
+			}}, g.stdout, g.stderr)
 		},
 	}
 }

@@ -27,7 +27,7 @@ type providerCheckOptions struct {
 	JSON             bool
 }
 
-func newProviderCheckCommand() *cli.Command {
+func newProviderCheckCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "conformance-test a provider: run it through a scripted session and report each rule",
@@ -68,7 +68,7 @@ not be started, 64 usage.`,
 				RequiresState:          c.Bool("requires-state"),
 				StateProvider:          c.Bool("state-provider"),
 				JSON:                   c.Bool("json"),
-			}, c.App.Writer, c.App.ErrWriter)
+			}, g.stdout, g.stderr)
 		},
 	}
 }

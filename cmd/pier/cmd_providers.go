@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +16,7 @@ import (
 	"github.com/pierhq/pier/host/session"
 )
 
-func newProvidersCommand() *cli.Command {
+func newProvidersCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "providers",
 		Usage: "list the deployment's provider declarations, where each was found and its lock status",
@@ -32,9 +31,9 @@ Exit codes: 0 listed, 1 error, 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("providers takes no arguments")
 			}
-			return runProviders(c.Context, readDeployOptions(c), c.App.Writer, c.App.ErrWriter)
+			return runProviders(c.Context, readDeployOptions(c), g.stdout, g.stderr)
 		},
-		Subcommands: []*cli.Command{newProvidersLockCommand(), newProvidersSchemaCommand()},
+		Subcommands: []*cli.Command{newProvidersLockCommand(g), newProvidersSchemaCommand(g)},
 	}
 }
 
@@ -104,7 +103,7 @@ func runProviders(ctx context.Context, o deployOptions, stdout, stderr io.Writer
 	return nil
 }
 
-func newProvidersLockCommand() *cli.Command {
+func newProvidersLockCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "lock",
 		Usage: "record the deployment's providers in " + lockfile.Name,
@@ -123,7 +122,7 @@ Exit codes: 0 written, 1 error (e.g. a mismatch without --upgrade), 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("providers lock takes no arguments")
 			}
-			return runProvidersLock(c.Context, readDeployOptions(c), c.Bool("upgrade"), c.App.Writer, c.App.ErrWriter)
+			return runProvidersLock(c.Context, readDeployOptions(c), c.Bool("upgrade"), g.stdout, g.stderr)
 		},
 	}
 }
@@ -157,7 +156,7 @@ func runProvidersLock(ctx context.Context, o deployOptions, upgrade bool, stdout
 	return nil
 }
 
-func newProvidersSchemaCommand() *cli.Command {
+func newProvidersSchemaCommand(g *globalOptions) *cli.Command {
 	var opts tfSchemaOptions
 	var name, format, source string
 	return &cli.Command{
@@ -197,7 +196,7 @@ Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 			if opts.plugin == "" {
 				o := readDeployOptions(c)
 				o.Lock = "off"
-				d, err := openSession(o, c.App.ErrWriter)
+				d, err := openSession(o, g.stderr)
 				if err != nil {
 					return err
 				}
@@ -218,9 +217,9 @@ Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 				}
 			}
 			if format == "terraform" {
-				return runTerraformSchema(c.Context, opts.plugin, source, os.Stdout, os.Stderr)
+				return runTerraformSchema(c.Context, opts.plugin, source, g.stdout, g.stderr)
 			}
-			return runTFSchema(c.Context, opts, os.Stdout, os.Stderr)
+			return runTFSchema(c.Context, opts, g.stdout, g.stderr)
 		},
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/pierhq/pier/rpcapi"
 )
 
-func newRPCAPICommand() *cli.Command {
+func newRPCAPICommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "rpcapi",
 		Usage: "serve the engine over gRPC to the program that started pier (go-plugin)",
@@ -37,11 +37,11 @@ cookie).`,
 			}
 			// The first SIGINT or SIGTERM ends the server cleanly (its
 			// providers stopped) instead of cancelling mid-operation.
-			stop := gracefulStop()
+			stop := g.gracefulStop()
 			return rpcapi.Serve(c.Context, stop, rpcapi.Config{
 				PierExecutable: self,
 				Version:        version,
-				Logger:         slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+				Logger:         slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			})
 		},
 	}

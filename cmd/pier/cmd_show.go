@@ -10,7 +10,7 @@ import (
 	"github.com/pierhq/pier/host/planfile"
 )
 
-func newShowCommand() *cli.Command {
+func newShowCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "print a saved plan",
@@ -28,7 +28,7 @@ Exit codes: 0 shown, 1 the file cannot be read, 64 usage.`,
 			if c.NArg() != 1 {
 				return usagef("show takes one plan file, got %d arguments", c.NArg())
 			}
-			return runShow(c.Context, c.Args().First(), c.Bool("json"), c.App.Writer)
+			return runShow(c.Context, c.Args().First(), c.Bool("json"), g.colourOut(g.stdout))
 		},
 	}
 }

@@ -14,13 +14,13 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-func newStateListCommand() *cli.Command {
+func newStateListCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list the resources recorded in the deployment's states",
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
-			return withStates(c, func(states map[string]*engine.StateView) error {
+			return withStates(c, g.stderr, func(states map[string]*engine.StateView) error {
 				type row struct{ addr, typ, provider, handler string }
 				var rows []row
 				for h, v := range states {
@@ -31,9 +31,9 @@ func newStateListCommand() *cli.Command {
 				sort.Slice(rows, func(i, j int) bool { return source.CompareAddresses(rows[i].addr, rows[j].addr) < 0 })
 				for _, r := range rows {
 					if c.Bool("json") {
-						writeJSONLine(c.App.Writer, map[string]string{"message_type": "resource", "address": r.addr, "type": r.typ, "provider": r.provider, "state": r.handler})
+						writeJSONLine(g.stdout, map[string]string{"message_type": "resource", "address": r.addr, "type": r.typ, "provider": r.provider, "state": r.handler})
 					} else {
-						fmt.Fprintf(c.App.Writer, "%s\t%s\t%s\t(in %s)\n", r.addr, r.typ, r.provider, r.handler)
+						fmt.Fprintf(g.stdout, "%s\t%s\t%s\t(in %s)\n", r.addr, r.typ, r.provider, r.handler)
 					}
 				}
 				return nil
@@ -42,7 +42,7 @@ func newStateListCommand() *cli.Command {
 	}
 }
 
-func newStateShowCommand() *cli.Command {
+func newStateShowCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show one recorded resource, with sensitive values redacted",
@@ -50,13 +50,13 @@ func newStateShowCommand() *cli.Command {
 		Flags:     append(deployFlags(), stateShowAtFlags...),
 		Action: func(c *cli.Context) error {
 			if c.IsSet("at") {
-				return runStateShowAt(c.Context, readDeployOptions(c), c.Int64("at"), c.String("state"), c.Args().First(), c.App.Writer, c.App.ErrWriter)
+				return runStateShowAt(c.Context, readDeployOptions(c), c.Int64("at"), c.String("state"), c.Args().First(), g.stdout, g.stderr)
 			}
 			if c.NArg() != 1 {
 				return usagef("state show takes one address")
 			}
 			addr := c.Args().First()
-			return withStates(c, func(states map[string]*engine.StateView) error {
+			return withStates(c, g.stderr, func(states map[string]*engine.StateView) error {
 				for _, v := range states {
 					if rec := v.Entries[addr]; rec != nil {
 						e := rec.Entry
@@ -66,7 +66,7 @@ func newStateShowCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						fmt.Fprintf(c.App.Writer, "%s\n", b)
+						fmt.Fprintf(g.stdout, "%s\n", b)
 						return nil
 					}
 				}
@@ -76,7 +76,7 @@ func newStateShowCommand() *cli.Command {
 	}
 }
 
-func newStateDumpCommand() *cli.Command {
+func newStateDumpCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "dump",
 		Usage:     "print the whole resolved state of every state handler, or of the one at PATH (may contain secrets)",
@@ -92,8 +92,8 @@ secrets.`,
 				return usagef("state dump takes at most one state handler address, got %d arguments", c.NArg())
 			}
 			path := c.Args().First()
-			fmt.Fprintln(c.App.ErrWriter, "pier: warning: the state dump is unredacted and may contain secrets")
-			return withStates(c, func(states map[string]*engine.StateView) error {
+			fmt.Fprintln(g.stderr, "pier: warning: the state dump is unredacted and may contain secrets")
+			return withStates(c, g.stderr, func(states map[string]*engine.StateView) error {
 				var out any
 				if path != "" {
 					v := states[path]
@@ -117,14 +117,14 @@ secrets.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(c.App.Writer, "%s\n", b)
+				fmt.Fprintf(g.stdout, "%s\n", b)
 				return nil
 			})
 		},
 	}
 }
 
-func newStateForgetCommand() *cli.Command {
+func newStateForgetCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "forget",
 		Aliases:   []string{"rm"},
@@ -136,7 +136,7 @@ func newStateForgetCommand() *cli.Command {
 				return usagef("state forget takes one address")
 			}
 			o := readDeployOptions(c)
-			return runStateForget(c.Context, o, c.Args().First(), c.String("state"), c.App.Writer, c.App.ErrWriter)
+			return runStateForget(c.Context, o, c.Args().First(), c.String("state"), g.stdout, g.stderr)
 		},
 	}
 }
@@ -158,13 +158,13 @@ func runStateForget(ctx context.Context, o deployOptions, addr, state string, st
 }
 
 // withStates reads the deployment's states and hands them to f.
-func withStates(c *cli.Context, f func(map[string]*engine.StateView) error) error {
+func withStates(c *cli.Context, stderr io.Writer, f func(map[string]*engine.StateView) error) error {
 	o := readDeployOptions(c)
 	o.ReadOnlyState = true    // readers take no lock, so they answer during an apply
 	o.UnsetVarsUnknown = true // and need no variable values
-	view := newProgress(c.App.ErrWriter, false, o.Verbose)
+	view := newProgress(stderr, false, o.Verbose)
 	defer view.close()
-	eng, err := newEngine(o, view, c.App.ErrWriter)
+	eng, err := newEngine(o, view, stderr)
 	if err != nil {
 		return err
 	}

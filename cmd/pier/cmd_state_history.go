@@ -13,7 +13,7 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func newStateHistoryCommand() *cli.Command {
+func newStateHistoryCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "history",
 		Usage: "list the events of the deployment's state logs: index, time, event, what it touched",
@@ -28,7 +28,7 @@ Exit codes: 0 listed, 1 error, 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("state history takes no arguments")
 			}
-			return runStateHistory(c.Context, readDeployOptions(c), c.String("state"), c.App.Writer, c.App.ErrWriter)
+			return runStateHistory(c.Context, readDeployOptions(c), c.String("state"), g.stdout, g.stderr)
 		},
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func newStateMoveCommand() *cli.Command {
+func newStateMoveCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "mv",
 		Aliases:   []string{"move"},
@@ -37,9 +37,9 @@ the next plan will plan the move back, or a destroy and a create.`,
 				return usagef("state mv FROM needs TO, --to-state, or both")
 			}
 			o := readDeployOptions(c)
-			view := newProgress(c.App.ErrWriter, false, o.Verbose)
+			view := newProgress(g.stderr, false, o.Verbose)
 			defer view.close()
-			eng, err := newEngine(o, view, c.App.ErrWriter)
+			eng, err := newEngine(o, view, g.stderr)
 			if err != nil {
 				return err
 			}
@@ -49,9 +49,9 @@ the next plan will plan the move back, or a destroy and a create.`,
 				return err
 			}
 			if res.FromState == res.ToState {
-				fmt.Fprintf(c.App.Writer, "Moved %s to %s in state %s. No provider was asked anything.\n", res.From, res.To, res.ToState)
+				fmt.Fprintf(g.stdout, "Moved %s to %s in state %s. No provider was asked anything.\n", res.From, res.To, res.ToState)
 			} else {
-				fmt.Fprintf(c.App.Writer, "Moved %s (state %s) to %s (state %s). No provider was asked anything.\n", res.From, res.FromState, res.To, res.ToState)
+				fmt.Fprintf(g.stdout, "Moved %s (state %s) to %s (state %s). No provider was asked anything.\n", res.From, res.FromState, res.To, res.ToState)
 			}
 			return nil
 		},

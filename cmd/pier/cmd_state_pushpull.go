@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func newStatePullCommand() *cli.Command {
+func newStatePullCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "pull",
 		Usage: "copy a state handler's event log out, in state_file form (a backup)",
@@ -26,7 +26,7 @@ Exit codes: 0 copied, 1 error, 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("state pull takes no arguments")
 			}
-			return runStatePull(c.Context, readDeployOptions(c), c.String("state"), c.String("out"), c.App.Writer, c.App.ErrWriter)
+			return runStatePull(c.Context, readDeployOptions(c), c.String("state"), c.String("out"), g.stdout, g.stderr)
 		},
 	}
 }
@@ -65,7 +65,7 @@ func runStatePull(ctx context.Context, o deployOptions, state, out string, stdou
 	return werr
 }
 
-func newStatePushCommand() *cli.Command {
+func newStatePushCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "push",
 		Usage:     "copy an event log (a state_file, or pier state pull's output) into an empty state handler",
@@ -82,7 +82,7 @@ Exit codes: 0 copied, 1 error (e.g. the state is not empty or is locked),
 			if c.NArg() != 1 {
 				return usagef("state push takes one argument, the log FILE")
 			}
-			return runStatePush(c.Context, readDeployOptions(c), c.String("state"), c.Args().First(), c.App.Writer, c.App.ErrWriter)
+			return runStatePush(c.Context, readDeployOptions(c), c.String("state"), c.Args().First(), g.stdout, g.stderr)
 		},
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/pierhq/pier/host/engine"
 )
 
-func newStateResolveCommand() *cli.Command {
+func newStateResolveCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "resolve",
 		Usage:     "say what became of an operation an interrupted apply left pending",
@@ -71,7 +71,7 @@ Exit codes: 0 resolved, 1 error, 64 usage.`,
 			if len(args) == 2 {
 				req.ID = args[1]
 			}
-			return runStateResolve(c.Context, readDeployOptions(c), req, c.App.Writer, c.App.ErrWriter)
+			return runStateResolve(c.Context, readDeployOptions(c), req, g.stdout, g.stderr)
 		},
 	}
 }

@@ -18,7 +18,7 @@ type statefileCompactOptions struct {
 	Wait bool
 }
 
-func newStatefileCompactCommand() *cli.Command {
+func newStatefileCompactCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "compact",
 		Usage:     "rewrite a state_file as its initialising event plus one snapshot event",
@@ -37,7 +37,7 @@ lock (use --wait to wait for it).`,
 			if err != nil {
 				return err
 			}
-			return runStatefileCompact(c.Context, statefileCompactOptions{Path: path, Wait: c.Bool("wait")}, c.App.Writer, c.App.ErrWriter)
+			return runStatefileCompact(c.Context, statefileCompactOptions{Path: path, Wait: c.Bool("wait")}, g.stdout, g.stderr)
 		},
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/pierhq/pier/statefile"
 )
 
-func newStatefileLogCommand() *cli.Command {
+func newStatefileLogCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "list a state_file's events: index, time, event and the paths each touched",
@@ -29,7 +29,7 @@ Exit codes: 0 listed, 1 the file cannot be read or replayed, 64 usage.`,
 			if err != nil {
 				return err
 			}
-			return runStatefileLog(c.Context, statefileOptions{Path: path, JSON: c.Bool("json")}, c.App.Writer, c.App.ErrWriter)
+			return runStatefileLog(c.Context, statefileOptions{Path: path, JSON: c.Bool("json")}, g.stdout, g.stderr)
 		},
 	}
 }

@@ -19,7 +19,7 @@ type statefileOptions struct {
 	JSON bool
 }
 
-func newStatefileShowCommand() *cli.Command {
+func newStatefileShowCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "print the state a state_file resolves to, as indented JSON (unredacted: may contain secrets)",
@@ -36,7 +36,7 @@ Exit codes: 0 printed, 1 the file cannot be read or replayed, 64 usage.`,
 			if err != nil {
 				return err
 			}
-			return runStatefileShow(c.Context, statefileOptions{Path: path}, c.App.Writer, c.App.ErrWriter)
+			return runStatefileShow(c.Context, statefileOptions{Path: path}, g.stdout, g.stderr)
 		},
 	}
 }

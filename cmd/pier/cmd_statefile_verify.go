@@ -11,7 +11,7 @@ import (
 	"github.com/pierhq/pier/statefile"
 )
 
-func newStatefileVerifyCommand() *cli.Command {
+func newStatefileVerifyCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:      "verify",
 		Usage:     "check a state_file: format, index order and a full replay",
@@ -30,7 +30,7 @@ Exit codes: 0 valid (possibly with warnings), 1 invalid or unreadable,
 			if err != nil {
 				return err
 			}
-			return runStatefileVerify(c.Context, statefileOptions{Path: path, JSON: c.Bool("json")}, c.App.Writer, c.App.ErrWriter)
+			return runStatefileVerify(c.Context, statefileOptions{Path: path, JSON: c.Bool("json")}, g.stdout, g.stderr)
 		},
 	}
 }

@@ -29,7 +29,7 @@ type testOptions struct {
 	Filter []string
 }
 
-func newTestCommand() *cli.Command {
+func newTestCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "test",
 		Usage: "run the deployment's *.pier.test.hcl tests against a temporary state",
@@ -57,7 +57,7 @@ usage, 130 interrupted.`,
 			if c.NArg() > 0 {
 				return usagef("pier test takes no arguments (use --filter FILE)")
 			}
-			return runTest(c.Context, testOptions{deployOptions: readDeployOptions(c), Filter: c.StringSlice("filter")}, gracefulStop(), c.App.Writer, c.App.ErrWriter)
+			return runTest(c.Context, testOptions{deployOptions: readDeployOptions(c), Filter: c.StringSlice("filter")}, g.gracefulStop(), g.stdout, g.stderr)
 		},
 	}
 }

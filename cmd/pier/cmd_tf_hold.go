@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -12,7 +11,7 @@ import (
 	"github.com/pierhq/pier/providersdk"
 )
 
-func newTFHoldCommand() *cli.Command {
+func newTFHoldCommand(g *globalOptions) *cli.Command {
 	var plugin string
 	var providerLogs bool
 	return &cli.Command{
@@ -45,7 +44,7 @@ error.`,
 				return err
 			}
 			defer releaseStdin()
-			return runTFHold(c.Context, plugin, providerLogs, stdin, os.Stdout, os.Stderr)
+			return runTFHold(c.Context, plugin, providerLogs, stdin, g.stdout, g.stderr)
 		},
 	}
 }

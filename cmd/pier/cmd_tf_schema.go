@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -21,7 +20,7 @@ type tfSchemaOptions struct {
 	json   bool
 }
 
-func newTFSchemaCommand() *cli.Command {
+func newTFSchemaCommand(g *globalOptions) *cli.Command {
 	var opts tfSchemaOptions
 	return &cli.Command{
 		Name:  "schema",
@@ -48,7 +47,7 @@ Exit codes: 0 OK, 1 the provider could not be started, 64 usage error.`,
 			if opts.plugin == "" {
 				return usagef("tf schema needs --plugin, the Terraform provider binary")
 			}
-			return runTFSchema(c.Context, opts, os.Stdout, os.Stderr)
+			return runTFSchema(c.Context, opts, g.stdout, g.stderr)
 		},
 	}
 }

@@ -36,7 +36,7 @@ func uiFlags() []cli.Flag {
 	}
 }
 
-func newUICommand() *cli.Command {
+func newUICommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "ui",
 		Usage: "serve a local web view of the deployment: graph, resources, history, plans and applies",
@@ -57,7 +57,7 @@ Exit codes: 0 stopped, 1 error, 2 usage.`,
 				return usagef("ui takes no arguments; use --dir, --flake or --file to name the deployment")
 			}
 			o := uiOptions{deployOptions: readDeployOptions(c), Listen: c.String("listen"), Open: c.Bool("open"), TLSCert: c.String("tls-cert"), TLSKey: c.String("tls-key")}
-			return runUI(c.Context, o, c.App.Writer, c.App.ErrWriter)
+			return runUI(c.Context, o, g.stdout, g.stderr)
 		},
 	}
 }

@@ -24,7 +24,7 @@ type validateOptions struct {
 	deployOptions
 }
 
-func newValidateCommand() *cli.Command {
+func newValidateCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "validate",
 		Usage: "check the deployment without reading state or changing anything",
@@ -48,7 +48,7 @@ line, or with --json as a diagnostic), 64 usage.`,
 			}
 			o := validateOptions{readDeployOptions(c)}
 			o.UnsetVarsUnknown = true // as terraform validate: values are not needed
-			return runValidate(c.Context, o, c.App.Writer, c.App.ErrWriter)
+			return runValidate(c.Context, o, g.colourOut(g.stdout), g.stderr)
 		},
 	}
 }
@@ -124,7 +124,7 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 		writeJSONLine(stdout, map[string]any{"message_type": "validate", "valid": true, "resources": len(resources)})
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s The deployment is valid (%d resources).\n", paint(colourFor(stdout), sgrGreen+sgrBold, "Success!"), len(resources))
+	fmt.Fprintf(stdout, "%s The deployment is valid (%d resources).\n", paintW(stdout, sgrGreen+sgrBold, "Success!"), len(resources))
 	return nil
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func newVersionCommand() *cli.Command {
+func newVersionCommand(g *globalOptions) *cli.Command {
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print pier's version, the commit it was built from, its Go version and platform",
@@ -25,7 +25,7 @@ Exit codes: 0 printed, 64 usage.`,
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")
 			}
-			return runVersion(buildVersion(), c.Bool("json"), c.App.Writer)
+			return runVersion(buildVersion(), c.Bool("json"), g.stdout)
 		},
 	}
 }

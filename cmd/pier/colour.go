@@ -1,27 +1,10 @@
 package main
 
-import (
-	"io"
-	"os"
-)
+import "io"
 
 // Colour follows Terraform and the NO_COLOR convention (no-color.org):
 // colour only on a terminal, never when NO_COLOR is set to anything or
-// --no-color is given.
-
-// noColour is set by --no-color for the whole run.
-var noColour bool
-
-// colourFor reports whether output written to w may be coloured.
-func colourFor(w io.Writer) bool {
-	if noColour {
-		return false
-	}
-	if _, set := os.LookupEnv("NO_COLOR"); set {
-		return false
-	}
-	return isTerminal(w)
-}
+// --no-color is given: globalOptions.colourFor decides, once per output.
 
 // SGR codes pier uses.
 const (
@@ -42,7 +25,8 @@ func paint(on bool, code, s string) string {
 }
 
 // colourWriter carries the decision to colour down the renderers of one
-// output, so it is made once per plan, not per line.
+// output, so it is made once per run, not per line: a command that colours
+// its output hands its run function globalOptions.colourOut(stdout).
 type colourWriter struct {
 	io.Writer
 	on bool

@@ -15,8 +15,10 @@
 //	pier adapter …           run a shipped adapter as a provider
 //
 // The package is kept thin: flags, wiring, rendering and exit codes, no
-// engine logic. Where to start reading: main.go (the app, and run, which
-// reports a command's error once), exitcode.go (the only table of exit
+// engine logic. Where to start reading: main.go (newCommands, the list of
+// every command, and run, which reports a command's error once),
+// options.go (what every command of a run shares, handed to each
+// command's constructor; there is no package state), exitcode.go (the only table of exit
 // codes, printed by pier --help), diagnostics.go (errors as source
 // snippets or --json diagnostics), colour.go, and one cmd_*.go file per
 // command. End-to-end scenarios are cmd/pier/testdata/scenarios/*.txtar,

@@ -4,14 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,85 +18,67 @@ import (
 // nixopsVersion in state events.
 var version = "0.1.0-dev"
 
-// globalOptions are what every command of one run of pier shares: the
-// streams it reads and writes, and the flags that change how any command's
-// error is shown. main builds one and newApp hands it to the command
-// constructors, so a run's settings live in it, not in package state.
-type globalOptions struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	// shown are the running command's flags that change how its error is
-	// printed; the command's action wrapper (see newApp) sets them.
-	shown runFlags
-}
-
-// newGlobalOptions are the options of a run that reads stdin and writes
-// stdout and stderr.
-func newGlobalOptions(stdin io.Reader, stdout, stderr io.Writer) *globalOptions {
-	return &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
-}
-
 // newCommands builds pier's command tree: every command, by its
 // constructor, in the order pier --help lists them.
 func newCommands(g *globalOptions) []*cli.Command {
 	return []*cli.Command{
 		newCommandGroup("adapter", "run a provider that ships with pier (speaks the v0 protocol on stdin/stdout)",
-			newAdapterLocalCommand(),
-			newAdapterPostgresCommand(),
-			newAdapterTerraformCommand(),
+			newAdapterLocalCommand(g),
+			newAdapterPostgresCommand(g),
+			newAdapterTerraformCommand(g),
 		),
-		newApplyCommand(),
-		newCompletionCommand(),
-		newConsoleCommand(),
-		newDestroyCommand(),
-		newEvalCommand(),
-		newFmtCommand(),
-		newGraphCommand(),
-		newImportCommand(),
+		newApplyCommand(g),
+		newCompletionCommand(g),
+		newConsoleCommand(g),
+		newDestroyCommand(g),
+		newEvalCommand(g),
+		newFmtCommand(g),
+		newGraphCommand(g),
+		newImportCommand(g),
 		newCommandGroup("members", "list the members of a deployment, as nixops4 members list does",
-			newMembersListCommand(),
+			newMembersListCommand(g),
 		),
 		newCommandGroup("modules", "maintain the pins of git module sources in .pier.lock.hcl",
-			newModulesUpdateCommand(),
+			newModulesUpdateCommand(g),
 		),
-		newOutputCommand(),
-		newPlanCommand(),
+		newOutputCommand(g),
+		newPlanCommand(g),
 		newCommandGroup("provider", "talk to one provider directly, to test it",
-			newProviderCheckCommand(),
-			newProviderCreateCommand(),
-			newProviderDestroyCommand(),
-			newProviderStateEventCommand(),
-			newProviderStateReadCommand(),
-			newProviderUpdateCommand(),
+			newProviderCheckCommand(g),
+			newProviderCreateCommand(g),
+			newProviderDestroyCommand(g),
+			newProviderStateEventCommand(g),
+			newProviderStateReadCommand(g),
+			newProviderUpdateCommand(g),
 		),
-		newProvidersCommand(),
-		newRPCAPICommand(),
-		newShowCommand(),
+		newProvidersCommand(g),
+		newRPCAPICommand(g),
+		newShowCommand(g),
 		newCommandGroup("state", "inspect and maintain a deployment's state",
-			newStateDumpCommand(),
-			newStateForgetCommand(),
-			newStateHistoryCommand(),
-			newStateListCommand(),
-			newStateMoveCommand(),
-			newStatePullCommand(),
-			newStatePushCommand(),
-			newStateResolveCommand(),
-			newStateShowCommand(),
+			newStateDumpCommand(g),
+			newStateForgetCommand(g),
+			newStateHistoryCommand(g),
+			newStateListCommand(g),
+			newStateMoveCommand(g),
+			newStatePullCommand(g),
+			newStatePushCommand(g),
+			newStateResolveCommand(g),
+			newStateShowCommand(g),
 		),
 		newCommandGroup("statefile", "inspect and maintain a state_file event log",
-			newStatefileCompactCommand(),
-			newStatefileLogCommand(),
-			newStatefileShowCommand(),
-			newStatefileVerifyCommand(),
+			newStatefileCompactCommand(g),
+			newStatefileLogCommand(g),
+			newStatefileShowCommand(g),
+			newStatefileVerifyCommand(g),
 		),
-		newTestCommand(),
+		newTestCommand(g),
 		newCommandGroup("tf", "inspect Terraform provider binaries",
-			newTFHoldCommand(),
-			newTFSchemaCommand(),
+			newTFHoldCommand(g),
+			newTFSchemaCommand(g),
 		),
-		newUICommand(),
-		newValidateCommand(),
-		newVersionCommand(),
+		newUICommand(g),
+		newValidateCommand(g),
+		newVersionCommand(g),
 	}
 }
 
@@ -145,8 +123,7 @@ func newApp(g *globalOptions) *cli.App {
 			g.shown.json = c.Bool("json")
 			g.shown.verbose = c.Bool("verbose")
 			if c.Bool("no-color") {
-				g.shown.colour = false
-				noColour = true
+				g.noColour = true
 			}
 			return action(c)
 		}
@@ -163,8 +140,8 @@ type runFlags struct {
 // error a command returned (once: see reportError) and returns it, for
 // the exit code.
 func run(ctx context.Context, g *globalOptions, args []string) error {
-	g.shown = runFlags{colour: colourFor(g.stderr)}
 	err := runApp(ctx, g, args)
+	g.shown.colour = g.colourFor(g.stderr)
 	var ue usageError
 	if errors.As(err, &ue) && !g.shown.json {
 		// A flag error stops parsing before the command sees --json.
@@ -349,44 +326,6 @@ func sortCommands(cs []*cli.Command) {
 	slices.SortFunc(cs, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// interrupts implements pier's two-stage Ctrl-C. The first SIGINT or
-// SIGTERM closes stop; commands that can finish gracefully (apply, destroy)
-// watch it, stop starting new work and let running operations finish and
-// be recorded. The second cancels the root context, which kills providers.
-// Commands that did not ask for graceful stopping are cancelled at once.
-type interrupts struct {
-	stop     chan struct{}
-	graceful atomic.Bool
-}
-
-var interrupt = &interrupts{stop: make(chan struct{})}
-
-// gracefulStop returns the channel closed by the first interrupt, and
-// makes that interrupt not cancel the root context.
-func gracefulStop() <-chan struct{} {
-	interrupt.graceful.Store(true)
-	return interrupt.stop
-}
-
-func (in *interrupts) watch(cancel context.CancelFunc) {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		n := 0
-		for range sigs {
-			n++
-			if n == 1 {
-				close(in.stop)
-				if in.graceful.Load() {
-					fmt.Fprintln(os.Stderr, "\npier: interrupted: letting running operations finish and be recorded; interrupt again to stop them now")
-					continue
-				}
-			}
-			cancel()
-		}
-	}()
-}
-
 func main() {
 	tuneGC()
 	// PIER_CPUPROFILE=FILE writes a CPU profile of the whole run, for
@@ -400,9 +339,10 @@ func main() {
 			}
 		}
 	}
+	g := newGlobalOptions(os.Stdin, os.Stdout, os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())
-	interrupt.watch(cancel)
-	err := run(ctx, newGlobalOptions(os.Stdin, os.Stdout, os.Stderr), os.Args)
+	g.interrupts.watch(cancel, g.stderr)
+	err := run(ctx, g, os.Args)
 	cancel()
 	code := exitCode(err)
 	pprof.StopCPUProfile()

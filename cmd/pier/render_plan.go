@@ -11,9 +11,8 @@ import (
 )
 
 // renderPlan prints a plan as a per-resource diff of inputs and a summary
-// line.
+// line, coloured when w is a colourWriter that colours.
 func renderPlan(w io.Writer, p *engine.Plan) {
-	w = colourWriter{w, colourFor(w)}
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "Warning: %s\n\n", warn)
 	}
