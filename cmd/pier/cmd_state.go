@@ -47,7 +47,7 @@ func newStateShowCommand(g *globalOptions) *cli.Command {
 		Name:      "show",
 		Usage:     "show one recorded resource, with sensitive values redacted",
 		ArgsUsage: "ADDR",
-		Flags:     append(deployFlags(), stateShowAtFlags...),
+		Flags:     append(deployFlags(), stateShowAtFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.IsSet("at") {
 				return runStateShowAt(c.Context, readDeployOptions(c), c.Int64("at"), c.String("state"), c.Args().First(), g.stdout, g.stderr)

@@ -96,10 +96,13 @@ func stateHandlers(ctx context.Context, o deployOptions, stderr io.Writer) (map[
 	return eng.Handlers(ctx)
 }
 
-// stateShowAtFlags are pier state show's flags for an earlier state.
-var stateShowAtFlags = []cli.Flag{
-	&cli.Int64Flag{Name: "at", Usage: "show the state as it was after event `INDEX` (see pier state history); without ADDR, every resource"},
-	&cli.StringFlag{Name: "state", Usage: "with --at: the state handler `ADDR`, when the deployment has several"},
+// stateShowAtFlags are pier state show's flags for an earlier state, new
+// for each app: a cli.Flag keeps what it parsed.
+func stateShowAtFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.Int64Flag{Name: "at", Usage: "show the state as it was after event `INDEX` (see pier state history); without ADDR, every resource"},
+		&cli.StringFlag{Name: "state", Usage: "with --at: the state handler `ADDR`, when the deployment has several"},
+	}
 }
 
 // runStateShowAt shows the state as it was after event index: one
