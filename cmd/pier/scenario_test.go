@@ -11,11 +11,13 @@ package main
 //	exitcode N       the last pier exited N
 //	journal          print the journal provider's operations, one a line
 //	mode FILE PERM   FILE has permissions PERM (octal, as 0600)
-//	nixops4 FILE     print state file FILE as NixOps4 reads it: its
-//	                 resources and nested deployments
 //	need TOOL...     the scenario needs TOOL on PATH (python3, perl, ...),
 //	                 or the file TOOL when it holds a slash: skip saying
 //	                 so, or fail under make test
+//
+// and, in scenario_cmds_test.go, state (the replayed state document),
+// nixops4 (a state file as NixOps4 reads and writes it), append, mkfifo
+// and repeat (see there and the README).
 //
 // $TFPROVIDERS is the directory of the Terraform provider binaries (make
 // tfproviders builds them).
@@ -93,6 +95,56 @@ func TestScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"pier": func(ts *testscript.TestScript, neg bool, args []string) {
+			err := ts.Exec(self, append([]string{"pier"}, args...)...)
+			code := 0
+			var ee *exec.ExitError
+			switch {
+			case errors.As(err, &ee):
+				code = ee.ExitCode()
+			case err != nil:
+				ts.Fatalf("run pier: %v", err)
+			}
+			ts.Setenv("PIER_EXIT", strconv.Itoa(code))
+			if neg != (code != 0) {
+				ts.Fatalf("pier %s: exit %d", strings.Join(args, " "), code)
+			}
+		},
+		"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: exitcode N")
+			}
+			if got := ts.Getenv("PIER_EXIT"); got != args[0] {
+				ts.Fatalf("pier exited %s, want %s", got, args[0])
+			}
+		},
+		"journal": func(ts *testscript.TestScript, neg bool, args []string) {
+			if err := ts.Exec(self, "journal"); err != nil {
+				ts.Fatalf("journal: %v", err)
+			}
+		},
+		"mode": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 2 || neg {
+				ts.Fatalf("usage: mode FILE PERM (octal, e.g. 0600)")
+			}
+			fi, err := os.Stat(ts.MkAbs(args[0]))
+			ts.Check(err)
+			if got := fmt.Sprintf("%#o", fi.Mode().Perm()); got != args[1] {
+				ts.Fatalf("%s has mode %s, want %s", args[0], got, args[1])
+			}
+		},
+		"need": func(ts *testscript.TestScript, neg bool, args []string) {
+			for _, tool := range args {
+				if strings.Contains(tool, "/") {
+					testneed.File(scriptTB{ts}, tool, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
+					continue
+				}
+				testneed.Tool(scriptTB{ts}, tool)
+			}
+		},
+	}
+	maps.Copy(cmds, fileCmds)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/scenarios",
 		UpdateScripts:       *update,
@@ -118,72 +170,7 @@ func TestScenarios(t *testing.T) {
 				"JOURNAL_PROVIDER": filepath.Join(testdata, "providers", "journal.py"),
 			})
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"pier": func(ts *testscript.TestScript, neg bool, args []string) {
-				err := ts.Exec(self, append([]string{"pier"}, args...)...)
-				code := 0
-				var ee *exec.ExitError
-				switch {
-				case errors.As(err, &ee):
-					code = ee.ExitCode()
-				case err != nil:
-					ts.Fatalf("run pier: %v", err)
-				}
-				ts.Setenv("PIER_EXIT", strconv.Itoa(code))
-				if neg != (code != 0) {
-					ts.Fatalf("pier %s: exit %d", strings.Join(args, " "), code)
-				}
-			},
-			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 1 || neg {
-					ts.Fatalf("usage: exitcode N")
-				}
-				if got := ts.Getenv("PIER_EXIT"); got != args[0] {
-					ts.Fatalf("pier exited %s, want %s", got, args[0])
-				}
-			},
-			"journal": func(ts *testscript.TestScript, neg bool, args []string) {
-				if err := ts.Exec(self, "journal"); err != nil {
-					ts.Fatalf("journal: %v", err)
-				}
-			},
-			// nixops4 FILE prints the state file as NixOps4 reads it
-			// (internal/nixops4state): the tree of deployments and
-			// resources with their types.
-			"nixops4": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 1 || neg {
-					ts.Fatalf("usage: nixops4 STATEFILE")
-				}
-				raw, err := os.ReadFile(ts.MkAbs(args[0]))
-				ts.Check(err)
-				st, err := nixops4state.ReadFile(raw)
-				if err != nil {
-					ts.Fatalf("NixOps4 cannot read %s: %v", args[0], err)
-				}
-				var b strings.Builder
-				printNixOps4Tree(&b, st.Deployment, "")
-				ts.Stdout().Write([]byte(b.String()))
-			},
-			"mode": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 2 || neg {
-					ts.Fatalf("usage: mode FILE PERM (octal, e.g. 0600)")
-				}
-				fi, err := os.Stat(ts.MkAbs(args[0]))
-				ts.Check(err)
-				if got := fmt.Sprintf("%#o", fi.Mode().Perm()); got != args[1] {
-					ts.Fatalf("%s has mode %s, want %s", args[0], got, args[1])
-				}
-			},
-			"need": func(ts *testscript.TestScript, neg bool, args []string) {
-				for _, tool := range args {
-					if strings.Contains(tool, "/") {
-						testneed.File(scriptTB{ts}, tool, "run make tfproviders (.ci/setup.d/30-tfproviders.sh)")
-						continue
-					}
-					testneed.Tool(scriptTB{ts}, tool)
-				}
-			},
-		},
+		Cmds: cmds,
 	})
 }
 
