@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -226,4 +227,19 @@ resource "b" {
 	if n := d.count("destroy", "other") + d.count("destroy", "one"); n != 0 {
 		t.Errorf("an edited replace plan destroyed %d objects: %+v", n, d.journal())
 	}
+}
+
+// dirEntries lists the names in a directory, sorted.
+func dirEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	return names
 }

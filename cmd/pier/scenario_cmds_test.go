@@ -5,6 +5,7 @@ package main
 // testdata/scenarios/README.md.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,16 +109,24 @@ func pointerValue(doc any, pointer string) (any, error) {
 	return v, nil
 }
 
-// cmdAppend appends the contents of SRC to FILE, as a crash mid-append or
-// another writer (NixOps4) would leave it.
+// cmdAppend appends the contents of SRC to FILE, as another writer
+// (NixOps4) would; with -n, without SRC's final newline, as a crash
+// mid-append leaves a line unfinished (an archive's files end in one).
 //
-//	append FILE SRC
+//	append [-n] FILE SRC
 func cmdAppend(ts *testscript.TestScript, neg bool, args []string) {
+	trim := len(args) > 0 && args[0] == "-n"
+	if trim {
+		args = args[1:]
+	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: append FILE SRC")
+		ts.Fatalf("usage: append [-n] FILE SRC")
 	}
 	data, err := os.ReadFile(ts.MkAbs(args[1]))
 	ts.Check(err)
+	if trim {
+		data = bytes.TrimSuffix(data, []byte("\n"))
+	}
 	appendFile(ts, args[0], data)
 }
 
