@@ -105,3 +105,21 @@ func TestStateFileThatIsNotARegularFile(t *testing.T) {
 		t.Errorf("resources were created without a state to record them: %+v", j)
 	}
 }
+
+const onePlanDeployment = header + `
+resource "a" {
+  provider = provider.journal
+  type     = "echo"
+  state    = resource.state
+  inputs   = { value = "one" }
+}
+`
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode()
+}
