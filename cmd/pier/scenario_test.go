@@ -9,7 +9,7 @@ package main
 //
 //	pier ARGS...     run pier; fails unless it exits 0 (or !pier: non-zero)
 //	exitcode N       the last pier exited N
-//	journal          print the journal provider's operations, one a line
+//	journal [-sort]  print the journal provider's operations, one a line
 //	mode FILE PERM   FILE has permissions PERM (octal, as 0600)
 //	need TOOL...     the scenario needs TOOL on PATH (python3, perl, ...),
 //	                 or the file TOOL when it holds a slash: skip saying
@@ -26,7 +26,8 @@ package main
 // directory reads $WORK, the testdata directory $TESTDATA, clock times
 // HH:MM:SS and durations after "after " DURATION; in --json events, times
 // read TIME and elapsed_seconds "X". In archive files,
-// JOURNAL_PROVIDER stands for testdata/providers/journal.py, absolute
+// JOURNAL_PROVIDER stands for testdata/providers/journal.py, absolute, and
+// likewise NAME_PROVIDER for each testdata/providers/NAME.py
 // (golden files may hold $TESTDATA, so that is not expanded in files; the
 // script reads it as $TESTDATA).
 //
@@ -95,6 +96,10 @@ func TestScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	providerTokens, err := testProviderTokens(filepath.Join(testdata, "providers"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"pier": func(ts *testscript.TestScript, neg bool, args []string) {
 			err := ts.Exec(self, append([]string{"pier"}, args...)...)
@@ -120,7 +125,10 @@ func TestScenarios(t *testing.T) {
 			}
 		},
 		"journal": func(ts *testscript.TestScript, neg bool, args []string) {
-			if err := ts.Exec(self, "journal"); err != nil {
+			if len(args) > 1 || len(args) == 1 && args[0] != "-sort" || neg {
+				ts.Fatalf("usage: journal [-sort]")
+			}
+			if err := ts.Exec(self, append([]string{"journal"}, args...)...); err != nil {
 				ts.Fatalf("journal: %v", err)
 			}
 		},
@@ -166,9 +174,7 @@ func TestScenarios(t *testing.T) {
 				tfp = abs
 			}
 			env.Setenv("TFPROVIDERS", tfp)
-			return expandTokens(env.WorkDir, map[string]string{
-				"JOURNAL_PROVIDER": filepath.Join(testdata, "providers", "journal.py"),
-			})
+			return expandTokens(env.WorkDir, providerTokens)
 		},
 		Cmds: cmds,
 	})
@@ -197,6 +203,22 @@ func (s scriptTB) Helper()          {}
 func (s scriptTB) Skip(args ...any) { s.ts.Value(scenarioT{}).(testscript.T).Skip(args...) }
 func (s scriptTB) Fatal(args ...any) {
 	s.ts.Fatalf("%s", fmt.Sprint(args...))
+}
+
+// testProviderTokens maps NAME_PROVIDER to the absolute path of each
+// provider NAME.py in dir (JOURNAL_PROVIDER, PREVIEW_PROVIDER, ...).
+func testProviderTokens(dir string) (map[string]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	tokens := map[string]string{}
+	for _, e := range ents {
+		if name, ok := strings.CutSuffix(e.Name(), ".py"); ok {
+			tokens[strings.ToUpper(name)+"_PROVIDER"] = filepath.Join(dir, e.Name())
+		}
+	}
+	return tokens, nil
 }
 
 // expandTokens replaces each token with its value in every file of dir.
@@ -232,7 +254,7 @@ func runScenarioTool(args []string) int {
 	case "pier":
 		return runNormalisedPier(args[1:])
 	case "journal":
-		if err := printJournal(os.Getenv("JOURNAL")); err != nil {
+		if err := printJournal(os.Getenv("JOURNAL"), slices.Contains(args[1:], "-sort")); err != nil {
 			fmt.Fprintln(os.Stderr, "journal:", err)
 			return 1
 		}
@@ -286,8 +308,9 @@ func normalise(s string) string {
 }
 
 // printJournal prints each operation of the journal provider as
-// "OP TYPE INPUTS", with INPUTS as compact JSON.
-func printJournal(path string) error {
+// "OP TYPE INPUTS", with INPUTS as compact JSON: in the order they ran, or
+// sorted (where operations run in parallel).
+func printJournal(path string, sorted bool) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -296,6 +319,7 @@ func printJournal(path string) error {
 		return err
 	}
 	defer f.Close()
+	var lines []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var e journalEntry
@@ -303,7 +327,13 @@ func printJournal(path string) error {
 			return fmt.Errorf("line %q: %w", sc.Text(), err)
 		}
 		in, _ := json.Marshal(e.Inputs)
-		fmt.Printf("%s %s %s\n", e.Op, e.Type, in)
+		lines = append(lines, fmt.Sprintf("%s %s %s\n", e.Op, e.Type, in))
+	}
+	if sorted {
+		slices.Sort(lines)
+	}
+	for _, l := range lines {
+		fmt.Print(l)
 	}
 	return sc.Err()
 }
