@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"reflect"
 	"slices"
 	"strconv"
@@ -26,11 +27,12 @@ import (
 
 // fileCmds are the scenario commands of this file, by name.
 var fileCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	"state":   cmdState,
-	"append":  cmdAppend,
-	"mkfifo":  cmdMkfifo,
-	"repeat":  cmdRepeat,
-	"nixops4": cmdNixOps4,
+	"state":      cmdState,
+	"append":     cmdAppend,
+	"executable": cmdExecutable,
+	"mkfifo":     cmdMkfifo,
+	"repeat":     cmdRepeat,
+	"nixops4":    cmdNixOps4,
 }
 
 // cmdState prints the document the state log FILE replays to, or the value
@@ -138,6 +140,31 @@ func appendFile(ts *testscript.TestScript, name string, data []byte) {
 		err = cerr
 	}
 	ts.Check(err)
+}
+
+// cmdExecutable writes the contents of the SRC files, one after another,
+// to FILE, mode 0755, for the scenario to run as a program (a provider, a
+// wrapper). It writes through a short-lived shell, as
+// testbin.WriteExecutable does: a file this test binary held open for
+// writing could be inherited by a parallel scenario's fork, and executing
+// it would then fail with ETXTBSY ("text file busy").
+//
+//	executable FILE SRC...
+func cmdExecutable(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: executable FILE SRC...")
+	}
+	var data []byte
+	for _, src := range args[1:] {
+		b, err := os.ReadFile(ts.MkAbs(src))
+		ts.Check(err)
+		data = append(data, b...)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `umask 077 && cat > "$1" && chmod 755 "$1"`, "sh", ts.MkAbs(args[0]))
+	cmd.Stdin = bytes.NewReader(data)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		ts.Fatalf("executable %s: %v\n%s", args[0], err, out)
+	}
 }
 
 // cmdMkfifo makes a named pipe with permissions PERM (octal).

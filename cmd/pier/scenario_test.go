@@ -27,7 +27,8 @@ package main
 // HH:MM:SS and durations after "after " DURATION; in --json events, times
 // read TIME and elapsed_seconds "X". In archive files,
 // JOURNAL_PROVIDER stands for testdata/providers/journal.py, absolute, and
-// likewise NAME_PROVIDER for each testdata/providers/NAME.py
+// likewise NAME_PROVIDER for each testdata/providers/NAME.py;
+// TFPROVIDERS_DIR stands for $TFPROVIDERS
 // (golden files may hold $TESTDATA, so that is not expanded in files; the
 // script reads it as $TESTDATA).
 //
@@ -174,7 +175,9 @@ func TestScenarios(t *testing.T) {
 				tfp = abs
 			}
 			env.Setenv("TFPROVIDERS", tfp)
-			return expandTokens(env.WorkDir, providerTokens)
+			tokens := maps.Clone(providerTokens)
+			tokens["TFPROVIDERS_DIR"] = tfp
+			return expandTokens(env.WorkDir, tokens)
 		},
 		Cmds: cmds,
 	})
