@@ -246,7 +246,7 @@ func (inst *instance) refreshOutputs(known source.Outputs, r *resourceDecl) (boo
 	if inst.outKnown && sameMap(m, inst.outSeen) {
 		return false, nil
 	}
-	v, err := fromJSON(source.Visible(m))
+	v, err := FromJSON(source.Visible(m))
 	if err != nil {
 		return false, hcl.Diagnostics{diagErr(r.defRange, "Invalid outputs", "known outputs of %s: %s.", inst.addrStr, err)}
 	}

@@ -65,9 +65,17 @@ func formatNumber(f *big.Float) string {
 	return f.Text('g', -1)
 }
 
-// fromJSON converts known outputs (JSON values as the engine holds them) to
-// cty. Objects become cty objects, arrays tuples, so that any shape works.
-func fromJSON(v any) (cty.Value, error) {
+// FromJSON converts JSON values as the engine holds them (decoded JSON,
+// with [source.Unknown] for a value known only after apply) to cty.
+// Objects become cty objects, arrays tuples, so that any shape works, and
+// an unknown value stays unknown (cty.DynamicVal): it must never read as
+// a placeholder string. It is the one JSON→cty conversion on the host
+// side, used for resource outputs here and for recorded state by
+// host/inspect.
+func FromJSON(v any) (cty.Value, error) {
+	if source.IsUnknown(v) {
+		return cty.DynamicVal, nil
+	}
 	switch x := v.(type) {
 	case nil:
 		return cty.NullVal(cty.DynamicPseudoType), nil
@@ -93,7 +101,7 @@ func fromJSON(v any) (cty.Value, error) {
 		}
 		vals := make([]cty.Value, len(x))
 		for i, e := range x {
-			c, err := fromJSON(e)
+			c, err := FromJSON(e)
 			if err != nil {
 				return cty.NilVal, err
 			}
@@ -106,7 +114,7 @@ func fromJSON(v any) (cty.Value, error) {
 		}
 		vals := make(map[string]cty.Value, len(x))
 		for k, e := range x {
-			c, err := fromJSON(e)
+			c, err := FromJSON(e)
 			if err != nil {
 				return cty.NilVal, err
 			}
@@ -124,5 +132,5 @@ func fromJSON(v any) (cty.Value, error) {
 	if err := json.Unmarshal(raw, &generic); err != nil {
 		return cty.NilVal, fmt.Errorf("output value of type %T: %w", v, err)
 	}
-	return fromJSON(generic)
+	return FromJSON(generic)
 }

@@ -259,38 +259,17 @@ func entryValue(rec *engine.Recorded) cty.Value {
 	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": out})
 }
 
-// jsonValue converts recorded JSON to cty, objects and tuples all the way
-// down, as hclsource sees resource outputs.
+// jsonValue converts recorded JSON to cty as hclsource sees resource
+// outputs ([hclsource.FromJSON]): objects and tuples all the way down, and
+// a value known only after apply stays unknown.
 func jsonValue(x any) cty.Value {
-	switch x := x.(type) {
-	case nil:
-		return cty.NullVal(cty.DynamicPseudoType)
-	case bool:
-		return cty.BoolVal(x)
-	case float64:
-		return cty.NumberFloatVal(x)
-	case json.Number:
-		v, err := cty.ParseNumberVal(x.String())
-		if err != nil {
-			return cty.StringVal(x.String())
-		}
-		return v
-	case string:
-		return cty.StringVal(x)
-	case []any:
-		vals := make([]cty.Value, len(x))
-		for i, e := range x {
-			vals[i] = jsonValue(e)
-		}
-		return cty.TupleVal(vals)
-	case map[string]any:
-		attrs := make(map[string]cty.Value, len(x))
-		for k, e := range x {
-			attrs[k] = jsonValue(e)
-		}
-		return cty.ObjectVal(attrs)
+	v, err := hclsource.FromJSON(x)
+	if err != nil {
+		// Decoded JSON always converts; what fails (a number cty cannot
+		// parse) is shown as its text, as it always was.
+		return cty.StringVal(fmt.Sprint(x))
 	}
-	return cty.StringVal(fmt.Sprint(x))
+	return v
 }
 
 // sensitiveObjectType is how the type of a sensitive object reads: its
