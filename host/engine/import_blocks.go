@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
+	"golang.org/x/sync/errgroup"
 )
 
 // Import blocks (source.Import), as Terraform 1.5+ plans them: the plan
@@ -73,26 +73,24 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 	}
 	entries := make([]Entry, len(jobs))
 	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, pl.e.cfg.parallelism())
-	var wg sync.WaitGroup
+	// Every import runs, and the first error in declaration order is the
+	// one reported, so each keeps its own error and Go returns nil.
+	var g errgroup.Group
+	g.SetLimit(pl.e.cfg.parallelism())
 	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+				return nil
 			}
-			defer func() { <-sem }()
 			entries[i], errs[i] = pl.e.importObject(ctx, j.r, j.im.ID)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("%s: %w", j.im.Range, errs[i])
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every Go returns nil: errors are in errs
 	for i, j := range jobs {
 		if errs[i] != nil {
 			return errs[i]

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
+	"golang.org/x/sync/errgroup"
 )
 
 // previewChanges asks each provider that declares the preview operation
@@ -36,14 +36,12 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	}
 	// The pools bound each provider; this bounds the goroutines waiting
 	// for them, as apply bounds its workers.
-	sem := make(chan struct{}, e.cfg.parallelism())
 	errs := make([]error, len(todo))
 	diags := make([][]*DiagnosticError, len(todo))
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(e.cfg.parallelism())
 	for i, c := range todo {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
+		g.Go(func() error {
 			secrets := c.secretTexts()
 			e.secrets.set(c.Addr(), secrets)
 			diags[i], errs[i] = e.preview(ctx, c, loc)
@@ -53,9 +51,10 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 					diags[i][j] = d.redacted(secrets)
 				}
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every Go returns nil: errors are in errs
 	// Instances of one declaration (count, for_each) share their
 	// mistakes: say each once, in plan order.
 	seen := map[string]*DiagnosticError{}

@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
+	"golang.org/x/sync/errgroup"
 )
 
 // Refresh is off by default: reading every recorded object starts every
@@ -120,19 +120,16 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 		err  error
 	}
 	results := make([]result, len(todo))
-	sem := make(chan struct{}, pl.e.cfg.parallelism())
-	var wg sync.WaitGroup
+	// Every read runs, and the first error in plan order is the one
+	// reported, so each result keeps its own error and Go returns nil.
+	var g errgroup.Group
+	g.SetLimit(pl.e.cfg.parallelism())
 	for i, rec := range todo {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i].err = ctx.Err()
-				return
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				results[i].err = err
+				return nil
 			}
-			defer func() { <-sem }()
 			addr := rec.Address.String()
 			secrets := entrySecretTexts(rec.Entry)
 			pl.e.secrets.set(addr, secrets)
@@ -143,13 +140,14 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 			}})
 			if err != nil {
 				results[i].err = redactError(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), secrets)
-				return
+				return nil
 			}
 			results[i].resp = resp.ReadResourceResponse
 			pl.e.emit(Event{Type: EventStatus, Status: StatusRefreshed, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every Go returns nil: errors are in results
 	for i, rec := range todo {
 		if err := results[i].err; err != nil {
 			return err
