@@ -100,6 +100,8 @@ type applier struct {
 	// engine that planned it (its drift is recorded); nil for a saved plan.
 	live     *Plan
 	controls execgraph.Controls
+	// decls are the graph's providers, by name.
+	decls map[string]*source.Provider
 	// ops are the graph's operations, compiled, by element.
 	ops []execgraph.Operation[*Recorded]
 	// moved are the state handlers whose content moved since the plan.
@@ -224,6 +226,7 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 		}
 	}
 	e.providers.declare(decls)
+	a.decls = decls
 	for _, r := range a.controls.Replace {
 		a.replaceAddrs[r] = true
 	}

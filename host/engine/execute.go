@@ -194,43 +194,57 @@ func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDepose
 // resource's lifecycle says: nothing would destroy a deposed object
 // later in this run.
 func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*Recorded]) (map[string]any, error) {
-	c := decide(op.Desired, op.Prior, a.replaceAddrs[op.Desired.Address.String()])
+	c := decide(op.Desired, op.Prior, a.replaceAddrs[op.Address])
 	c.Resource, c.CreateBeforeDestroy, c.DeposeKey = op.Desired, false, ""
-	return carryOut(ctx, a, c)
+	d, err := a.compileChange(c)
+	if err != nil {
+		return nil, err
+	}
+	return d.Run(ctx, a)
 }
 
-// carryOut performs a change decided at run time (a resolved resource, a
-// member of an expanded composite, the destroy of one gone) through the
-// operations that carry out the same change in a plan's graph.
-func carryOut(ctx context.Context, ops execgraph.Operations[*Recorded], c *Change) (map[string]any, error) {
-	state := ""
-	if r := c.Resource; r != nil && r.State != nil {
-		state = r.State.String()
+// decided is a change decided at run time (a resolved resource, a member
+// of an expanded composite, the destroy of one gone) as the operations
+// that carry it out, run in order by one node.
+type decided []execgraph.Operation[*Recorded]
+
+// compileChange compiles a change decided at run time as a graph of its
+// own, through the same builder as a plan's changes: a change is carried
+// out alike whether the plan or the run decided it.
+func (a *applier) compileChange(c *Change) (decided, error) {
+	gb := newGraphBuilder(a.decls, a.controls)
+	if _, err := gb.addChange(c, nil); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Addr(), err)
 	}
-	switch c.Action {
-	case ActionCreate:
-		return ops.Create(ctx, execgraph.Create[*Recorded]{Desired: c.Resource, State: state})
-	case ActionUpdate:
-		return ops.Update(ctx, execgraph.Update[*Recorded]{Desired: c.Resource, Prior: c.Prior, State: state, PriorState: c.Prior.Handler})
-	case ActionDestroy:
-		return nil, ops.Destroy(ctx, execgraph.Destroy[*Recorded]{Prior: c.Prior, State: c.Prior.Handler})
-	case ActionReplace:
-		if c.CreateBeforeDestroy {
-			return ops.CreateDepose(ctx, execgraph.CreateDepose[*Recorded]{Desired: c.Resource, Prior: c.Prior, State: state, DeposeKey: c.DeposeKey})
+	ops, err := execgraph.Compile[*Recorded](gb.b.Build())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Addr(), err)
+	}
+	var d decided
+	for _, op := range ops {
+		if op != nil {
+			d = append(d, op)
 		}
-		if err := ops.Destroy(ctx, execgraph.Destroy[*Recorded]{Prior: c.Prior, State: c.Prior.Handler, Replacing: true}); err != nil {
+	}
+	return d, nil
+}
+
+// Opcode is that of the last operation, which yields the final state.
+func (d decided) Opcode() execgraph.Opcode {
+	if len(d) == 0 {
+		return execgraph.OpInvalid
+	}
+	return d[len(d)-1].Opcode()
+}
+
+// Run runs the operations in order; the outputs are the last one's.
+func (d decided) Run(ctx context.Context, ops execgraph.Operations[*Recorded]) (map[string]any, error) {
+	var out map[string]any
+	for _, op := range d {
+		var err error
+		if out, err = op.Run(ctx, ops); err != nil {
 			return nil, err
 		}
-		return ops.Create(ctx, execgraph.Create[*Recorded]{Desired: c.Resource, State: state, Replaces: c.Prior})
 	}
-	return nil, fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
-}
-
-// decided is a change decided at run time, as the operation a node runs.
-type decided struct{ c *Change }
-
-func (d decided) Opcode() execgraph.Opcode { return execgraph.OpResolve }
-
-func (d decided) Run(ctx context.Context, ops execgraph.Operations[*Recorded]) (map[string]any, error) {
-	return carryOut(ctx, ops, d.c)
+	return out, nil
 }

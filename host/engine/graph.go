@@ -54,33 +54,23 @@ func (p *Plan) Graph() (*execgraph.Graph, error) {
 }
 
 func (p *Plan) buildGraph() (*execgraph.Graph, error) {
-	b := execgraph.NewBuilder()
 	ctl := execgraph.Controls{Destroy: p.Destroy, RefreshOnly: p.RefreshOnly, Targets: p.Targets}
 	for a := range p.replace {
 		ctl.Replace = append(ctl.Replace, a)
 	}
 	sort.Strings(ctl.Replace)
-	controls := b.Constant(constControls, ctl)
-	provider := func(name string) execgraph.Ref {
-		if p.Snapshot == nil || p.Snapshot.Providers[name] == nil {
-			return execgraph.None
-		}
-		return b.Provider(name, p.Snapshot.Providers[name])
+	var decls map[string]*source.Provider
+	if p.Snapshot != nil {
+		decls = p.Snapshot.Providers
 	}
-	// done are the operations placed so far, by change name.
-	done := map[string]execgraph.Ref{}
-	readState := func(h string) execgraph.Ref {
-		if r, ok := done[h]; ok && p.States[h] != nil {
-			return r
-		}
-		return execgraph.None
-	}
+	gb := newGraphBuilder(decls, ctl)
+	b := gb.b
 	for _, h := range sortedAddresses(p.States) {
 		c := p.Change(h)
 		if c == nil || c.Resource == nil {
 			return nil, fmt.Errorf("state %s has no state handler resource in the plan: this is a bug in pier", h)
 		}
-		prov := provider(c.Resource.Provider)
+		prov := gb.provider(c.Resource.Provider)
 		if prov == execgraph.None {
 			return nil, fmt.Errorf("state handler %s: provider %q is not declared", h, c.Resource.Provider)
 		}
@@ -88,7 +78,8 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		done[h] = op
+		gb.done[h] = op
+		gb.states[h] = true
 		if err := b.SetResult(h, op); err != nil {
 			return nil, err
 		}
@@ -110,108 +101,151 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 	for _, c := range order {
 		var waits []execgraph.Ref
 		for _, d := range ix.deps(c) {
-			if r, ok := done[d]; ok {
+			if r, ok := gb.done[d]; ok {
 				waits = append(waits, r)
 			}
 		}
-		addr := c.Address.String()
-		var state execgraph.Ref = execgraph.None
-		if r := c.Resource; r != nil && r.State != nil {
-			state = readState(r.State.String())
-		}
-		priorState := execgraph.None
-		if c.Prior != nil {
-			priorState = readState(c.Prior.Handler)
-		}
-		var (
-			result execgraph.Ref
-			err    error
-		)
-		if c.Import != nil && c.Resource != nil && c.Prior != nil {
-			// The import is recorded first; what else the change does
-			// follows it.
-			var imp execgraph.Ref
-			imp, err = b.Operation(execgraph.OpImport, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), readState(c.Prior.Handler), b.Constant(constImportID, c.Import.ID)}, b.Waiter(waits...))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Addr(), err)
-			}
-			waits = append(waits, imp)
-			result = imp
-		}
-		if m := c.Move; m != nil && m.prior != nil {
-			// The move is recorded first, as the import is.
-			var mv execgraph.Ref
-			mv, err = b.Operation(execgraph.OpMove, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(m.From.String(), m.prior), readState(m.prior.Handler)}, b.Waiter(waits...))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Addr(), err)
-			}
-			waits = append(waits, mv)
-			result = mv
-		}
-		switch {
-		case c.Action == ActionMove:
-		case c.Action == ActionImport:
-		case c.Structural:
-			result, err = b.Operation(execgraph.OpExpand, []execgraph.Ref{b.Desired(addr, c.Resource), controls}, b.Waiter(waits...))
-			if err == nil {
-				err = p.addDestroyAbsent(b, c, result, provider)
-			}
-		case c.Pending:
-			prior := execgraph.None
-			if c.Prior != nil {
-				prior = b.Prior(addr, c.Prior)
-			}
-			prov := execgraph.None
-			if c.Resource != nil {
-				prov = provider(c.Resource.Provider)
-			}
-			result, err = b.Operation(execgraph.OpResolve, []execgraph.Ref{b.Desired(addr, c.Resource), prior, prov, state, controls}, b.Waiter(append(waits, priorState)...))
-		case c.Action == ActionCreate:
-			result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, execgraph.None}, b.Waiter(waits...))
-		case c.Action == ActionUpdate:
-			result, err = b.Operation(execgraph.OpUpdate, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, priorState}, b.Waiter(waits...))
-		case c.Action == ActionDestroy && c.Deposed != "":
-			result, err = b.Operation(execgraph.OpDestroyDeposed, []execgraph.Ref{b.Deposed(addr, c.Deposed, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
-		case c.Action == ActionDestroy:
-			result, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{b.Prior(addr, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
-		case c.Action == ActionRefresh:
-			// The entry as read, or nil when the object is gone.
-			var now *Recorded
-			if d := c.Refreshed; d != nil && !d.Gone {
-				now = &Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Now}
-			}
-			handler := execgraph.None
-			if c.Refreshed != nil {
-				handler = readState(c.Refreshed.Handler)
-			}
-			result, err = b.Operation(execgraph.OpRefresh, []execgraph.Ref{b.Prior(addr, c.Prior), handler, b.Constant(constRefreshed, now)}, b.Waiter(waits...))
-		case c.Action == ActionForget:
-			result, err = b.Operation(execgraph.OpForget, []execgraph.Ref{b.Prior(addr, c.Prior), priorState}, b.Waiter(waits...))
-		case c.Action == ActionReplace && c.CreateBeforeDestroy:
-			result, err = b.Operation(execgraph.OpCreateDepose, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, b.Constant(constDeposeKey, c.DeposeKey)}, b.Waiter(append(waits, priorState)...))
-		case c.Action == ActionReplace:
-			// Two steps, each recorded: the destroy of the old object,
-			// then the create of the new one.
-			prior := b.Prior(addr, c.Prior)
-			var destroy execgraph.Ref
-			destroy, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{prior, provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
-			if err == nil {
-				result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, prior}, b.Waiter(destroy))
-			}
-		default:
-			err = fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+		result, err := gb.addChange(c, waits)
+		if err == nil && c.Structural {
+			err = p.addDestroyAbsent(b, c, result, gb.provider)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Addr(), err)
 		}
-		done[c.Addr()] = result
+		gb.done[c.Addr()] = result
 		if c.Deposed == "" {
-			if err := b.SetResult(addr, result); err != nil {
+			if err := b.SetResult(c.Address.String(), result); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return b.Build(), nil
+}
+
+// graphBuilder adds changes to a graph as the operations that carry them
+// out: the one place a change's action becomes opcodes, for a plan's graph
+// and for a change apply decides at run time alike.
+type graphBuilder struct {
+	b        *execgraph.Builder
+	decls    map[string]*source.Provider
+	controls execgraph.Ref
+	// done are the operations placed so far, by change name; states are
+	// the handlers with a read-state among them.
+	done   map[string]execgraph.Ref
+	states map[string]bool
+}
+
+func newGraphBuilder(decls map[string]*source.Provider, ctl execgraph.Controls) *graphBuilder {
+	gb := &graphBuilder{b: execgraph.NewBuilder(), decls: decls, done: map[string]execgraph.Ref{}, states: map[string]bool{}}
+	gb.controls = gb.b.Constant(constControls, ctl)
+	return gb
+}
+
+// provider is the element of a declared provider, or None.
+func (gb *graphBuilder) provider(name string) execgraph.Ref {
+	if gb.decls[name] == nil {
+		return execgraph.None
+	}
+	return gb.b.Provider(name, gb.decls[name])
+}
+
+// readState is the read-state of a handler, or None.
+func (gb *graphBuilder) readState(h string) execgraph.Ref {
+	if r, ok := gb.done[h]; ok && gb.states[h] {
+		return r
+	}
+	return execgraph.None
+}
+
+// addChange adds the operations that carry out c, after waits; it
+// returns the one that yields c's final state.
+func (gb *graphBuilder) addChange(c *Change, waits []execgraph.Ref) (execgraph.Ref, error) {
+	b, provider := gb.b, gb.provider
+	addr := c.Address.String()
+	var state execgraph.Ref = execgraph.None
+	if r := c.Resource; r != nil && r.State != nil {
+		state = gb.readState(r.State.String())
+	}
+	priorState := execgraph.None
+	if c.Prior != nil {
+		priorState = gb.readState(c.Prior.Handler)
+	}
+	var (
+		result execgraph.Ref
+		err    error
+	)
+	if c.Import != nil && c.Resource != nil && c.Prior != nil {
+		// The import is recorded first; what else the change does
+		// follows it.
+		var imp execgraph.Ref
+		imp, err = b.Operation(execgraph.OpImport, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), gb.readState(c.Prior.Handler), b.Constant(constImportID, c.Import.ID)}, b.Waiter(waits...))
+		if err != nil {
+			return execgraph.None, err
+		}
+		waits = append(waits, imp)
+		result = imp
+	}
+	if m := c.Move; m != nil && m.prior != nil {
+		// The move is recorded first, as the import is.
+		var mv execgraph.Ref
+		mv, err = b.Operation(execgraph.OpMove, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(m.From.String(), m.prior), gb.readState(m.prior.Handler)}, b.Waiter(waits...))
+		if err != nil {
+			return execgraph.None, err
+		}
+		waits = append(waits, mv)
+		result = mv
+	}
+	switch {
+	case c.Action == ActionMove:
+	case c.Action == ActionImport:
+	case c.Structural:
+		result, err = b.Operation(execgraph.OpExpand, []execgraph.Ref{b.Desired(addr, c.Resource), gb.controls}, b.Waiter(waits...))
+	case c.Pending:
+		prior := execgraph.None
+		if c.Prior != nil {
+			prior = b.Prior(addr, c.Prior)
+		}
+		prov := execgraph.None
+		if c.Resource != nil {
+			prov = provider(c.Resource.Provider)
+		}
+		result, err = b.Operation(execgraph.OpResolve, []execgraph.Ref{b.Desired(addr, c.Resource), prior, prov, state, gb.controls}, b.Waiter(append(waits, priorState)...))
+	case c.Action == ActionCreate:
+		result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, execgraph.None}, b.Waiter(waits...))
+	case c.Action == ActionUpdate:
+		result, err = b.Operation(execgraph.OpUpdate, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, priorState}, b.Waiter(waits...))
+	case c.Action == ActionDestroy && c.Deposed != "":
+		result, err = b.Operation(execgraph.OpDestroyDeposed, []execgraph.Ref{b.Deposed(addr, c.Deposed, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
+	case c.Action == ActionDestroy:
+		result, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{b.Prior(addr, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
+	case c.Action == ActionRefresh:
+		// The entry as read, or nil when the object is gone.
+		var now *Recorded
+		if d := c.Refreshed; d != nil && !d.Gone {
+			now = &Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Now}
+		}
+		handler := execgraph.None
+		if c.Refreshed != nil {
+			handler = gb.readState(c.Refreshed.Handler)
+		}
+		result, err = b.Operation(execgraph.OpRefresh, []execgraph.Ref{b.Prior(addr, c.Prior), handler, b.Constant(constRefreshed, now)}, b.Waiter(waits...))
+	case c.Action == ActionForget:
+		result, err = b.Operation(execgraph.OpForget, []execgraph.Ref{b.Prior(addr, c.Prior), priorState}, b.Waiter(waits...))
+	case c.Action == ActionReplace && c.CreateBeforeDestroy:
+		result, err = b.Operation(execgraph.OpCreateDepose, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, b.Constant(constDeposeKey, c.DeposeKey)}, b.Waiter(append(waits, priorState)...))
+	case c.Action == ActionReplace:
+		// Two steps, each recorded: the destroy of the old object, then
+		// the create of the new one.
+		prior := b.Prior(addr, c.Prior)
+		var destroy execgraph.Ref
+		destroy, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{prior, provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
+		if err == nil {
+			result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, prior}, b.Waiter(destroy))
+		}
+	default:
+		err = fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
+	}
+	return result, err
 }
 
 // addDestroyAbsent follows an expand with the destroy of what its

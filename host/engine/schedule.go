@@ -75,6 +75,16 @@ func (a *applier) addNode(c *Change, op execgraph.Operation[*Recorded]) *node {
 	return n
 }
 
+// addDecided adds a node for a change decided at run time; one that
+// cannot be compiled fails.
+func (a *applier) addDecided(c *Change) {
+	d, err := a.compileChange(c)
+	n := a.addNode(c, d)
+	if err != nil {
+		a.fail(n, err)
+	}
+}
+
 // dependencies lists the nodes a node must wait for: for an operation of
 // the graph, its operands and waiters; for one added at run time, the
 // changes its own change follows.
@@ -308,7 +318,7 @@ func (a *applier) absorb(ctx context.Context, r resolveResult) {
 			a.setKnown(addr, c.Prior.Entry.OutputProperties)
 			continue
 		}
-		a.addNode(c, decided{c})
+		a.addDecided(c)
 	}
 	for _, b := range r.snap.Blocked {
 		if a.absorbedBlocked[b] {
@@ -429,7 +439,7 @@ func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*Record
 		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && underStructural(rec.Address, a.lastSnap)) {
 			continue
 		}
-		a.addNode(a.e.destroyChange(rec), execgraph.Destroy[*Recorded]{Prior: rec, State: rec.Handler})
+		a.addDecided(a.e.destroyChange(rec))
 	}
 }
 
