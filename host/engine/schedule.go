@@ -273,97 +273,113 @@ func (a *applier) absorb(ctx context.Context, r resolveResult) {
 	}
 	a.lastSnap = r.snap
 	for _, res := range r.snap.Ready {
-		if a.absorbed[res] {
-			continue
+		if !a.absorbed[res] {
+			a.absorbed[res] = true
+			a.absorbReady(res)
 		}
-		a.absorbed[res] = true
-		addr := res.Address.String()
-		if n := a.pending[addr]; n != nil {
-			delete(a.pending, addr)
-			prior := n.change.Prior
-			if prior == nil {
-				prior = a.recordedEntry(addr)
-			}
-			c := decide(res, prior, a.replaceAddrs[addr])
-			if c.Action != ActionNoOp {
-				// The resolved resource may depend on more than the
-				// blocked one said (a lazy source may not know a blocked
-				// member's dependencies at all): follow those too.
-				a.rewait(n, res.DependsOn)
-				if n.status != StatusPending {
-					continue
-				}
-			}
-			// The run-time decision: the node's own change, not the plan's,
-			// and its operation, with the inputs now known.
-			n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
-			n.run = execgraph.Resolve[*Recorded]{Address: addr, Desired: res, Prior: prior, WaitsOn: n.change.WaitsOn}
-			if c.Action == ActionNoOp {
-				a.complete(n, c.Prior.Entry.OutputProperties)
-				continue
-			}
-			if n.waiting == 0 {
-				a.enqueue(n)
-			}
-			continue
-		}
-		if a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) {
-			continue
-		}
-		// A resource the plan did not know: a member of a composite that
-		// was structurally blocked.
-		c := decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
-		if c.Action == ActionNoOp {
-			a.planned[addr] = true
-			a.setKnown(addr, c.Prior.Entry.OutputProperties)
-			continue
-		}
-		a.addDecided(c)
 	}
 	for _, b := range r.snap.Blocked {
-		if a.absorbedBlocked[b] {
-			continue
+		if !a.absorbedBlocked[b] {
+			a.absorbedBlocked[b] = true
+			a.absorbBlocked(b)
 		}
-		a.absorbedBlocked[b] = true
-		addr := b.Address.String()
-		if n := a.byAddr[addr]; n != nil {
-			if a.pending[addr] == n {
-				a.rewait(n, b.WaitsOn)
-			}
-			continue
-		}
-		if a.planned[addr] || !a.inTargets(addr) {
-			continue
-		}
-		var waits []string
-		for _, w := range b.WaitsOn {
-			waits = append(waits, w.String())
-		}
-		c := &Change{Address: b.Address, Action: ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
-		if b.Resource != nil && b.Resource.Stateful() {
-			if prior := a.recordedEntry(addr); prior != nil {
-				c.Action, c.Prior = ActionUpdate, prior
-			}
-		}
-		// Its operation until the source resolves it: a composite found
-		// only at run time has no destroy-absent in the graph, so what it
-		// held is checked once its members are known.
-		var op execgraph.Operation[*Recorded] = execgraph.Resolve[*Recorded]{Address: addr, Desired: b.Resource, Prior: c.Prior, WaitsOn: waits}
-		if b.Structural {
-			op = execgraph.DestroyAbsent[*Recorded]{Composite: addr}
-		}
-		a.addNode(c, op)
 	}
-	// Structural blocks that cleared have resolved into members; the
-	// expand itself is done.
+	a.endExpands(ctx, r.snap)
+	a.link()
+}
+
+// absorbReady takes a resource the source now resolves: a pending node's
+// inputs are known, and it decides what it does; a resource the plan did
+// not know (a member of a composite that was structurally blocked) joins
+// the run as a node of its own.
+func (a *applier) absorbReady(res *source.Resource) {
+	addr := res.Address.String()
+	if n := a.pending[addr]; n != nil {
+		delete(a.pending, addr)
+		prior := n.change.Prior
+		if prior == nil {
+			prior = a.recordedEntry(addr)
+		}
+		c := decide(res, prior, a.replaceAddrs[addr])
+		if c.Action != ActionNoOp {
+			// The resolved resource may depend on more than the blocked
+			// one said (a lazy source may not know a blocked member's
+			// dependencies at all): follow those too.
+			a.rewait(n, res.DependsOn)
+			if n.status != StatusPending {
+				return
+			}
+		}
+		// The run-time decision: the node's own change, not the plan's,
+		// and its operation, with the inputs now known.
+		n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
+		n.run = execgraph.Resolve[*Recorded]{Address: addr, Desired: res, Prior: prior, WaitsOn: n.change.WaitsOn}
+		if c.Action == ActionNoOp {
+			a.complete(n, c.Prior.Entry.OutputProperties)
+			return
+		}
+		if n.waiting == 0 {
+			a.enqueue(n)
+		}
+		return
+	}
+	if a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) {
+		return
+	}
+	c := decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
+	if c.Action == ActionNoOp {
+		a.planned[addr] = true
+		a.setKnown(addr, c.Prior.Entry.OutputProperties)
+		return
+	}
+	a.addDecided(c)
+}
+
+// absorbBlocked takes a resource the source still cannot resolve: a
+// pending node follows what it now waits on, and one the plan did not
+// know joins the run, pending.
+func (a *applier) absorbBlocked(b *source.Blocked) {
+	addr := b.Address.String()
+	if n := a.byAddr[addr]; n != nil {
+		if a.pending[addr] == n {
+			a.rewait(n, b.WaitsOn)
+		}
+		return
+	}
+	if a.planned[addr] || !a.inTargets(addr) {
+		return
+	}
+	var waits []string
+	for _, w := range b.WaitsOn {
+		waits = append(waits, w.String())
+	}
+	c := &Change{Address: b.Address, Action: ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
+	if b.Resource != nil && b.Resource.Stateful() {
+		if prior := a.recordedEntry(addr); prior != nil {
+			c.Action, c.Prior = ActionUpdate, prior
+		}
+	}
+	// Its operation until the source resolves it: a composite found
+	// only at run time has no destroy-absent in the graph, so what it
+	// held is checked once its members are known.
+	var op execgraph.Operation[*Recorded] = execgraph.Resolve[*Recorded]{Address: addr, Desired: b.Resource, Prior: c.Prior, WaitsOn: waits}
+	if b.Structural {
+		op = execgraph.DestroyAbsent[*Recorded]{Composite: addr}
+	}
+	a.addNode(c, op)
+}
+
+// endExpands ends the expands whose structural blocks cleared: they have
+// resolved into members.
+func (a *applier) endExpands(ctx context.Context, snap *source.Snapshot) {
 	var blocked map[string]bool
 	for addr, n := range a.pending {
 		if n.change.Resource != nil {
 			continue
 		}
 		if blocked == nil {
-			blocked = make(map[string]bool, len(r.snap.Blocked))
-			for _, b := range r.snap.Blocked {
+			blocked = make(map[string]bool, len(snap.Blocked))
+			for _, b := range snap.Blocked {
 				blocked[b.Address.String()] = true
 			}
 		}
@@ -379,7 +395,6 @@ func (a *applier) absorb(ctx context.Context, r resolveResult) {
 			a.wake(n)
 		}
 	}
-	a.link()
 }
 
 // destroyAbsent carries out a destroy-absent node once its expand is
