@@ -208,25 +208,35 @@ func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*Recorded]) 
 // that carry it out, run in order by one node.
 type decided []execgraph.Operation[*Recorded]
 
-// compileChange compiles a change decided at run time as a graph of its
-// own, through the same builder as a plan's changes: a change is carried
-// out alike whether the plan or the run decided it.
+// compileChange gives a change decided at run time the operations a
+// plan's graph carries the same change out by (see graphBuilder.addChange,
+// whose cases for the actions decided at run time these are). They are
+// built directly, not through a graph of their own: a chain of resources
+// known only during apply runs one per resource, and a builder's maps
+// would cost more than the change.
 func (a *applier) compileChange(c *Change) (decided, error) {
-	gb := newGraphBuilder(a.decls, a.controls)
-	if _, err := gb.addChange(c, nil); err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Addr(), err)
+	r, prior := c.Resource, c.Prior
+	state := ""
+	if r != nil && r.State != nil {
+		state = r.State.String()
 	}
-	ops, err := execgraph.Compile[*Recorded](gb.b.Build())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Addr(), err)
-	}
-	var d decided
-	for _, op := range ops {
-		if op != nil {
-			d = append(d, op)
+	switch c.Action {
+	case ActionCreate:
+		return decided{execgraph.Create[*Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state}}, nil
+	case ActionUpdate:
+		return decided{execgraph.Update[*Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, PriorState: prior.Handler}}, nil
+	case ActionDestroy:
+		return decided{execgraph.Destroy[*Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler}}, nil
+	case ActionReplace:
+		if c.CreateBeforeDestroy {
+			return decided{execgraph.CreateDepose[*Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, DeposeKey: c.DeposeKey}}, nil
 		}
+		return decided{
+			execgraph.Destroy[*Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler, Replacing: true},
+			execgraph.Create[*Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state, Replaces: prior},
+		}, nil
 	}
-	return d, nil
+	return nil, fmt.Errorf("%s: cannot apply action %s at run time: this is a bug in pier", c.Addr(), c.Action)
 }
 
 // Opcode is that of the last operation, which yields the final state.

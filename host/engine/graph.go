@@ -123,8 +123,8 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 }
 
 // graphBuilder adds changes to a graph as the operations that carry them
-// out: the one place a change's action becomes opcodes, for a plan's graph
-// and for a change apply decides at run time alike.
+// out: where a planned change's action becomes opcodes. A change apply
+// decides at run time becomes the same operations (compileChange).
 type graphBuilder struct {
 	b        *execgraph.Builder
 	decls    map[string]*source.Provider
