@@ -6,18 +6,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
-	"github.com/pierhq/pier/host/lockfile"
-	"github.com/pierhq/pier/host/modsource"
 	"github.com/pierhq/pier/host/nixsource"
+	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -61,8 +58,6 @@ type deployOptions struct {
 	VarValues map[string]cty.Value
 	// Asserts are a run's asserts, evaluated with the deployment.
 	Asserts *hclsource.Asserts
-	// UpgradeModules is --upgrade of plan and apply: git module sources
-	// whose ref moved are fetched at the new commit and pinned to it.
 }
 
 // warn prints a warning once, in the command's format: a message_type
@@ -137,69 +132,19 @@ func readDeployOptions(c *cli.Context) deployOptions {
 	return o
 }
 
-// loadSource opens the deployment the options name.
+// loadSource opens the deployment the options name, unchecked against
+// the lock file, for a command that starts no provider; dir is what its
+// relative paths are relative to.
 func loadSource(o deployOptions, logger *slog.Logger, stderr io.Writer) (src source.Source, dir string, err error) {
-	if o.Flake != "" {
-		if o.File != "" && !strings.HasPrefix(o.Flake, nixsource.FileRefPrefix) {
-			return nil, "", usagef("--file and --flake name two deployments; give one")
-		}
-		if len(o.Vars) > 0 || len(o.VarFiles) > 0 {
-			return nil, "", usagef("--var and --var-file apply to HCL deployments, not to --flake or --file")
-		}
-		s, err := nixsource.New(o.Flake, nixsource.Options{Logger: logger, Warn: o.warn(stderr)})
-		if err != nil {
-			return nil, "", err
-		}
-		// Relative paths in a local flake (a state_file's name) are the
-		// flake's, as --dir's are the directory's; a remote flake has no
-		// directory here, so they are the working directory's.
-		if dir := s.Dir(); dir != "" {
-			return s, dir, nil
-		}
-		wd, err := os.Getwd()
-		return s, wd, err
-	}
-	vars := map[string]string{}
-	for _, kv := range o.Vars {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, "", usagef("--var %q: want NAME=VALUE", kv)
-		}
-		vars[k] = v
-	}
-	dir, err = filepath.Abs(o.Dir)
+	d, err := openDeployment(o, stderr, logger, true)
 	if err != nil {
 		return nil, "", err
 	}
-	// Version constraints choose the locked version while it fits; a
-	// lock file that does not parse is lockedSource's to report.
-	var locked, pins map[string]string
-	lockPath := filepath.Join(dir, lockfile.Name)
-	if lock, _, err := lockfile.Read(lockPath); err == nil {
-		locked, pins = lock.Versions(), lock.Modules
-	}
-	fetch := &modsource.Fetcher{Pins: pins, Upgrade: o.UpgradeModules}
-	d, err := hclsource.Load(dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: o.EnvVars, UnsetUnknown: o.UnsetVarsUnknown, LockedVersions: locked, Builtins: builtin.Capabilities, Values: o.VarValues, Asserts: o.Asserts, FetchModule: fetch.Fetch})
-	if err != nil {
-		return nil, "", err
-	}
-	// A git source is pinned the first time it is fetched, and moved
-	// only by --upgrade or pier modules update.
-	changed, err := modsource.Pin(lockPath, fetch.Resolved())
-	if err != nil {
-		return nil, "", err
-	}
-	for _, src := range changed {
-		old := ""
-		if c, ok := pins[src]; ok {
-			old = " (was " + c + ")"
-		}
-		fmt.Fprintf(stderr, "pier: pinned module %s to commit %s%s in %s\n", modsource.Redact(src), fetch.Resolved()[src], old, lockfile.Name)
-	}
-	return d, dir, nil
+	src, err = d.Source()
+	return src, d.Dir(), err
 }
 
-// newEngine loads the deployment and builds an engine whose events go to
+// newEngine opens the deployment and builds an engine whose events go to
 // the progress view. The caller closes the engine.
 func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engine, error) {
 	// Provider stderr shows under its resource; pier's own lifecycle and
@@ -214,30 +159,11 @@ func newEngine(o deployOptions, view *progress, stderr io.Writer) (*engine.Engin
 		stderrLevel = slog.LevelDebug
 	}
 	logger := slog.New(engine.LogHandler(view.event, stderrLevel, base))
-	src, dir, err := loadSource(o, logger, stderr)
+	d, err := openDeployment(o, stderr, logger, true)
 	if err != nil {
 		return nil, err
 	}
-	if src, err = lockedSource(src, dir, o.Lock, o.warn(stderr)); err != nil {
-		return nil, err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find pier's own executable for built-in adapters: %w", err)
-	}
-	if o.WorkDir != "" {
-		dir = o.WorkDir
-	}
-	return engine.New(engine.Config{
-		Source:         src,
-		Dir:            dir,
-		PierExecutable: self,
-		Parallelism:    o.Parallelism,
-		Timeout:        o.Timeout,
-		Logger:         logger,
-		Events:         view.event,
-		NixopsVersion:  "pier " + version,
-		ReadOnlyState:  o.ReadOnlyState,
-		Builtins:       builtin.Capabilities,
-	}), nil
+	// A command that only reads state still says which providers are
+	// unlocked, as one that plans does.
+	return d.NewEngine(session.EngineOptions{Events: view.event, ReadOnlyState: o.ReadOnlyState})
 }

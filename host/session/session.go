@@ -1,25 +1,29 @@
-// Package session opens a deployment (an HCL directory or a Nix flake) for
-// programs that drive the engine for longer than one command: the RPC
-// service, pier eval and pier console. It is a small layer over
-// [engine.Engine] so that those programs do not follow the engine's API
-// changes one by one: each operation loads the deployment afresh, checks
-// its providers against the lock file and builds its own engine.
+// Package session is the one way to open a deployment (an HCL directory
+// or a Nix flake): the CLI's commands, the RPC service and the web view
+// all open theirs here. It is a small layer over [engine.Engine] so that
+// those programs do not follow the engine's API changes one by one: each
+// operation loads the deployment afresh, checks its providers against the
+// lock file and builds its own engine.
 //
 // It owns loading, lock checking and the inspector's wiring; planning and
-// applying stay in host/engine. Start at [Open].
+// applying stay in host/engine. It knows no adapter: the caller passes
+// the shipped ones ([Options.Builtins], from adapters/builtin). Start at
+// [Open].
 package session
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/pierhq/pier/schema"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
@@ -28,6 +32,7 @@ import (
 	"github.com/pierhq/pier/host/modsource"
 	"github.com/pierhq/pier/host/nixsource"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
 )
 
 // Options say which deployment to open and how to run it.
@@ -42,13 +47,36 @@ type Options struct {
 	// EnvVars are variable values from the environment
 	// (hclsource.Options.EnvVars).
 	EnvVars map[string]string
+	// UnsetUnknown lets variables without a value be unknown
+	// (hclsource.Options.UnsetUnknown): for commands that need none.
+	UnsetUnknown bool
+	// Values are variable values given as values, over every other
+	// source, and Asserts a test run's asserts (pier test's;
+	// hclsource.Options.Values and Asserts).
+	Values  map[string]cty.Value
+	Asserts *hclsource.Asserts
+	// PinModules writes the commit each git module source was fetched
+	// at to the lock file, the first time (the CLI's plan, apply and
+	// the commands that load as they do); otherwise pins are only read,
+	// and a moved ref is refused. UpgradeModules (--upgrade) fetches a
+	// source whose ref moved at the new commit and pins that. Pinned
+	// receives a line for each pin written.
+	PinModules     bool
+	UpgradeModules bool
+	Pinned         func(msg string)
+	// WorkDir, when set, is the working directory of provider processes
+	// instead of the deployment's (pier test's): relative paths (a
+	// state_file's name) land there. The lock file is still the
+	// deployment's.
+	WorkDir string
 	// PierExecutable runs the built-in adapters.
 	PierExecutable string
 	Parallelism    int
 	Timeout        time.Duration
 	Logger         *slog.Logger
 	// Lock says how providers are checked against the lock file; Warn
-	// receives the warnings of lockfile.ModeWarn.
+	// receives the warnings of lockfile.ModeWarn and the source's own (a
+	// Nix deployment's old export shape, say).
 	Lock lockfile.Mode
 	Warn func(string)
 	// Locks, when set, are checked instead of the deployment's lock file
@@ -58,7 +86,13 @@ type Options struct {
 	NixopsVersion string
 	// Builtins are the adapters PierExecutable ships, as the engine's
 	// Config.Builtins.
-	Builtins map[string]schema.Capabilities
+	Builtins schema.Adapters
+	// Once says the deployment serves one command (the CLI's): the
+	// source Open loaded serves its first operation rather than being
+	// loaded again. Programs that keep a deployment open (the RPC
+	// service, the web view) leave it unset, so that each operation sees
+	// the files as they are then.
+	Once bool
 }
 
 // Deployment is an opened deployment. Its methods may be called from
@@ -66,6 +100,11 @@ type Options struct {
 type Deployment struct {
 	opts Options
 	dir  string
+
+	// opened is the source Open loaded, kept for the first operation
+	// under Options.Once.
+	mu     sync.Mutex
+	opened source.Source
 }
 
 // Open checks that the deployment loads. A configuration error is a
@@ -90,7 +129,7 @@ func Open(opts Options) (*Deployment, error) {
 		// directory's, as the CLI resolves them, not this process's
 		// working directory: an RPC server runs anywhere. Only a flake
 		// with no directory here (github:…) falls back to the latter.
-		src, err := nixsource.New(opts.Flake, nixsource.Options{Logger: opts.Logger})
+		src, err := d.nix()
 		if err != nil {
 			return nil, err
 		}
@@ -100,8 +139,12 @@ func Open(opts Options) (*Deployment, error) {
 			}
 		}
 	}
-	if _, err := d.load(); err != nil {
+	src, err := d.load()
+	if err != nil {
 		return nil, err
+	}
+	if opts.Once {
+		d.opened = src
 	}
 	return d, nil
 }
@@ -122,32 +165,83 @@ func (d *Deployment) Name() string {
 // LockPath is where the deployment's lock file is.
 func (d *Deployment) LockPath() string { return filepath.Join(d.dir, lockfile.Name) }
 
+// Source loads the deployment's source afresh, unchecked against the lock
+// file: for commands that start no provider (pier validate, pier members).
+func (d *Deployment) Source() (source.Source, error) { return d.take() }
+
+// take hands out the source Open loaded, once, and loads afresh after.
+func (d *Deployment) take() (source.Source, error) {
+	d.mu.Lock()
+	src := d.opened
+	d.opened = nil
+	d.mu.Unlock()
+	if src != nil {
+		return src, nil
+	}
+	return d.load()
+}
+
 func (d *Deployment) load() (source.Source, error) {
 	if d.opts.Flake != "" {
-		return nixsource.New(d.opts.Flake, nixsource.Options{Logger: d.opts.Logger})
+		return d.nix()
 	}
-	return hclsource.Load(d.dir, d.hclOptions())
+	h, err := d.loadHCL()
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (d *Deployment) nix() (*nixsource.Source, error) {
+	return nixsource.New(d.opts.Flake, nixsource.Options{Logger: d.opts.Logger, Warn: d.opts.Warn})
 }
 
 // hclOptions are the options an HCL deployment loads with. Version
 // constraints choose the locked version while it fits; a lock file that
-// does not parse is reported by the lock check.
-func (d *Deployment) hclOptions() hclsource.Options {
-	o := hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, EnvVars: d.opts.EnvVars, Builtins: d.opts.Builtins}
+// does not parse is reported by the lock check. Git module sources are
+// fetched at their pinned commits, through the returned fetcher.
+func (d *Deployment) hclOptions() (hclsource.Options, *modsource.Fetcher) {
+	o := hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, EnvVars: d.opts.EnvVars, UnsetUnknown: d.opts.UnsetUnknown, Builtins: d.opts.Builtins, Values: d.opts.Values, Asserts: d.opts.Asserts}
 	var pins map[string]string
 	if lock, _, err := lockfile.Read(d.LockPath()); err == nil {
 		o.LockedVersions, pins = lock.Versions(), lock.Modules
 	}
-	// Git module sources are fetched at their pinned commits; a moved
-	// ref is refused. Pins are the CLI's to write (pier plan, pier
-	// modules update).
-	o.FetchModule = (&modsource.Fetcher{Pins: pins}).Fetch
-	return o
+	fetch := &modsource.Fetcher{Pins: pins, Upgrade: d.opts.UpgradeModules && d.opts.PinModules}
+	o.FetchModule = fetch.Fetch
+	return o, fetch
+}
+
+// loadHCL loads the HCL deployment, and under PinModules pins the git
+// module sources it fetched: the first time, and moved only by
+// --upgrade or pier modules update.
+func (d *Deployment) loadHCL() (*hclsource.Deployment, error) {
+	o, fetch := d.hclOptions()
+	h, err := hclsource.Load(d.dir, o)
+	if err != nil {
+		return nil, err
+	}
+	if !d.opts.PinModules {
+		return h, nil
+	}
+	changed, err := modsource.Pin(d.LockPath(), fetch.Resolved())
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range changed {
+		old := ""
+		if c, ok := fetch.Pins[src]; ok {
+			old = " (was " + c + ")"
+		}
+		if d.opts.Pinned != nil {
+			d.opts.Pinned(fmt.Sprintf("pinned module %s to commit %s%s in %s", modsource.Redact(src), fetch.Resolved()[src], old, lockfile.Name))
+		}
+	}
+	return h, nil
 }
 
 // locked wraps a freshly loaded source in the lock check.
 func (d *Deployment) locked(warn bool) (source.Source, error) {
-	src, err := d.load()
+	src, err := d.take()
 	if err != nil {
 		return nil, err
 	}
@@ -171,15 +265,26 @@ func (d *Deployment) locked(warn bool) (source.Source, error) {
 // (nil discards them). The caller closes it, which stops every provider it
 // started.
 func (d *Deployment) Engine(events func(engine.Event)) (*engine.Engine, error) {
-	return d.engine(events, false)
+	return d.NewEngine(EngineOptions{Events: events})
 }
 
-// engine builds an engine; readOnly opens the state handlers that can
-// without their write lock, for operations that only read state.
-func (d *Deployment) engine(events func(engine.Event), readOnly bool) (*engine.Engine, error) {
-	// Reading state starts only state handlers: a mismatch still
-	// refuses, but unlocked providers that will not run do not warn.
-	src, err := d.locked(!readOnly)
+// EngineOptions say how to build one operation's engine.
+type EngineOptions struct {
+	// Events receive its progress; nil discards them.
+	Events func(engine.Event)
+	// ReadOnlyState opens the state handlers that can without their
+	// write lock, for an operation that only reads state.
+	ReadOnlyState bool
+	// Quiet leaves the lock check's warnings unsaid: for an operation
+	// that starts only state handlers, whose unlocked providers will not
+	// run (a mismatch still refuses).
+	Quiet bool
+}
+
+// NewEngine builds an engine for one operation. The caller closes it,
+// which stops every provider it started.
+func (d *Deployment) NewEngine(o EngineOptions) (*engine.Engine, error) {
+	src, err := d.locked(!o.Quiet)
 	if err != nil {
 		return nil, err
 	}
@@ -189,16 +294,20 @@ func (d *Deployment) engine(events func(engine.Event), readOnly bool) (*engine.E
 			return nil, fmt.Errorf("find pier's own executable for built-in adapters: %w", err)
 		}
 	}
+	dir := d.dir
+	if d.opts.WorkDir != "" {
+		dir = d.opts.WorkDir
+	}
 	return engine.New(engine.Config{
 		Source:         src,
-		Dir:            d.dir,
+		Dir:            dir,
 		PierExecutable: exe,
 		Parallelism:    d.opts.Parallelism,
 		Timeout:        d.opts.Timeout,
 		Logger:         d.opts.Logger,
-		Events:         events,
+		Events:         o.Events,
 		NixopsVersion:  d.opts.NixopsVersion,
-		ReadOnlyState:  readOnly,
+		ReadOnlyState:  o.ReadOnlyState,
 		Builtins:       d.opts.Builtins,
 	}), nil
 }
@@ -207,7 +316,7 @@ func (d *Deployment) engine(events func(engine.Event), readOnly bool) (*engine.E
 // provider, the resources whose inputs are static, and the rest blocked.
 // It starts no provider (a Nix source runs nix eval).
 func (d *Deployment) Snapshot(ctx context.Context) (*source.Snapshot, error) {
-	src, err := d.load()
+	src, err := d.take()
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +402,7 @@ func (d *Deployment) hcl() ([]string, bool) {
 	if d.opts.Flake != "" {
 		return nil, false
 	}
-	src, err := hclsource.Load(d.dir, d.hclOptions())
+	src, err := d.loadHCL()
 	if err != nil {
 		return nil, false
 	}
@@ -328,7 +437,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // Inspector reads the deployment's recorded state (starting only its
 // state handlers) and returns an inspector over it and the variables.
 func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) {
-	eng, err := d.engine(nil, true)
+	eng, err := d.readOnly()
 	if err != nil {
 		return nil, err
 	}
@@ -340,11 +449,16 @@ func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) 
 	if d.opts.Flake != "" {
 		return inspect.New(nil, states), nil
 	}
-	h, err := hclsource.Load(d.dir, d.hclOptions())
+	h, err := d.loadHCL()
 	if err != nil {
 		return nil, err
 	}
 	return inspect.New(h.EvalContext(), states), nil
+}
+
+// readOnly builds a quiet engine that only reads state.
+func (d *Deployment) readOnly() (*engine.Engine, error) {
+	return d.NewEngine(EngineOptions{ReadOnlyState: true, Quiet: true})
 }
 
 // Ref says where the deployment came from, for a saved plan: the

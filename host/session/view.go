@@ -51,7 +51,7 @@ func (d *Deployment) Graph(ctx context.Context) (*hclsource.Graph, error) {
 // write lock (where the handler can), so it answers while an apply runs.
 // It starts only the state handlers' providers.
 func (d *Deployment) States(ctx context.Context) (map[string]*engine.StateView, error) {
-	eng, err := d.engine(nil, true)
+	eng, err := d.readOnly()
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (d *Deployment) States(ctx context.Context) (map[string]*engine.StateView, 
 
 // Handlers resolves the deployment's state handlers, starting no provider.
 func (d *Deployment) Handlers(ctx context.Context) (map[string]engine.Handler, error) {
-	eng, err := d.engine(nil, true)
+	eng, err := d.readOnly()
 	if err != nil {
 		return nil, err
 	}
@@ -73,5 +73,5 @@ func (d *Deployment) Handlers(ctx context.Context) (map[string]engine.Handler, e
 // without their write lock: for a plan that is shown, not applied, so
 // that it answers while an apply runs. The caller closes it.
 func (d *Deployment) ReadOnlyEngine(events func(engine.Event)) (*engine.Engine, error) {
-	return d.engine(events, true)
+	return d.NewEngine(EngineOptions{Events: events, ReadOnlyState: true, Quiet: true})
 }
