@@ -1,62 +1,39 @@
 package rpcapi
 
 import (
-	"errors"
-
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/engine"
-	"github.com/pierhq/pier/host/hclsource"
-	"github.com/pierhq/pier/host/lockfile"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/rpcapi/pier1"
 )
 
-// diagnostics turns an error from the engine or a source into the
-// diagnostics a client shows: configuration errors keep their ranges,
-// resource failures their address, anything else is one error.
+// diagnostics renders an error from the engine or a source as the
+// diagnostics a client shows, as the CLI shows them (host/diag's one
+// translator): configuration errors keep their ranges, resource failures
+// and provider diagnostics their address, anything else is one error.
 func diagnostics(err error) []*pier1.Diagnostic {
-	if err == nil {
-		return nil
-	}
-	var de *hclsource.DiagnosticsError
-	if errors.As(err, &de) {
-		return hclDiagnostics(de.Diagnostics)
-	}
-	var le *lockfile.DiagnosticsError
-	if errors.As(err, &le) {
-		return hclDiagnostics(le.Diagnostics)
-	}
-	var hd hcl.Diagnostics
-	if errors.As(err, &hd) {
-		return hclDiagnostics(hd)
-	}
-	var re *engine.ResourceError
-	if errors.As(err, &re) {
-		return []*pier1.Diagnostic{{Severity: pier1.Diagnostic_ERROR, Summary: re.Action.String() + " failed", Detail: re.Error(), Address: re.Address}}
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []*pier1.Diagnostic
-		for _, e := range j.Unwrap() {
-			out = append(out, diagnostics(e)...)
-		}
-		return out
-	}
-	return []*pier1.Diagnostic{{Severity: pier1.Diagnostic_ERROR, Summary: err.Error()}}
+	return render(diag.FromError(err, false))
 }
 
+// hclDiagnostics renders an expression's HCL diagnostics.
 func hclDiagnostics(ds hcl.Diagnostics) []*pier1.Diagnostic {
+	return render(diag.FromHCLs(ds))
+}
+
+func render(ds []diag.Diagnostic) []*pier1.Diagnostic {
 	var out []*pier1.Diagnostic
 	for _, d := range ds {
-		pd := &pier1.Diagnostic{Severity: pier1.Diagnostic_ERROR, Summary: d.Summary, Detail: d.Detail}
-		if d.Severity == hcl.DiagWarning {
+		pd := &pier1.Diagnostic{Severity: pier1.Diagnostic_ERROR, Summary: d.Summary, Detail: d.Detail, Address: d.Address}
+		if d.Severity == diag.Warning {
 			pd.Severity = pier1.Diagnostic_WARNING
 		}
-		if d.Subject != nil {
+		if r := d.Range; r != nil {
 			pd.Subject = &pier1.SourceRange{
-				Filename: d.Subject.Filename,
-				Start:    &pier1.SourcePos{Line: int64(d.Subject.Start.Line), Column: int64(d.Subject.Start.Column), Byte: int64(d.Subject.Start.Byte)},
-				End:      &pier1.SourcePos{Line: int64(d.Subject.End.Line), Column: int64(d.Subject.End.Column), Byte: int64(d.Subject.End.Byte)},
+				Filename: r.Filename,
+				Start:    &pier1.SourcePos{Line: int64(r.Start.Line), Column: int64(r.Start.Column), Byte: int64(r.Start.Byte)},
+				End:      &pier1.SourcePos{Line: int64(r.End.Line), Column: int64(r.End.Column), Byte: int64(r.End.Byte)},
 			}
 		}
 		out = append(out, pd)

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/testfile"
@@ -257,7 +258,7 @@ func runOne(ctx context.Context, o testOptions, stop <-chan struct{}, work strin
 			}
 			err = &rest
 		}
-		for _, d := range diagnosticsOf(err, o.Verbose) {
+		for _, d := range diag.FromError(err, o.Verbose) {
 			tf := testFailure{Summary: d.Summary, Detail: d.Detail}
 			if d.Range != nil {
 				tf.Range = fmt.Sprintf("%s:%d:%d", displayPath(d.Range.Filename), d.Range.Start.Line, d.Range.Start.Column)

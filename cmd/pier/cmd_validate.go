@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/adapters/local"
+	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
@@ -65,14 +66,9 @@ func (p *validateProblem) Error() string {
 	return fmt.Sprintf("%s: %s: %s", p.rng, p.summary, p.detail)
 }
 
-func (p *validateProblem) diagnostic() diagnostic {
-	d := diagnostic{Severity: "error", Summary: p.summary, Detail: p.detail, Address: p.address, Provider: p.prov}
-	if p.rng.Filename != "" {
-		d.Range = &diagRange{Filename: p.rng.Filename,
-			Start: diagPos{Line: p.rng.Line, Column: p.rng.Column},
-			End:   diagPos{Line: p.rng.Line, Column: p.rng.Column + max(p.width, 1)}}
-	}
-	return d
+// Diagnostic implements [diag.Diagnoser].
+func (p *validateProblem) Diagnostic() diag.Diagnostic {
+	return diag.Diagnostic{Severity: diag.Error, Summary: p.summary, Detail: p.detail, Address: p.address, Provider: p.prov, Range: diag.PointRange(p.rng, p.width)}
 }
 
 func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Writer) error {

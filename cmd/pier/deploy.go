@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/nixsource"
@@ -72,10 +73,7 @@ func (o deployOptions) warn(stderr io.Writer) func(string) {
 
 // writeWarning writes one warning as a --json diagnostic line.
 func writeWarning(stdout io.Writer, msg string) {
-	writeJSONLine(stdout, struct {
-		MessageType string `json:"message_type"`
-		diagnostic
-	}{"diagnostic", diagnostic{Severity: "warning", Summary: msg}})
+	writeDiagnostic(stdout, diag.Diagnostic{Severity: diag.Warning, Summary: msg})
 }
 
 func deployFlags() []cli.Flag {

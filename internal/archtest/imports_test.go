@@ -32,7 +32,7 @@ var rules = []struct {
 	{"host/hclsource", []string{"host/engine", "host/provider", "host/nixsource", "adapters", "cmd"}, "a deployment source knows nothing of providers or planning"},
 	{"host/nixsource", []string{"host/engine", "host/provider", "host/hclsource", "adapters", "cmd"}, "a deployment source knows nothing of providers or planning"},
 	{"host/execgraph", []string{"host/engine", "host/provider", "host/hclsource", "host/nixsource", "host/planfile", "host/session", "statefile", "adapters", "cmd"}, "the execution graph is the boundary between planning and applying: it speaks host/source's vocabulary and knows neither who builds it nor who runs it"},
-	{"host", []string{"adapters", "cmd"}, "the engine talks to adapters only as subprocesses"},
+	{"host", []string{"adapters", "cmd", "rpcapi"}, "the engine talks to adapters only as subprocesses, and knows none of the front ends (cmd, rpcapi) above it"},
 }
 
 type pkg struct {
