@@ -5,16 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/hclsource"
-	"github.com/pierhq/pier/host/lockfile"
-	"github.com/pierhq/pier/host/modsource"
 )
 
 type graphOptions struct {
@@ -51,32 +47,27 @@ source), 64 usage.`,
 	}
 }
 
-func runGraph(_ context.Context, o graphOptions, stdout, stderr io.Writer) error {
-	vars := map[string]string{}
-	for _, kv := range o.Vars {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usagef("--var %q: want NAME=VALUE", kv)
-		}
-		vars[k] = v
+func runGraph(ctx context.Context, o graphOptions, stdout, stderr io.Writer) error {
+	// The graph starts no provider: the lock file is not consulted for
+	// providers. Git module sources are drawn at their pinned commits;
+	// the graph pins nothing (pier plan does), so it is not a one-load
+	// command.
+	d, err := openDeployment(deployOptions{Dir: o.Dir, Vars: o.Vars, VarFiles: o.VarFiles, EnvVars: hclsource.EnvVars(os.Environ()), Lock: "off"},
+		stderr, slog.New(slog.DiscardHandler), false)
+	var g *hclsource.Graph
+	if err == nil {
+		g, err = d.Graph(ctx)
 	}
-	// Git module sources are drawn at their pinned commits; the graph
-	// pins nothing (pier plan does).
-	var pins map[string]string
-	if lock, _, err := lockfile.Read(filepath.Join(o.Dir, lockfile.Name)); err == nil {
-		pins = lock.Modules
-	}
-	fetch := &modsource.Fetcher{Pins: pins}
-	d, err := hclsource.Load(o.Dir, hclsource.Options{Vars: vars, VarFiles: o.VarFiles, EnvVars: hclsource.EnvVars(os.Environ()), Builtins: builtin.Capabilities, FetchModule: fetch.Fetch})
 	var de *hclsource.DiagnosticsError
-	if errors.As(err, &de) {
+	var ue usageError
+	if errors.As(err, &de) || errors.As(err, &ue) {
 		// main prints it once, with the source lines, as for pier plan.
 		return err
 	}
 	if err != nil {
 		return fmt.Errorf("graph: %w", err)
 	}
-	if err := d.Graph().WriteDOT(stdout); err != nil {
+	if err := g.WriteDOT(stdout); err != nil {
 		return fmt.Errorf("graph %s: write: %w", o.Dir, err)
 	}
 	return nil

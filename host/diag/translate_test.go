@@ -62,7 +62,7 @@ func TestFromError(t *testing.T) {
 				Detail: "resource db has lifecycle.prevent_destroy set, but this plan would replace it (its inputs changed); change the plan, or remove prevent_destroy first"}},
 		},
 		"move refused": {
-			err: &engine.MoveError{From: source.Address{{Name: "a"}}, To: source.Address{{Name: "b"}}, Range: at, Reason: "b is already in state"},
+			err:  &engine.MoveError{From: source.Address{{Name: "a"}}, To: source.Address{{Name: "b"}}, Range: at, Reason: "b is already in state"},
 			want: []Diagnostic{{Severity: Error, Summary: "Cannot move a to b", Detail: "b is already in state.", Address: "a", Range: point}},
 		},
 		"provider diagnostic": {

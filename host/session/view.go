@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
@@ -14,9 +15,13 @@ import (
 // resources of one resolve, with their state handlers as the only edges.
 func (d *Deployment) Graph(ctx context.Context) (*hclsource.Graph, error) {
 	if d.opts.Flake == "" {
-		h, err := hclsource.Load(d.dir, hclsource.Options{Vars: d.opts.Vars, VarFiles: d.opts.VarFiles, Builtins: d.opts.Builtins})
+		src, err := d.take()
 		if err != nil {
 			return nil, err
+		}
+		h, ok := src.(*hclsource.Deployment)
+		if !ok {
+			panic(fmt.Sprintf("session: a directory loaded as %T, not an HCL deployment: this is a bug in pier", src))
 		}
 		return h.Graph(), nil
 	}
