@@ -8,29 +8,14 @@ SERVER_DIR. For each deployment it prints one JSON line with what the plan
 and the apply of that plan counted.
 """
 import json
-import os
-import subprocess
 import sys
 
 pier, proto_dir, out, server_dir = sys.argv[1:5]
 
-from grpc_tools import protoc  # noqa: E402
+import pierrpc  # noqa: E402
 
-rc = protoc.main(["protoc", "-I" + proto_dir, "--python_out=" + out, "--grpc_python_out=" + out,
-                  os.path.join(proto_dir, "pier1.proto")])
-if rc != 0:
-    sys.exit("protoc failed: %d" % rc)
-sys.path.insert(0, out)
-
-import grpc  # noqa: E402
-import pier1_pb2 as pb  # noqa: E402
-import pier1_pb2_grpc as rpc  # noqa: E402
-
-env = dict(os.environ, PIER_RPCAPI_MAGIC_COOKIE="f3c2a1d4-pier-rpcapi-7b9e")
-proc = subprocess.Popen([pier, "rpcapi"], cwd=server_dir, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
-sock = proc.stdout.readline().decode().strip().split("|")[3]
-channel = grpc.insecure_channel("unix:" + sock)
-grpc.channel_ready_future(channel).result(timeout=120)
+pb, rpc = pierrpc.stubs(proto_dir, out)
+proc, channel = pierrpc.start(pier, server_dir)
 rpc.SetupStub(channel).Handshake(pb.Handshake.Request())
 deployments = rpc.DeploymentsStub(channel)
 
