@@ -71,11 +71,7 @@ func Unmarshal(data []byte, dec Decoder) (*Graph, error) {
 	b := NewBuilder()
 	for i, we := range w.Elements {
 		e := Element{Name: we.Name, Key: we.Key}
-		for k, n := range kindNames {
-			if k > 0 && n == we.Kind {
-				e.Kind = Kind(k)
-			}
-		}
+		e.Kind, _ = parseKind(we.Kind)
 		switch e.Kind {
 		case KindInvalid:
 			return nil, fmt.Errorf("execution graph: element %d: unknown kind %q", i, we.Kind)

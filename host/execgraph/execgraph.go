@@ -57,6 +57,16 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
+// parseKind parses a kind's name; the invalid kind has none.
+func parseKind(s string) (Kind, bool) {
+	for i, n := range kindNames {
+		if i > 0 && n == s {
+			return Kind(i), true
+		}
+	}
+	return KindInvalid, false
+}
+
 // Ref is the index of an element; None is an absent optional operand.
 type Ref int
 
