@@ -2,35 +2,27 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 )
+
+//go:generate go tool stringer -type EventType,Status -linecomment
 
 // EventType says what an [Event] reports.
 type EventType int
 
 // The event types.
 const (
-	EventInvalid EventType = iota
+	EventInvalid EventType = iota // invalid
 	// EventStatus is a resource moving to a new [Status].
-	EventStatus
+	EventStatus // status
 	// EventLog is a line a provider wrote to stderr while working on a
 	// resource.
-	EventLog
+	EventLog // log
 	// EventEvaluation is one evaluation round of the deployment source.
-	EventEvaluation
+	EventEvaluation // evaluation
 )
-
-var eventTypeNames = [...]string{"invalid", "status", "log", "evaluation"}
-
-func (t EventType) String() string {
-	if int(t) < len(eventTypeNames) {
-		return eventTypeNames[t]
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
-}
 
 // MarshalText renders the type by name.
 func (t EventType) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
@@ -41,26 +33,17 @@ type Status int
 
 // The statuses.
 const (
-	StatusInvalid Status = iota
-	StatusPending
-	StatusApplying
-	StatusApplied
-	StatusErrored
-	StatusSkipped
+	StatusInvalid  Status = iota // INVALID
+	StatusPending                // PENDING
+	StatusApplying               // APPLYING
+	StatusApplied                // APPLIED
+	StatusErrored                // ERRORED
+	StatusSkipped                // SKIPPED
 	// StatusRefreshing and StatusRefreshed bracket a refresh's read of
 	// one recorded object (pier plan --refresh); see refresh.go.
-	StatusRefreshing
-	StatusRefreshed
+	StatusRefreshing // REFRESHING
+	StatusRefreshed  // REFRESHED
 )
-
-var statusNames = [...]string{"INVALID", "PENDING", "APPLYING", "APPLIED", "ERRORED", "SKIPPED", "REFRESHING", "REFRESHED"}
-
-func (s Status) String() string {
-	if int(s) < len(statusNames) {
-		return statusNames[s]
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
 
 // MarshalText renders the status by name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

@@ -24,44 +24,39 @@ import (
 	"strings"
 )
 
+//go:generate go tool stringer -type Kind -linecomment
+
 // Kind is what an element is.
 type Kind uint8
 
 // The element kinds.
 const (
-	KindInvalid Kind = iota
+	KindInvalid Kind = iota // invalid
 	// KindConstant is a value known when the graph was built.
-	KindConstant
+	KindConstant // constant
 	// KindProvider is a provider configuration, by provider name.
-	KindProvider
+	KindProvider // provider
 	// KindDesired is a resource as the deployment declares it.
-	KindDesired
+	KindDesired // desired
 	// KindPrior is a resource's current object as a state records it.
-	KindPrior
+	KindPrior // prior
 	// KindDeposed is a deposed object of a resource, by key.
-	KindDeposed
+	KindDeposed // deposed
 	// KindOperation is something apply does; its result is what later
 	// operations use.
-	KindOperation
+	KindOperation // operation
 	// KindWaiter groups results an operation must wait for without using
 	// them.
-	KindWaiter
+	KindWaiter // waiter
 )
-
-var kindNames = [...]string{"invalid", "constant", "provider", "desired", "prior", "deposed", "operation", "waiter"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
 
 // parseKind parses a kind's name; the invalid kind has none.
 func parseKind(s string) (Kind, bool) {
-	for i, n := range kindNames {
-		if i > 0 && n == s {
-			return Kind(i), true
+	// stringer's index (kind_string.go) has one entry more than there
+	// are values, so this covers values added later without a change here.
+	for k := KindInvalid + 1; k < Kind(len(_Kind_index)-1); k++ {
+		if k.String() == s {
+			return k, true
 		}
 	}
 	return KindInvalid, false

@@ -2,6 +2,8 @@ package execgraph
 
 import "fmt"
 
+//go:generate go tool stringer -type Opcode -linecomment
+
 // Opcode is what an operation does.
 type Opcode uint8
 
@@ -9,77 +11,70 @@ type Opcode uint8
 // [signatures]); the last operand of every operation is an optional
 // waiter.
 const (
-	OpInvalid Opcode = iota
+	OpInvalid Opcode = iota // invalid
 	// OpReadState starts a state handler and reads its state, which must
 	// still have the content hash the plan was made against.
 	// Operands: desired handler, provider, constant hash.
-	OpReadState
+	OpReadState // read-state
 	// OpCreate creates a resource and records it. A prior operand means
 	// the create replaces that object, which an earlier destroy removed.
 	// Operands: desired, provider, read-state (stateful), prior.
-	OpCreate
+	OpCreate // create
 	// OpUpdate updates a resource in place (or only moves its record to
 	// another state) and records it. Operands: desired, prior, provider,
 	// read-state of its state, read-state of the prior's state.
-	OpUpdate
+	OpUpdate // update
 	// OpDestroy destroys a recorded object and records that it is gone.
 	// Operands: prior, provider, read-state.
-	OpDestroy
+	OpDestroy // destroy
 	// OpCreateDepose is a create_before_destroy replacement's first step:
 	// create the new object, then record it as current and the old one
 	// as deposed, in one event. Operands: desired, prior, provider,
 	// read-state, constant deposed key.
-	OpCreateDepose
+	OpCreateDepose // create-depose
 	// OpDestroyDeposed destroys a deposed object and records that it is
 	// gone. Operands: deposed, provider, read-state.
-	OpDestroyDeposed
+	OpDestroyDeposed // destroy-deposed
 	// OpResolve is a resource whose inputs are known only once what it
 	// waits for is applied: it asks the source for them, then decides at
 	// run time whether to create, update or leave it. Operands: desired
 	// (inputs partly unknown), prior, provider, read-state, constant
 	// controls.
-	OpResolve
+	OpResolve // resolve
 	// OpExpand is a composite whose members are known only once what it
 	// waits for is applied: its run-time result is its members, run as a
 	// sub-graph. Operands: desired composite, constant controls.
-	OpExpand
+	OpExpand // expand
 	// OpDestroyAbsent destroys what an expand's composite held before and
 	// no longer has: the priors not among its members. Operands: expand,
 	// then any number of priors.
-	OpDestroyAbsent
+	OpDestroyAbsent // destroy-absent
 	// OpRefresh records what a --refresh-only read found, changing no
 	// object: the object as read, or no entry when it is gone. Operands:
 	// prior, read-state, constant refreshed (the entry as read, or null).
-	OpRefresh
+	OpRefresh // refresh
 	// OpForget removes a record and leaves its object alone (a removed
 	// block with destroy = false). Operands: prior, read-state.
-	OpForget
+	OpForget // forget
 	// OpImport records the object an import block adopts, as the plan's
 	// import read it; an update or replace of the resource then waits for
 	// it. Operands: desired, prior (the object as imported), read-state,
 	// constant import id.
-	OpImport
+	OpImport // import
 	// OpMove moves a record to a new address, as a moved block says, in
 	// one "move" event, calling no provider; a change of the resource
 	// then waits for it. Operands: desired (at the new address), prior
 	// (the record at the old one), read-state.
-	OpMove
+	OpMove // move
 )
 
-var opNames = [...]string{"invalid", "read-state", "create", "update", "destroy", "create-depose", "destroy-deposed", "resolve", "expand", "destroy-absent", "refresh", "forget", "import", "move"}
-
-func (o Opcode) String() string {
-	if int(o) < len(opNames) {
-		return opNames[o]
-	}
-	return fmt.Sprintf("Opcode(%d)", int(o))
-}
-
-// ParseOpcode parses an opcode name.
+// ParseOpcode parses an opcode name; the invalid opcode has none.
 func ParseOpcode(s string) (Opcode, error) {
-	for i, n := range opNames {
-		if i > 0 && n == s {
-			return Opcode(i), nil
+	// stringer's index (opcode_string.go) has one entry more than there
+	// are values, so this covers values added later without a change here.
+	for o := OpInvalid + 1; o < Opcode(len(_Opcode_index)-1); o++ {
+		if o.String() == s {
+			return o, nil
 		}
 	}
 	return OpInvalid, fmt.Errorf("unknown opcode %q", s)
