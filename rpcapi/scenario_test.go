@@ -3,6 +3,7 @@ package rpcapi_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -217,26 +218,36 @@ resource "slow" {
 		for range steps {
 		}
 	}()
-	// pier rpcapi was the Python client's child: reap it if it became ours
-	// is not possible, so poll /proc until it and everything else is gone.
+	// pier rpcapi was the Python client's child: reaping it is not
+	// possible, so poll /proc until it and everything else is gone. The
+	// server is watched by pid as well as by directory: a process in the
+	// middle of exiting has already dropped its working directory but is
+	// not yet a zombie, and a loaded machine can hold it there a while.
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		left := processesIn(t, dir)
-		if len(left) == 0 {
+		if len(left) == 0 && !stillRuns(serverPid, serverStart) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("processes left in %s after the client was killed: %v", dir, left)
+			if stillRuns(serverPid, serverStart) {
+				left = append(left, fmt.Sprintf("%d pier rpcapi (state %s)", serverPid, procState(serverPid)))
+			}
+			t.Fatalf("processes left after the client was killed: %v", left)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// The same pid with another start time is a new process that reused
-	// it: a loaded machine starts many.
-	if err := syscall.Kill(serverPid, 0); err == nil && procStart(serverPid) == serverStart {
-		if state := procState(serverPid); state != "Z" && state != "" {
-			t.Errorf("pier rpcapi (pid %d) still runs, state %s", serverPid, state)
-		}
+}
+
+// stillRuns reports whether the process pid, started at start, is alive
+// and not a zombie. The same pid with another start time is a new process
+// that reused it: a loaded machine starts many.
+func stillRuns(pid int, start string) bool {
+	if err := syscall.Kill(pid, 0); err != nil || procStart(pid) != start {
+		return false
 	}
+	state := procState(pid)
+	return state != "Z" && state != ""
 }
 
 // processesIn lists live processes whose working directory is dir, as
