@@ -224,6 +224,10 @@ func (d *Deployment) localValue(l *localDecl) (cty.Value, hcl.Diagnostics) {
 			return cty.DynamicVal, diags
 		}
 		v = c
+		if ds := d.validateArgument(l.variable, v); ds.HasErrors() {
+			// As at load: a value its validation refuses is not used.
+			return cty.DynamicVal, append(diags, ds...)
+		}
 	}
 	if l.kind == kindOutput {
 		if l.sensitive {

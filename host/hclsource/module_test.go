@@ -1,6 +1,7 @@
 package hclsource
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -352,4 +353,99 @@ removed {
 	if d := cmp.Diff([]string{`module.site["gone"].r`, `module.site["blog"].old`}, removed); d != "" {
 		t.Errorf("removed (-want +got):\n%s", d)
 	}
+}
+
+// TestModuleVariableValidation: a module's validation blocks check the
+// values its block passes, at load for an argument known then and once
+// its value is known for one that reads outputs; a failure is reported at
+// the caller's argument and names the instance's variable.
+func TestModuleVariableValidation(t *testing.T) {
+	t.Parallel()
+	const module = `
+variable "name" {
+  type = string
+  validation {
+    condition     = length(regexall("^[a-z]+$", var.name)) > 0
+    error_message = "name must be lower-case letters, not ${var.name}."
+  }
+}
+variable "state" {}
+resource "page" {
+  provider = provider.local
+  type     = "memo"
+  state    = var.state
+  inputs   = { value = var.name }
+}
+`
+	const head = `provider "local" { builtin = "local" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "s.json" }
+}
+resource "src" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { value = "x" }
+}
+`
+	const fail = "Invalid value for variable: name must be lower-case letters, not "
+	const rule = "This was checked by the validation block of "
+	t.Run("an argument known at load", func(t *testing.T) {
+		t.Parallel()
+		dir := writeTree(t, map[string]string{
+			"main.pier.hcl": head + `module "site" {
+  source    = "./m"
+  for_each  = toset(["blog", "Bad Shop"])
+  name      = each.key
+  state     = resource.state
+  providers = { local = provider.local }
+}
+`,
+			"m/main.pier.hcl": module,
+		})
+		_, err := Load(dir, Options{})
+		if err == nil {
+			t.Fatal("Load succeeded, want a validation error")
+		}
+		want := []string{"main.pier.hcl:16:15: " + fail + "Bad Shop.\n\n" + rule + `module.site["Bad Shop"].var.name at m/main.pier.hcl:4:3.`}
+		if diff := cmp.Diff(want, diagLines(t, err, dir)); diff != "" {
+			t.Errorf("diagnostics (-want +got):\n%s", diff)
+		}
+		var de *DiagnosticsError
+		errors.As(err, &de)
+		if got := FailedCheckables(de.Diagnostics); !cmp.Equal(got, []string{`module.site["Bad Shop"].var.name`}) {
+			t.Errorf("FailedCheckables = %q", got)
+		}
+	})
+	t.Run("an argument that reads outputs", func(t *testing.T) {
+		t.Parallel()
+		dir := writeTree(t, map[string]string{
+			"main.pier.hcl": head + `module "site" {
+  source    = "./m"
+  name      = resource.src.outputs.value
+  state     = resource.state
+  providers = { local = provider.local }
+}
+`,
+			"m/main.pier.hcl": module,
+		})
+		d := mustLoad(t, dir, Options{})
+		if got := view(t, mustResolve(t, d, nil))["module.site.page"]; got.Status != "blocked" {
+			t.Errorf("before src: module.site.page = %+v, want blocked", got)
+		}
+		_, err := d.Resolve(t.Context(), source.Outputs{"src": {"value": "Bad Name"}})
+		if err == nil {
+			t.Fatal("Resolve succeeded with a refused value")
+		}
+		want := []string{"main.pier.hcl:15:15: " + fail + "Bad Name.\n\n" + rule + "module.site.var.name at m/main.pier.hcl:4:3."}
+		if diff := cmp.Diff(want, diagLines(t, err, dir)); diff != "" {
+			t.Errorf("diagnostics (-want +got):\n%s", diff)
+		}
+		s := mustResolve(t, d, source.Outputs{"src": {"value": "good"}})
+		if got := view(t, s)["module.site.page"]; got.Status != "ready" || got.Inputs["value"] != "good" {
+			t.Errorf("after a good value: module.site.page = %+v", got)
+		}
+	})
 }

@@ -71,23 +71,65 @@ func (d *Deployment) decodeVariable(u *unit, b *hcl.Block) hcl.Diagnostics {
 	return diags
 }
 
-// validate checks every variable's validation blocks against the values
-// in ctx, as Terraform does before planning. A condition that reads a
-// value not known yet (a variable left unknown for pier validate) is
-// skipped.
+// validateVariables checks every variable's validation blocks against
+// the values in u's context, as Terraform does before planning. A
+// condition that reads a value not known yet (a variable left unknown for
+// pier validate) is skipped.
 //
 // A module's variables are checked per instance against the arguments
-// known at load; one that reads resources is unknown then, and skipped.
+// known at load; an argument that reads resources is checked when its
+// value is known (see validateArgument).
 func (d *Deployment) validateVariables(u *unit) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, name := range slices.Sorted(maps.Keys(u.variables)) {
-		for _, c := range u.variables[name].validations {
-			res, ds := c.eval(u.ctx)
-			diags = append(diags, ds...)
-			if res.failed {
-				diags = append(diags, c.failureDiag(hcl.DiagError, "Invalid value for variable", "var."+name, res))
+		diags = append(diags, d.validateValue(u, u.variables[name], u.ctx)...)
+	}
+	return diags
+}
+
+// validateArgument checks a module argument that is known only while
+// resolving against its variable's validations, once its value is known:
+// val is the argument's value, converted to the variable's type.
+func (d *Deployment) validateArgument(v *variableDecl, val cty.Value) hcl.Diagnostics {
+	if len(v.validations) == 0 || !val.IsWhollyKnown() {
+		return nil
+	}
+	u := v.unit
+	vals := map[string]cty.Value{}
+	if static := u.ctx.Variables["var"]; static.Type().IsObjectType() {
+		vals = static.AsValueMap()
+	}
+	vals[v.name] = val
+	ctx := u.ctx.NewChild()
+	ctx.Variables = map[string]cty.Value{"var": cty.ObjectVal(vals)}
+	return d.validateValue(u, v, ctx)
+}
+
+// validateValue evaluates v's validation blocks in ctx. A failure in a
+// module instance names the variable with the instance's address
+// (module.site["blog"].var.name) and is reported at the argument that
+// set it, in the caller, with the validation block's position in the
+// detail; a variable left to its default is reported at the condition.
+func (d *Deployment) validateValue(u *unit, v *variableDecl, ctx *hcl.EvalContext) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	checkable := "var." + v.name
+	if u.call != nil {
+		checkable = u.scope.path.String() + "." + checkable
+	}
+	for _, c := range v.validations {
+		res, ds := c.eval(ctx)
+		diags = append(diags, ds...)
+		if !res.failed {
+			continue
+		}
+		f := c.failureDiag(hcl.DiagError, "Invalid value for variable", checkable, res)
+		if u.call != nil {
+			if a, ok := u.call.args[v.name]; ok {
+				rng := a.Expr.Range()
+				f.Subject = &rng
 			}
 		}
+		diags = append(diags, f)
 	}
 	return diags
 }

@@ -10,7 +10,7 @@
 //	    condition     = output.note == "hi"
 //	    error_message = "the note says ${output.note}"
 //	  }
-//	  expect_failures = [var.greeting, check.site]
+//	  expect_failures = [var.greeting, check.site, module.site["blog"].var.title]
 //	}
 //
 // It only decodes: host/hclsource evaluates a run's asserts against the

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -42,7 +41,7 @@ type Run struct {
 	// Asserts are the run's assert blocks.
 	Asserts hcl.Blocks
 	// ExpectFailures are the checkable objects whose conditions must
-	// fail, as written: var.NAME, check.NAME.
+	// fail, as written: var.NAME, check.NAME, module.site["blog"].var.NAME.
 	ExpectFailures []string
 	Range          hcl.Range
 }
@@ -172,9 +171,9 @@ func decodeRun(b *hcl.Block, common map[string]cty.Value) (*Run, hcl.Diagnostics
 		diags = append(diags, ds...)
 		for _, e := range exprs {
 			tr, ds := hcl.AbsTraversalForExpr(e)
-			if ds.HasErrors() || len(tr) < 2 || !slices.Contains([]string{"var", "check"}, tr.RootName()) {
+			if ds.HasErrors() || !checkable(tr) {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid expect_failures",
-					Detail: "expect_failures lists what must fail: var.NAME (a validation) or check.NAME.", Subject: e.Range().Ptr()})
+					Detail: "expect_failures lists what must fail: var.NAME (a validation), module.NAME[KEY].var.NAME (a module's validation) or check.NAME.", Subject: e.Range().Ptr()})
 				continue
 			}
 			r.ExpectFailures = append(r.ExpectFailures, traversalString(tr))
@@ -200,6 +199,50 @@ func variables(body hcl.Body, vals map[string]cty.Value) hcl.Diagnostics {
 // functions, no references.
 func evalContext() *hcl.EvalContext {
 	return &hcl.EvalContext{Functions: hclsource.Functions()}
+}
+
+// checkable reports whether an expect_failures entry names something
+// whose conditions can fail: var.NAME, check.NAME, or a module
+// instance's variable, module.NAME[KEY].var.NAME (after each module
+// step, as its address spells it).
+func checkable(tr hcl.Traversal) bool {
+	if len(tr) < 2 {
+		return false
+	}
+	switch tr.RootName() {
+	case "var", "check":
+		return len(tr) == 2
+	case "module":
+	default:
+		return false
+	}
+	rest := tr[1:]
+	for {
+		if len(rest) < 2 {
+			return false
+		}
+		if _, ok := rest[0].(hcl.TraverseAttr); !ok {
+			return false
+		}
+		rest = rest[1:]
+		if _, ok := rest[0].(hcl.TraverseIndex); ok {
+			rest = rest[1:]
+		}
+		switch {
+		case len(rest) == 2 && isAttr(rest[0], "var"):
+			_, ok := rest[1].(hcl.TraverseAttr)
+			return ok
+		case len(rest) > 2 && isAttr(rest[0], "module"):
+			rest = rest[1:]
+		default:
+			return false
+		}
+	}
+}
+
+func isAttr(t hcl.Traverser, name string) bool {
+	a, ok := t.(hcl.TraverseAttr)
+	return ok && a.Name == name
 }
 
 // traversalString spells an expect_failures entry as pier names the
