@@ -6,6 +6,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,6 +35,7 @@ var fileCmds = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"mkfifo":     cmdMkfifo,
 	"repeat":     cmdRepeat,
 	"nixops4":    cmdNixOps4,
+	"sha256":     cmdSHA256,
 }
 
 // cmdState prints the document the state log FILE replays to, or the value
@@ -194,6 +197,20 @@ func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("repeat: bad count %q", args[1])
 	}
 	ts.Setenv(args[0], strings.Repeat(args[2], n))
+}
+
+// cmdSHA256 sets the variable NAME to the SHA-256 of FILE, in hex, for a
+// scenario to look for where pier names or records the file's hash.
+//
+//	sha256 NAME FILE
+func cmdSHA256(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sha256 NAME FILE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	sum := sha256.Sum256(data)
+	ts.Setenv(args[0], hex.EncodeToString(sum[:]))
 }
 
 // cmdNixOps4 reads a state file as NixOps4 does (internal/nixops4state),

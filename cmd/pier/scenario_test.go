@@ -16,8 +16,8 @@ package main
 //	                 so, or fail under make test
 //
 // and, in scenario_cmds_test.go, state (the replayed state document),
-// nixops4 (a state file as NixOps4 reads and writes it), append, mkfifo
-// and repeat (see there and the README).
+// nixops4 (a state file as NixOps4 reads and writes it), append, mkfifo,
+// repeat and sha256 (see there and the README).
 //
 // $TFPROVIDERS is the directory of the Terraform provider binaries (make
 // tfproviders builds them).
