@@ -12,6 +12,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 func newStateListCommand(g *globalOptions) *cli.Command {
@@ -20,7 +21,7 @@ func newStateListCommand(g *globalOptions) *cli.Command {
 		Usage: "list the resources recorded in the deployment's states",
 		Flags: deployFlags(),
 		Action: func(c *cli.Context) error {
-			return withStates(c, g.stderr, func(states map[string]*engine.StateView) error {
+			return withStates(c, g.stderr, func(states map[string]*statedoc.View) error {
 				type row struct{ addr, typ, provider, handler string }
 				var rows []row
 				for h, v := range states {
@@ -56,7 +57,7 @@ func newStateShowCommand(g *globalOptions) *cli.Command {
 				return usagef("state show takes one address")
 			}
 			addr := c.Args().First()
-			return withStates(c, g.stderr, func(states map[string]*engine.StateView) error {
+			return withStates(c, g.stderr, func(states map[string]*statedoc.View) error {
 				for _, v := range states {
 					if rec := v.Entries[addr]; rec != nil {
 						e := rec.Entry
@@ -93,7 +94,7 @@ secrets.`,
 			}
 			path := c.Args().First()
 			fmt.Fprintln(g.stderr, "pier: warning: the state dump is unredacted and may contain secrets")
-			return withStates(c, g.stderr, func(states map[string]*engine.StateView) error {
+			return withStates(c, g.stderr, func(states map[string]*statedoc.View) error {
 				var out any
 				if path != "" {
 					v := states[path]
@@ -158,7 +159,7 @@ func runStateForget(ctx context.Context, o deployOptions, addr, state string, st
 }
 
 // withStates reads the deployment's states and hands them to f.
-func withStates(c *cli.Context, stderr io.Writer, f func(map[string]*engine.StateView) error) error {
+func withStates(c *cli.Context, stderr io.Writer, f func(map[string]*statedoc.View) error) error {
 	o := readDeployOptions(c)
 	o.ReadOnlyState = true    // readers take no lock, so they answer during an apply
 	o.UnsetVarsUnknown = true // and need no variable values

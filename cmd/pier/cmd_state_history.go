@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 func newStateHistoryCommand(g *globalOptions) *cli.Command {
@@ -125,11 +126,11 @@ func runStateShowAt(ctx context.Context, o deployOptions, index int64, state, ad
 	if err != nil {
 		return err
 	}
-	view, err := engine.DecodeState(h.Address, doc)
+	view, err := statedoc.Decode(h.Address, doc)
 	if err != nil {
-		return err
+		return fmt.Errorf("decode state: %w", err)
 	}
-	redacted := func(rec *engine.Recorded) engine.Entry {
+	redacted := func(rec *statedoc.Recorded) statedoc.Entry {
 		e := rec.Entry
 		e.InputProperties = engine.RedactEntryInputs(e)
 		e.OutputProperties = engine.RedactEntryOutputs(e)
@@ -143,7 +144,7 @@ func runStateShowAt(ctx context.Context, o deployOptions, index int64, state, ad
 		}
 		out = redacted(rec)
 	} else {
-		all := map[string]engine.Entry{}
+		all := map[string]statedoc.Entry{}
 		for a, rec := range view.Entries {
 			all[a] = redacted(rec)
 		}

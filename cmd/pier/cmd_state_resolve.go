@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 func newStateResolveCommand(g *globalOptions) *cli.Command {
@@ -93,7 +94,7 @@ func runStateResolve(ctx context.Context, o deployOptions, req engine.ResolveReq
 	switch {
 	case res.Imported != nil:
 		msg = fmt.Sprintf("Imported %s (provider %s, id %q) into state %s, resolving its pending create. The real object was not changed.", res.Address, res.Imported.Provider, req.ID, res.Handler)
-	case p.Operation == engine.PendingCreate:
+	case p.Operation == statedoc.PendingCreate:
 		msg = fmt.Sprintf("Cleared the pending create of %s in state %s (recorded a resolve event). The next apply creates it.", res.Address, res.Handler)
 	case res.Forgot:
 		msg = fmt.Sprintf("Forgot %s with its pending destroy in state %s (recorded a resolve event).", res.Address, res.Handler)

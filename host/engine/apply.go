@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // ResourceError is one resource's failure during apply.
@@ -103,13 +106,13 @@ type applier struct {
 	// decls are the graph's providers, by name.
 	decls map[string]*source.Provider
 	// ops are the graph's operations, compiled, by element.
-	ops []execgraph.Operation[*Recorded]
+	ops []execgraph.Operation[*statedoc.Recorded]
 	// moved are the state handlers whose content moved since the plan.
 	moved []string
 	// replaceAddrs are the addresses --replace names.
 	replaceAddrs map[string]bool
 	// states are the states as the read-state operations read them.
-	states map[string]*StateView
+	states map[string]*statedoc.View
 	// planned are the addresses the plan decided: the graph's results and
 	// the unchanged resources.
 	planned map[string]bool
@@ -183,7 +186,7 @@ func (e *Engine) ApplyGraph(ctx context.Context, stop <-chan struct{}, g *execgr
 func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Graph, live *Plan) (*Result, error) {
 	a := &applier{
 		e: e, graph: g, live: live,
-		states:   map[string]*StateView{},
+		states:   map[string]*statedoc.View{},
 		planned:  map[string]bool{},
 		byAddr:   map[string]*node{},
 		known:    source.Outputs{},
@@ -206,7 +209,7 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 			e.providers.declare(live.Snapshot.Providers)
 		}
 	}
-	ops, err := execgraph.Compile[*Recorded](g)
+	ops, err := execgraph.Compile[*statedoc.Recorded](g)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +253,7 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 	a.drainLost()
 	// A handler whose last request failed as its process died may end
 	// the run before its watcher has said so.
-	for _, h := range sortedAddresses(a.recorders) {
+	for _, h := range slices.Sorted(maps.Keys(a.recorders)) {
 		if a.handlerLost(h) != nil {
 			a.loseHandler(h)
 		}
@@ -276,7 +279,7 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 // changes. The handlers the planning engine read already are reused.
 func (a *applier) readStates(ctx context.Context) error {
 	for _, i := range a.graph.Operations() {
-		if op, ok := a.ops[i].(execgraph.ReadState[*Recorded]); ok {
+		if op, ok := a.ops[i].(execgraph.ReadState[*statedoc.Recorded]); ok {
 			if _, err := op.Run(ctx, a); err != nil {
 				return err
 			}
@@ -317,7 +320,7 @@ func (a *applier) readStates(ctx context.Context) error {
 // ReadState starts a state handler and reads its state; a state whose
 // content moved since the plan is noted, and refuses the graph once all
 // are read. The handlers the planning engine read already are reused.
-func (a *applier) ReadState(ctx context.Context, op execgraph.ReadState[*Recorded]) error {
+func (a *applier) ReadState(ctx context.Context, op execgraph.ReadState[*statedoc.Recorded]) error {
 	h := op.Handler.Address.String()
 	var ref *handlerRef
 	if a.live != nil && a.live.madeBy == a.e {
@@ -372,38 +375,38 @@ func (a *applier) build() {
 // the scheduler orders and skips by, what progress events and errors
 // name, with the action a plan shows for it. It is the node's own copy,
 // which a resolve fills in at run time.
-func subject(op execgraph.Operation[*Recorded]) *Change {
+func subject(op execgraph.Operation[*statedoc.Recorded]) *Change {
 	switch o := op.(type) {
-	case execgraph.Create[*Recorded]:
+	case execgraph.Create[*statedoc.Recorded]:
 		return &Change{Address: o.Desired.Address, Action: ActionCreate, Resource: o.Desired}
-	case execgraph.Update[*Recorded]:
+	case execgraph.Update[*statedoc.Recorded]:
 		return &Change{Address: o.Desired.Address, Action: ActionUpdate, Resource: o.Desired, Prior: o.Prior}
-	case execgraph.Destroy[*Recorded]:
+	case execgraph.Destroy[*statedoc.Recorded]:
 		return &Change{Address: o.Prior.Address, Action: ActionDestroy, Prior: o.Prior}
-	case execgraph.CreateDepose[*Recorded]:
+	case execgraph.CreateDepose[*statedoc.Recorded]:
 		return &Change{Address: o.Desired.Address, Action: ActionReplace, Resource: o.Desired, Prior: o.Prior, CreateBeforeDestroy: true, DeposeKey: o.DeposeKey}
-	case execgraph.DestroyDeposed[*Recorded]:
+	case execgraph.DestroyDeposed[*statedoc.Recorded]:
 		return &Change{Address: o.Deposed.Address, Action: ActionDestroy, Prior: o.Deposed, Deposed: o.Key}
-	case execgraph.Resolve[*Recorded]:
+	case execgraph.Resolve[*statedoc.Recorded]:
 		addr, _ := source.ParseAddress(o.Address)
 		c := &Change{Address: addr, Action: ActionCreate, Resource: o.Desired, Pending: true, WaitsOn: o.WaitsOn}
 		if o.Prior != nil {
 			c.Action, c.Prior = ActionUpdate, o.Prior
 		}
 		return c
-	case execgraph.Expand[*Recorded]:
+	case execgraph.Expand[*statedoc.Recorded]:
 		addr, _ := source.ParseAddress(o.Address)
 		return &Change{Address: addr, Action: ActionCreate, Resource: o.Desired, Pending: true, Structural: true, WaitsOn: o.WaitsOn}
-	case execgraph.DestroyAbsent[*Recorded]:
+	case execgraph.DestroyAbsent[*statedoc.Recorded]:
 		addr, _ := source.ParseAddress(o.Composite)
 		return &Change{Address: addr, Action: ActionDestroy, Structural: true}
-	case execgraph.Forget[*Recorded]:
+	case execgraph.Forget[*statedoc.Recorded]:
 		return &Change{Address: o.Prior.Address, Action: ActionForget, Prior: o.Prior}
-	case execgraph.Move[*Recorded]:
+	case execgraph.Move[*statedoc.Recorded]:
 		return &Change{Address: o.Desired.Address, Action: ActionMove, Resource: o.Desired, Prior: o.Prior, Move: &MoveSpec{From: o.Prior.Address}}
-	case execgraph.Import[*Recorded]:
+	case execgraph.Import[*statedoc.Recorded]:
 		return &Change{Address: o.Desired.Address, Action: ActionImport, Resource: o.Desired, Prior: o.Imported, Import: &ImportSpec{ID: o.ID}}
-	case execgraph.Refresh[*Recorded]:
+	case execgraph.Refresh[*statedoc.Recorded]:
 		d := &Drift{Address: o.Prior.Address, Handler: o.State, Recorded: o.Prior.Entry, Gone: true}
 		if o.Now != nil {
 			d.Now, d.Gone = o.Now.Entry, false

@@ -15,13 +15,14 @@
 // import), removed.go (records whose block is gone, removed blocks).
 //
 // It owns scheduling (ordering, failure and skip propagation, interrupts,
-// resolving blocked resources as outputs arrive), the shape of state
-// entries and the JSON patches that record them (state.go), the execution
+// resolving blocked resources as outputs arrive), the execution
 // graph that saved plans are compared by (graph.go), redaction of
 // sensitive values in plans (redact.go) and the progress events
 // (events.go). It starts provider processes lazily through host/provider
 // (providers.go): a provider whose resources are all unchanged never
-// starts. It knows nothing of HCL or Nix, nor of the command line.
+// starts. It knows nothing of HCL or Nix, nor of the command line. What
+// a state document holds, and the patches that record a change in it,
+// are host/statedoc's.
 //
 // Start reading at [Engine.Plan] and [Engine.Apply].
 package engine

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // Engine plans and applies one deployment. Plan and Apply are called from
@@ -26,7 +29,7 @@ type Engine struct {
 type handlerRef struct {
 	resource *source.Resource
 	outputs  map[string]any
-	view     *StateView
+	view     *statedoc.View
 }
 
 // New returns an engine for a deployment.
@@ -75,7 +78,7 @@ func (e *Engine) emit(ev Event) {
 
 // States runs the deployment's state handlers and reads what they hold,
 // without starting any other provider.
-func (e *Engine) States(ctx context.Context) (map[string]*StateView, error) {
+func (e *Engine) States(ctx context.Context) (map[string]*statedoc.View, error) {
 	p, err := e.readOnly(ctx)
 	if err != nil {
 		return nil, err
@@ -89,7 +92,7 @@ func (e *Engine) readOnly(ctx context.Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*statedoc.Recorded{}}
 	if err := pl.readStates(ctx, snap); err != nil {
 		return nil, err
 	}
@@ -107,7 +110,7 @@ func (e *Engine) Forget(ctx context.Context, addr, state string) (handler string
 	}
 	states := p.States
 	var in []string
-	for _, h := range sortedAddresses(states) {
+	for _, h := range slices.Sorted(maps.Keys(states)) {
 		if states[h].Entries[addr] != nil && (state == "" || state == h) {
 			in = append(in, h)
 		}
@@ -124,8 +127,8 @@ func (e *Engine) Forget(ctx context.Context, addr, state string) (handler string
 	rec := states[h].Entries[addr]
 	r := newRecorder(e, h, p.handlers[h])
 	defer r.close()
-	if err := r.record(ctx, "forget", func(pb *patchBuilder) error {
-		pb.remove(rec.Address)
+	if err := r.record(ctx, "forget", func(pb *statedoc.PatchBuilder) error {
+		pb.Remove(rec.Address)
 		return nil
 	}); err != nil {
 		ref := p.handlers[h]

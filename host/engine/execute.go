@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -14,7 +15,7 @@ import (
 // [execgraph.Operations], on a worker goroutine. Each method makes the
 // provider calls of its opcode and the records that go with them.
 
-var _ execgraph.Operations[*Recorded] = (*applier)(nil)
+var _ execgraph.Operations[*statedoc.Recorded] = (*applier)(nil)
 
 func (a *applier) start(ctx context.Context, n *node) {
 	a.running++
@@ -55,17 +56,17 @@ func (a *applier) recordable(c *Change) error {
 
 // Create creates a resource and records it. When it replaces an object
 // (op.Replaces), that object's Destroy ran first.
-func (a *applier) Create(ctx context.Context, op execgraph.Create[*Recorded]) (map[string]any, error) {
+func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
 	c := &Change{Address: r.Address, Action: ActionCreate, Resource: r}
-	if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
+	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
 	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 	}})
 	if err != nil {
-		err = a.intentFailed(ctx, c, PendingCreate, err)
+		err = a.intentFailed(ctx, c, statedoc.PendingCreate, err)
 		if was := op.Replaces; was != nil {
 			err = fmt.Errorf("the %s it was is destroyed; create the %s: %w", was.Entry.Type, r.Type, err)
 		}
@@ -77,7 +78,7 @@ func (a *applier) Create(ctx context.Context, op execgraph.Create[*Recorded]) (m
 
 // Update updates a resource in place and records it; when only its
 // record moves to another state, the provider is not asked.
-func (a *applier) Update(ctx context.Context, op execgraph.Update[*Recorded]) (map[string]any, error) {
+func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
 	c := &Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: op.Prior}
 	prior := op.Prior.Entry
@@ -104,7 +105,7 @@ func (a *applier) Update(ctx context.Context, op execgraph.Update[*Recorded]) (m
 // object may need the old one's name, and the removal is recorded first,
 // so a failed create leaves a state that says the object is gone, as it
 // is.
-func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*Recorded]) error {
+func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Recorded]) error {
 	rec := op.Prior
 	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
 	prior, prov, addr := rec.Entry, rec.Entry.Provider, c.Addr()
@@ -114,7 +115,7 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*Recorded]) 
 		}
 		// A replace is refused before its first step when its create
 		// would be: the destroy must not run then.
-		if err := a.refusePending(c, PendingCreate); err != nil {
+		if err := a.refusePending(c, statedoc.PendingCreate); err != nil {
 			return err
 		}
 	} else {
@@ -125,20 +126,20 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*Recorded]) 
 			return fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
 		}
 	}
-	if err := a.recordIntent(ctx, c, PendingDestroy); err != nil {
+	if err := a.recordIntent(ctx, c, statedoc.PendingDestroy); err != nil {
 		return err
 	}
 	if _, err := a.e.providers.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
-		err = a.intentFailed(ctx, c, PendingDestroy, err)
+		err = a.intentFailed(ctx, c, statedoc.PendingDestroy, err)
 		if op.Replacing {
 			err = fmt.Errorf("destroy the %s it was: %w", prior.Type, err)
 		}
 		return err
 	}
-	return a.record(ctx, rec.Handler, "destroy", func(pb *patchBuilder) error {
-		pb.remove(c.Address)
+	return a.record(ctx, rec.Handler, "destroy", func(pb *statedoc.PatchBuilder) error {
+		pb.Remove(c.Address)
 		return nil
 	})
 }
@@ -147,29 +148,29 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*Recorded]) 
 // the old object as deposed, in one event: at no point does the state
 // lack an object that exists. A DestroyDeposed of op.DeposeKey destroys
 // the old object later.
-func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*Recorded]) (map[string]any, error) {
+func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
 	c := &Change{Address: r.Address, Action: ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
-	if err := a.recordIntent(ctx, c, PendingCreate); err != nil {
+	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
 	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 	}})
 	if err != nil {
-		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", a.intentFailed(ctx, c, PendingCreate, err))
+		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", a.intentFailed(ctx, c, statedoc.PendingCreate, err))
 	}
 	out := resp.CreateResourceResponse.OutputProperties
 	old := op.Prior.Entry
-	return out, a.recordPutWith(ctx, "create", c, out, func(pb *patchBuilder) error {
-		return pb.depose(c.Address, op.DeposeKey, old)
+	return out, a.recordPutWith(ctx, "create", c, out, func(pb *statedoc.PatchBuilder) error {
+		return pb.Depose(c.Address, op.DeposeKey, old)
 	})
 }
 
 // DestroyDeposed destroys a deposed object and records that it is gone.
 // It records no intent: the object stays recorded until its destroy is,
 // and every apply destroys it again.
-func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDeposed[*Recorded]) error {
+func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDeposed[*statedoc.Recorded]) error {
 	rec := op.Deposed
 	prior := rec.Entry
 	prov := prior.Provider
@@ -181,8 +182,8 @@ func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDepose
 	}}); err != nil {
 		return fmt.Errorf("destroy the deposed object (it stays recorded; the next apply tries again): %w", err)
 	}
-	return a.record(ctx, rec.Handler, "destroy", func(pb *patchBuilder) error {
-		pb.removeDeposed(rec.Address, op.Key)
+	return a.record(ctx, rec.Handler, "destroy", func(pb *statedoc.PatchBuilder) error {
+		pb.RemoveDeposed(rec.Address, op.Key)
 		return nil
 	})
 }
@@ -193,7 +194,7 @@ func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDepose
 // out. A replace decided at run time destroys first, whatever the
 // resource's lifecycle says: nothing would destroy a deposed object
 // later in this run.
-func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*Recorded]) (map[string]any, error) {
+func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*statedoc.Recorded]) (map[string]any, error) {
 	c := decide(op.Desired, op.Prior, a.replaceAddrs[op.Address])
 	c.Resource, c.CreateBeforeDestroy, c.DeposeKey = op.Desired, false, ""
 	d, err := a.compileChange(c)
@@ -206,7 +207,7 @@ func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*Recorded]) 
 // decided is a change decided at run time (a resolved resource, a member
 // of an expanded composite, the destroy of one gone) as the operations
 // that carry it out, run in order by one node.
-type decided []execgraph.Operation[*Recorded]
+type decided []execgraph.Operation[*statedoc.Recorded]
 
 // compileChange gives a change decided at run time the operations a
 // plan's graph carries the same change out by (see graphBuilder.addChange,
@@ -222,18 +223,18 @@ func (a *applier) compileChange(c *Change) (decided, error) {
 	}
 	switch c.Action {
 	case ActionCreate:
-		return decided{execgraph.Create[*Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state}}, nil
+		return decided{execgraph.Create[*statedoc.Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state}}, nil
 	case ActionUpdate:
-		return decided{execgraph.Update[*Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, PriorState: prior.Handler}}, nil
+		return decided{execgraph.Update[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, PriorState: prior.Handler}}, nil
 	case ActionDestroy:
-		return decided{execgraph.Destroy[*Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler}}, nil
+		return decided{execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler}}, nil
 	case ActionReplace:
 		if c.CreateBeforeDestroy {
-			return decided{execgraph.CreateDepose[*Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, DeposeKey: c.DeposeKey}}, nil
+			return decided{execgraph.CreateDepose[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, DeposeKey: c.DeposeKey}}, nil
 		}
 		return decided{
-			execgraph.Destroy[*Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler, Replacing: true},
-			execgraph.Create[*Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state, Replaces: prior},
+			execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler, Replacing: true},
+			execgraph.Create[*statedoc.Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state, Replaces: prior},
 		}, nil
 	}
 	return nil, fmt.Errorf("%s: cannot apply action %s at run time: this is a bug in pier", c.Addr(), c.Action)
@@ -248,7 +249,7 @@ func (d decided) Opcode() execgraph.Opcode {
 }
 
 // Run runs the operations in order; the outputs are the last one's.
-func (d decided) Run(ctx context.Context, ops execgraph.Operations[*Recorded]) (map[string]any, error) {
+func (d decided) Run(ctx context.Context, ops execgraph.Operations[*statedoc.Recorded]) (map[string]any, error) {
 	var out map[string]any
 	for _, op := range d {
 		var err error

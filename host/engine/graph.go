@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file builds a plan's execution graph (host/execgraph): the program
@@ -32,7 +35,7 @@ const (
 // needed: when the graph is saved or dumped. Applied by the engine that
 // planned it, the graph reads no state again, and a large state's hash
 // is not worth its cost.
-type stateHash struct{ view *StateView }
+type stateHash struct{ view *statedoc.View }
 
 // ContentHash computes the hash.
 func (s stateHash) ContentHash() string { return s.view.ContentHash() }
@@ -65,7 +68,7 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 	}
 	gb := newGraphBuilder(decls, ctl)
 	b := gb.b
-	for _, h := range sortedAddresses(p.States) {
+	for _, h := range slices.Sorted(maps.Keys(p.States)) {
 		c := p.Change(h)
 		if c == nil || c.Resource == nil {
 			return nil, fmt.Errorf("state %s has no state handler resource in the plan: this is a bug in pier", h)
@@ -220,9 +223,9 @@ func (gb *graphBuilder) addChange(c *Change, waits []execgraph.Ref) (execgraph.R
 		result, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{b.Prior(addr, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
 	case c.Action == ActionRefresh:
 		// The entry as read, or nil when the object is gone.
-		var now *Recorded
+		var now *statedoc.Recorded
 		if d := c.Refreshed; d != nil && !d.Gone {
-			now = &Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Now}
+			now = &statedoc.Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Now}
 		}
 		handler := execgraph.None
 		if c.Refreshed != nil {
@@ -253,9 +256,9 @@ func (gb *graphBuilder) addChange(c *Change, waits []execgraph.Ref) (execgraph.R
 // under its address that the plan could not decide.
 func (p *Plan) addDestroyAbsent(b *execgraph.Builder, c *Change, expand execgraph.Ref, provider func(string) execgraph.Ref) error {
 	operands := []execgraph.Ref{expand}
-	for _, h := range sortedAddresses(p.States) {
+	for _, h := range slices.Sorted(maps.Keys(p.States)) {
 		v := p.States[h]
-		for _, addr := range sortedAddresses(v.Entries) {
+		for _, addr := range slices.Sorted(maps.Keys(v.Entries)) {
 			rec := v.Entries[addr]
 			if !rec.Address.HasPrefix(c.Address) || p.Change(addr) != nil || (len(p.Targets) > 0 && !targeted(addr, p.Targets)) {
 				continue

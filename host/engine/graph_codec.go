@@ -7,6 +7,7 @@ import (
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file is how a graph's values are saved (in a plan file) and read
@@ -51,7 +52,7 @@ func EncodeGraph(g *execgraph.Graph) ([]byte, error) {
 				w.DependsOn = append(w.DependsOn, d.String())
 			}
 			return json.Marshal(w)
-		case *Recorded:
+		case *statedoc.Recorded:
 			if v == nil {
 				return []byte("null"), nil
 			}
@@ -96,7 +97,7 @@ func DecodeGraph(data []byte) (*execgraph.Graph, error) {
 			case constRefreshed:
 				var w *recordedJSON
 				if err := decodeNumbers(raw, &w); err != nil || w == nil {
-					return (*Recorded)(nil), err
+					return (*statedoc.Recorded)(nil), err
 				}
 				return w.recorded()
 			case constHash:
@@ -112,16 +113,16 @@ func DecodeGraph(data []byte) (*execgraph.Graph, error) {
 	})
 }
 
-func (w *recordedJSON) recorded() (*Recorded, error) {
+func (w *recordedJSON) recorded() (*statedoc.Recorded, error) {
 	addr, err := source.ParseAddress(w.Address)
 	if err != nil {
 		return nil, err
 	}
-	e, err := decodeEntry(w.Entry)
+	e, err := statedoc.DecodeEntry(w.Entry)
 	if err != nil {
 		return nil, err
 	}
-	return &Recorded{Address: addr, Handler: w.Handler, Entry: e}, nil
+	return &statedoc.Recorded{Address: addr, Handler: w.Handler, Entry: e}, nil
 }
 
 func (w *resourceJSON) resource() (*source.Resource, error) {

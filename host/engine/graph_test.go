@@ -9,6 +9,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -23,12 +24,12 @@ func newGraphPlan(t *testing.T, states ...string) *graphPlan {
 	if len(states) == 0 {
 		states = []string{"s"}
 	}
-	p := &Plan{States: map[string]*StateView{}, Snapshot: &source.Snapshot{Providers: map[string]*source.Provider{
+	p := &Plan{States: map[string]*statedoc.View{}, Snapshot: &source.Snapshot{Providers: map[string]*source.Provider{
 		"local": {Name: "local", Builtin: "local"},
 		"p":     {Name: "p", Executable: "./p", Operations: []string{"destroy"}},
 	}}, replace: map[string]bool{}}
 	for _, h := range states {
-		p.States[h] = &StateView{Handler: h, Entries: map[string]*Recorded{}, Document: map[string]any{"h": h}}
+		p.States[h] = &statedoc.View{Handler: h, Entries: map[string]*statedoc.Recorded{}, Document: map[string]any{"h": h}}
 		p.add(&Change{Address: addr(t, h), Action: ActionCreate, StateHandler: true, Resource: &source.Resource{Address: addr(t, h), Provider: "local", Type: "state_file"}})
 	}
 	return &graphPlan{t: t, p: p}
@@ -43,8 +44,8 @@ func (g *graphPlan) res(a string, deps ...string) *source.Resource {
 	return r
 }
 
-func (g *graphPlan) rec(a string, deps ...string) *Recorded {
-	r := &Recorded{Address: addr(g.t, a), Handler: "s", Entry: Entry{Type: "t", Provider: "p", Dependencies: deps}}
+func (g *graphPlan) rec(a string, deps ...string) *statedoc.Recorded {
+	r := &statedoc.Recorded{Address: addr(g.t, a), Handler: "s", Entry: statedoc.Entry{Type: "t", Provider: "p", Dependencies: deps}}
 	g.p.States["s"].Entries[a] = r
 	return r
 }
@@ -160,16 +161,16 @@ result s = 4
 5 desired r
 6 prior r
 7 provider p
-8 constant depose-key "` + deposedKey(addr(t, "r"), Entry{Type: "t", Provider: "p"}) + `"
+8 constant depose-key "` + deposedKey(addr(t, "r"), statedoc.Entry{Type: "t", Provider: "p"}) + `"
 9 waiter 4
 10 create-depose r <- 5,6,7,4,8,9
 11 desired user
 12 prior user
 13 waiter 10
 14 update user <- 11,12,7,4,4,13
-15 deposed r (deposed ` + deposedKey(addr(t, "r"), Entry{Type: "t", Provider: "p"}) + `)
+15 deposed r (deposed ` + deposedKey(addr(t, "r"), statedoc.Entry{Type: "t", Provider: "p"}) + `)
 16 waiter 10,14
-17 destroy-deposed r (deposed ` + deposedKey(addr(t, "r"), Entry{Type: "t", Provider: "p"}) + `) <- 15,7,4,16
+17 destroy-deposed r (deposed ` + deposedKey(addr(t, "r"), statedoc.Entry{Type: "t", Provider: "p"}) + `) <- 15,7,4,16
 result r = 10
 result s = 4
 result user = 14
@@ -261,7 +262,7 @@ func TestGraphMoveReadsBothStates(t *testing.T) {
 	g := newGraphPlan(t, "s", "t")
 	to := addr(t, "t")
 	r := &source.Resource{Address: addr(t, "m"), Provider: "p", Type: "memo", State: &to}
-	g.add(&Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: &Recorded{Address: r.Address, Handler: "s", Entry: Entry{Type: "memo"}}})
+	g.add(&Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: &statedoc.Recorded{Address: r.Address, Handler: "s", Entry: statedoc.Entry{Type: "memo"}}})
 	eg, err := g.p.Graph()
 	if err != nil {
 		t.Fatal(err)

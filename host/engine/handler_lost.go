@@ -12,6 +12,7 @@ import (
 
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file is what apply does when a state handler's process dies under
@@ -76,7 +77,7 @@ type lostState struct {
 	handlers []string
 
 	mu         sync.Mutex
-	intents    map[string]PendingOperation // by address: the last intent recorded
+	intents    map[string]statedoc.PendingOperation // by address: the last intent recorded
 	unrecorded []unrecorded
 }
 
@@ -86,7 +87,7 @@ type unrecorded struct {
 	handler string
 	change  *Change
 	event   string
-	build   func(*patchBuilder) error
+	build   func(*statedoc.PatchBuilder) error
 }
 
 type changeKey struct{}
@@ -153,11 +154,11 @@ func (a *applier) haltReason() error {
 
 // noteIntent remembers the intent recorded for addr, which identifies
 // this apply's pending operation when the state is read again.
-func (a *applier) noteIntent(addr source.Address, p PendingOperation) {
+func (a *applier) noteIntent(addr source.Address, p statedoc.PendingOperation) {
 	a.lostState.mu.Lock()
 	defer a.lostState.mu.Unlock()
 	if a.lostState.intents == nil {
-		a.lostState.intents = map[string]PendingOperation{}
+		a.lostState.intents = map[string]statedoc.PendingOperation{}
 	}
 	a.lostState.intents[addr.String()] = p
 }
@@ -165,7 +166,7 @@ func (a *applier) noteIntent(addr source.Address, p PendingOperation) {
 // noteFailedRecord keeps an outcome whose record failed because its
 // handler is lost, for retake. Intents are not outcomes: nothing was sent
 // for one that failed.
-func (a *applier) noteFailedRecord(ctx context.Context, handler, event string, build func(*patchBuilder) error) {
+func (a *applier) noteFailedRecord(ctx context.Context, handler, event string, build func(*statedoc.PatchBuilder) error) {
 	c, _ := ctx.Value(changeKey{}).(*Change)
 	if c == nil || event == eventPending || a.handlerLost(handler) == nil {
 		return
@@ -265,7 +266,7 @@ func (a *applier) takeAgain(ctx context.Context, res *source.Resource) (*handler
 // holds it, or "". It may only where view still holds the pending
 // operation this apply recorded for the object before asking the
 // provider: then nothing has recorded anything for it since.
-func (a *applier) notOurs(view *StateView, u unrecorded) string {
+func (a *applier) notOurs(view *statedoc.View, u unrecorded) string {
 	addr := u.change.Addr()
 	a.lostState.mu.Lock()
 	mine, ok := a.lostState.intents[addr]
@@ -283,19 +284,19 @@ func (a *applier) notOurs(view *StateView, u unrecorded) string {
 // alreadyRecorded reports whether view already holds u's outcome, with
 // no operation pending: the lost process appended it, and died before it
 // answered.
-func alreadyRecorded(view *StateView, u unrecorded) bool {
+func alreadyRecorded(view *statedoc.View, u unrecorded) bool {
 	addr := u.change.Addr()
 	if view.Pending[addr] != nil {
 		return false
 	}
-	pb := &patchBuilder{doc: view.stored()}
+	pb := statedoc.NewPatchBuilder(view.Stored())
 	if err := u.build(pb); err != nil {
 		return false
 	}
-	ptr := entryPointer(u.change.Address)
+	ptr := statedoc.EntryPointer(u.change.Address)
 	rec := view.Entries[addr]
 	touched := false
-	for _, op := range pb.ops {
+	for _, op := range pb.Ops() {
 		if op.Path != ptr {
 			continue
 		}

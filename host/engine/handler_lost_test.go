@@ -2,6 +2,9 @@ package engine
 
 import (
 	"testing"
+
+	"github.com/pierhq/pier/host/statedoc"
+	"github.com/pierhq/pier/schema"
 )
 
 // TestAlreadyRecorded: after a lost state handler, an outcome counts as
@@ -12,18 +15,18 @@ func TestAlreadyRecorded(t *testing.T) {
 	entry := func(id string) map[string]any {
 		return map[string]any{"type": "obj", "input_properties": map[string]any{"name": "a"}, "output_properties": map[string]any{"id": id}, "provider": "obj"}
 	}
-	put := func(id string) func(*patchBuilder) error {
-		return func(pb *patchBuilder) error {
-			return pb.put(addr(t, "a"), Entry{Type: "obj", InputProperties: map[string]any{"name": "a"}, OutputProperties: map[string]any{"id": id}, Provider: "obj"})
+	put := func(id string) func(*statedoc.PatchBuilder) error {
+		return func(pb *statedoc.PatchBuilder) error {
+			return pb.Put(addr(t, "a"), statedoc.Entry{Type: "obj", InputProperties: map[string]any{"name": "a"}, OutputProperties: map[string]any{"id": id}, Provider: "obj"})
 		}
 	}
-	remove := func(pb *patchBuilder) error { pb.remove(addr(t, "a")); return nil }
+	remove := func(pb *statedoc.PatchBuilder) error { pb.Remove(addr(t, "a")); return nil }
 	pending := map[string]any{"a": map[string]any{"operation": "create", "provider": "obj", "type": "obj", "started": "2026-12-01T00:00:00Z"}}
 	tests := map[string]struct {
 		resources map[string]any
 		pending   map[string]any
 		event     string
-		build     func(*patchBuilder) error
+		build     func(*statedoc.PatchBuilder) error
 		want      bool
 	}{
 		"the same object":            {resources: map[string]any{"a": entry("a.0")}, event: "create", build: put("a.0"), want: true},
@@ -38,9 +41,9 @@ func TestAlreadyRecorded(t *testing.T) {
 			t.Parallel()
 			doc := map[string]any{"_type": "nixopsState", "resources": tc.resources, "deployments": map[string]any{}}
 			if tc.pending != nil {
-				doc[pendingKey] = tc.pending
+				doc[schema.PendingOperationsKey] = tc.pending
 			}
-			view, err := decodeState("state", doc)
+			view, err := statedoc.Decode("state", doc)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/pierhq/pier/host/source"
 )
@@ -48,16 +47,6 @@ func (e *Engine) Handlers(ctx context.Context) (map[string]Handler, error) {
 		out[h] = hd
 	}
 	return out, nil
-}
-
-// DecodeState reads a state document, as a state handler returns it, into
-// its entries and outputs.
-func DecodeState(handler string, doc map[string]any) (*StateView, error) {
-	v, err := decodeState(handler, doc)
-	if err != nil {
-		return nil, fmt.Errorf("decode state: %w", err)
-	}
-	return v, nil
 }
 
 // prestartHandlers starts the processes of the state handlers the source

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -14,7 +15,7 @@ type ImportResult struct {
 	Address  source.Address
 	Handler  string
 	Provider string
-	Entry    Entry
+	Entry    statedoc.Entry
 	// ResolvedPending says the import cleared a pending create of the
 	// address, left by an interrupted apply.
 	ResolvedPending bool
@@ -45,7 +46,7 @@ func (e *Engine) readStatesOnly(ctx context.Context) (*planner, *source.Snapshot
 	if err != nil {
 		return nil, nil, err
 	}
-	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*statedoc.Recorded{}}
 	if err := pl.readStates(ctx, snap); err != nil {
 		return nil, nil, err
 	}
@@ -84,7 +85,7 @@ func (e *Engine) importInto(ctx context.Context, pl *planner, snap *source.Snaps
 	}
 	rd := newRecorder(e, h, ref)
 	defer rd.close()
-	if err := rd.record(ctx, "import", func(pb *patchBuilder) error { return pb.put(a, entry) }); err != nil {
+	if err := rd.record(ctx, "import", func(pb *statedoc.PatchBuilder) error { return pb.Put(a, entry) }); err != nil {
 		return ImportResult{}, fmt.Errorf("import %s: record it in state %s (provider %s): %w", a, h, ref.resource.Provider, err)
 	}
 	_, pending := ref.view.Pending[a.String()]

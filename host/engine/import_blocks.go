@@ -7,6 +7,7 @@ import (
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 	"golang.org/x/sync/errgroup"
 )
@@ -71,7 +72,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 		}
 		jobs = append(jobs, job{im, r})
 	}
-	entries := make([]Entry, len(jobs))
+	entries := make([]statedoc.Entry, len(jobs))
 	errs := make([]error, len(jobs))
 	// Every import runs, and the first error in declaration order is the
 	// one reported, so each keeps its own error and Go returns nil.
@@ -95,7 +96,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 		if errs[i] != nil {
 			return errs[i]
 		}
-		pl.recorded[j.im.To.String()] = &Recorded{Address: j.im.To, Handler: j.r.State.String(), Entry: entries[i]}
+		pl.recorded[j.im.To.String()] = &statedoc.Recorded{Address: j.im.To, Handler: j.r.State.String(), Entry: entries[i]}
 		pl.imports[j.im.To.String()] = &ImportSpec{ID: j.im.ID, Range: j.im.Range}
 	}
 	return nil
@@ -103,17 +104,17 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 
 // importObject asks r's provider for the object id and returns the entry
 // that records it, as if pier had created it.
-func (e *Engine) importObject(ctx context.Context, r *source.Resource, id string) (Entry, error) {
+func (e *Engine) importObject(ctx context.Context, r *source.Resource, id string) (statedoc.Entry, error) {
 	resp, err := e.providers.call(ctx, r.Provider, r.Address.String(), &schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: r.Type, ID: id}})
 	if err != nil {
-		return Entry{}, fmt.Errorf("import %s (%s %s, id %q): %w", r.Address, r.Provider, r.Type, id, err)
+		return statedoc.Entry{}, fmt.Errorf("import %s (%s %s, id %q): %w", r.Address, r.Provider, r.Type, id, err)
 	}
 	im := resp.ImportResourceResponse
 	deps := make([]string, 0, len(r.DependsOn))
 	for _, d := range r.DependsOn {
 		deps = append(deps, d.String())
 	}
-	entry := Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs, ImportID: id}
+	entry := statedoc.Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs, ImportID: id}
 	if entry.InputProperties == nil {
 		entry.InputProperties = map[string]any{}
 	}
@@ -143,10 +144,10 @@ func (pl *planner) markImports() {
 // alone that is the whole change; an update or replace of the imported
 // object is an operation that follows it, so that a failed update leaves
 // the object recorded as it is.
-func (a *applier) Import(ctx context.Context, op execgraph.Import[*Recorded]) (map[string]any, error) {
+func (a *applier) Import(ctx context.Context, op execgraph.Import[*statedoc.Recorded]) (map[string]any, error) {
 	rec := op.Imported
 	entry := rec.Entry
-	if err := a.record(ctx, rec.Handler, "import", func(pb *patchBuilder) error { return pb.put(rec.Address, entry) }); err != nil {
+	if err := a.record(ctx, rec.Handler, "import", func(pb *statedoc.PatchBuilder) error { return pb.Put(rec.Address, entry) }); err != nil {
 		return nil, fmt.Errorf("import id %q: %w", op.ID, err)
 	}
 	return entry.OutputProperties, nil

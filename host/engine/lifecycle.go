@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file holds what a resource's lifecycle and the plan options do to
@@ -20,7 +21,7 @@ import (
 
 // keptInputs are r's inputs with the paths its lifecycle ignores taken
 // from the recorded entry.
-func keptInputs(r *source.Resource, rec *Recorded) map[string]any {
+func keptInputs(r *source.Resource, rec *statedoc.Recorded) map[string]any {
 	if r.Lifecycle == nil || len(r.Lifecycle.IgnoreChanges) == 0 || rec == nil {
 		return r.Inputs
 	}
@@ -70,7 +71,7 @@ func keepPath(dst, prior map[string]any, path []string) {
 
 // withKeptInputs returns r, or a copy of it with the ignored inputs kept
 // from the record.
-func withKeptInputs(r *source.Resource, rec *Recorded) *source.Resource {
+func withKeptInputs(r *source.Resource, rec *statedoc.Recorded) *source.Resource {
 	kept := keptInputs(r, rec)
 	if r.Lifecycle == nil || len(r.Lifecycle.IgnoreChanges) == 0 {
 		return r
@@ -97,10 +98,10 @@ func (pl *planner) finish(snap *source.Snapshot) error {
 	slices.Sort(withDeposed)
 	for _, addr := range withDeposed {
 		rec := pl.recorded[addr]
-		for _, key := range sortedAddresses(rec.Entry.Deposed) {
+		for _, key := range slices.Sorted(maps.Keys(rec.Entry.Deposed)) {
 			p.add(&Change{
 				Address: rec.Address, Action: ActionDestroy, Deposed: key,
-				Prior: &Recorded{Address: rec.Address, Handler: rec.Handler, Entry: rec.Entry.Deposed[key]},
+				Prior: &statedoc.Recorded{Address: rec.Address, Handler: rec.Handler, Entry: rec.Entry.Deposed[key]},
 				Note:  "deposed object left by a create-before-destroy replacement whose destroy did not complete",
 			})
 		}
@@ -139,7 +140,7 @@ func planCreateBeforeDestroy(p *Plan, c *Change) {
 	p.add(&Change{
 		Address: c.Address, Action: ActionDestroy, Deposed: c.DeposeKey, OfReplace: true,
 		// Recorded where the replacement records its new object.
-		Prior: &Recorded{Address: c.Address, Handler: c.Resource.State.String(), Entry: c.Prior.Entry},
+		Prior: &statedoc.Recorded{Address: c.Address, Handler: c.Resource.State.String(), Entry: c.Prior.Entry},
 		Note:  "the object " + c.Address.String() + " replaces, destroyed once the replacement and its dependents are done",
 	})
 }
@@ -148,7 +149,7 @@ func planCreateBeforeDestroy(p *Plan, c *Change) {
 // eight hex digits. It is derived from the object, not drawn at random,
 // so that planning the same change twice names it the same way (a saved
 // plan is checked against a new plan); an address deposes an object once.
-func deposedKey(addr source.Address, old Entry) string {
+func deposedKey(addr source.Address, old statedoc.Entry) string {
 	raw, _ := json.Marshal(old)
 	sum := sha256.Sum256(append([]byte(addr.String()+"\x00"), raw...))
 	return hex.EncodeToString(sum[:4])

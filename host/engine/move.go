@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // MoveRequest names a record to move and where to: a new address, another
@@ -49,14 +52,14 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 	}
 	states := p.States
 	var in []string
-	for _, h := range sortedAddresses(states) {
+	for _, h := range slices.Sorted(maps.Keys(states)) {
 		if states[h].Entries[from.String()] != nil && (req.FromState == "" || req.FromState == h) {
 			in = append(in, h)
 		}
 	}
 	switch {
 	case req.FromState != "" && states[req.FromState] == nil:
-		return MoveResult{}, fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", req.FromState, strings.Join(sortedAddresses(states), ", "))
+		return MoveResult{}, fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", req.FromState, strings.Join(slices.Sorted(maps.Keys(states)), ", "))
 	case len(in) == 0 && req.FromState != "":
 		return MoveResult{}, fmt.Errorf("%s is not recorded in state %s (see pier state list)", from, req.FromState)
 	case len(in) == 0:
@@ -70,14 +73,14 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 		dst = req.ToState
 	}
 	if states[dst] == nil {
-		return MoveResult{}, fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", dst, strings.Join(sortedAddresses(states), ", "))
+		return MoveResult{}, fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", dst, strings.Join(slices.Sorted(maps.Keys(states)), ", "))
 	}
 	if src == dst && from.String() == to.String() {
 		return MoveResult{}, fmt.Errorf("%s is already recorded at %s in state %s: nothing to move", from, to, dst)
 	}
 	// The target address must be free in every state: a plan refuses an
 	// address recorded twice.
-	for _, h := range sortedAddresses(states) {
+	for _, h := range slices.Sorted(maps.Keys(states)) {
 		if states[h].Entries[to.String()] != nil && !(h == src && to.String() == from.String()) {
 			return MoveResult{}, fmt.Errorf("%s is already recorded in state %s; forget or move it first", to, h)
 		}
@@ -93,11 +96,11 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 	if src == dst {
 		r := newRecorder(e, src, p.handlers[src])
 		defer r.close()
-		err := r.record(ctx, "move", func(pb *patchBuilder) error {
-			if err := pb.put(to, entry); err != nil {
+		err := r.record(ctx, "move", func(pb *statedoc.PatchBuilder) error {
+			if err := pb.Put(to, entry); err != nil {
 				return err
 			}
-			pb.remove(from)
+			pb.Remove(from)
 			return nil
 		})
 		if err != nil {
@@ -107,13 +110,13 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 	}
 	// Add first, then remove: see the doc comment.
 	rd := newRecorder(e, dst, p.handlers[dst])
-	err = rd.record(ctx, "move", func(pb *patchBuilder) error { return pb.put(to, entry) })
+	err = rd.record(ctx, "move", func(pb *statedoc.PatchBuilder) error { return pb.Put(to, entry) })
 	rd.close()
 	if err != nil {
 		return res, fmt.Errorf("move %s: record it in state %s (provider %s): %w; state %s still records it, unchanged", from, dst, p.handlers[dst].resource.Provider, err, src)
 	}
 	rs := newRecorder(e, src, p.handlers[src])
-	err = rs.record(ctx, "move", func(pb *patchBuilder) error { pb.remove(from); return nil })
+	err = rs.record(ctx, "move", func(pb *statedoc.PatchBuilder) error { pb.Remove(from); return nil })
 	rs.close()
 	if err != nil {
 		return res, fmt.Errorf("move %s: it is now recorded in state %s as %s, but removing it from state %s (provider %s) failed: %w; finish with: pier state forget --state %s %s", from, dst, to, src, p.handlers[src].resource.Provider, err, src, from)

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // Moved blocks (source.Moved), as Terraform plans them: before anything
@@ -24,7 +26,7 @@ type MoveSpec struct {
 	From  source.Address
 	Range source.Range
 	// prior is the record at From, for the graph's move operation.
-	prior *Recorded
+	prior *statedoc.Recorded
 }
 
 // MoveError is a moved block pier refuses to carry out.
@@ -47,12 +49,12 @@ func (pl *planner) moveBlocks(snap *source.Snapshot) error {
 		return nil
 	}
 	type move struct {
-		rec *Recorded
+		rec *statedoc.Recorded
 		to  source.Address
 		by  *source.Moved // the last block of the chain
 	}
 	var moves []move
-	for _, addr := range sortedAddresses(pl.recorded) {
+	for _, addr := range slices.Sorted(maps.Keys(pl.recorded)) {
 		rec := pl.recorded[addr]
 		cur, by := rec.Address, (*source.Moved)(nil)
 		used := map[*source.Moved]bool{}
@@ -110,7 +112,7 @@ func (pl *planner) moveBlocks(snap *source.Snapshot) error {
 	}
 	for _, m := range moves {
 		to := m.to.String()
-		pl.recorded[to] = &Recorded{Address: m.to, Handler: m.rec.Handler, Entry: m.rec.Entry}
+		pl.recorded[to] = &statedoc.Recorded{Address: m.to, Handler: m.rec.Handler, Entry: m.rec.Entry}
 		pl.moves[to] = &MoveSpec{From: m.rec.Address, Range: m.by.Range, prior: m.rec}
 	}
 	return nil
@@ -145,13 +147,13 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // does: one "move" event in the record's state that adds it at its new
 // address and removes it from the old one, so it happens entirely or not
 // at all.
-func (a *applier) Move(ctx context.Context, op execgraph.Move[*Recorded]) (map[string]any, error) {
+func (a *applier) Move(ctx context.Context, op execgraph.Move[*statedoc.Recorded]) (map[string]any, error) {
 	from, to, entry := op.Prior.Address, op.Desired.Address, op.Prior.Entry
-	err := a.record(ctx, op.Prior.Handler, "move", func(pb *patchBuilder) error {
-		if err := pb.put(to, entry); err != nil {
+	err := a.record(ctx, op.Prior.Handler, "move", func(pb *statedoc.PatchBuilder) error {
+		if err := pb.Put(to, entry); err != nil {
 			return err
 		}
-		pb.remove(from)
+		pb.Remove(from)
 		return nil
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file keeps the deployment's outputs in state after an apply.
@@ -46,9 +47,9 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 // differences from what the state holds. keep keeps recorded outputs
 // that outputs lacks.
 func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*source.Output, keep bool) error {
-	want := map[string]RecordedOutput{}
+	want := map[string]statedoc.RecordedOutput{}
 	for _, o := range outputs {
-		ro := RecordedOutput{Sensitive: o.Sensitive}
+		ro := statedoc.RecordedOutput{Sensitive: o.Sensitive}
 		if !o.Sensitive {
 			ro.Value = o.Value
 		}
@@ -56,14 +57,14 @@ func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*s
 	}
 	view := a.states[handler]
 	var put, remove []string
-	for _, name := range sortedAddresses(want) {
+	for _, name := range slices.Sorted(maps.Keys(want)) {
 		o := want[name]
 		if old, ok := view.Outputs[name]; !ok || old.Sensitive != o.Sensitive || !sameInputs(map[string]any{"v": old.Value}, map[string]any{"v": o.Value}) {
 			put = append(put, name)
 		}
 	}
 	if !keep {
-		for _, name := range sortedAddresses(view.Outputs) {
+		for _, name := range slices.Sorted(maps.Keys(view.Outputs)) {
 			if _, ok := want[name]; !ok {
 				remove = append(remove, name)
 			}
@@ -72,12 +73,12 @@ func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*s
 	if len(put)+len(remove) == 0 {
 		return nil
 	}
-	return a.record(ctx, handler, "outputs", func(pb *patchBuilder) error {
+	return a.record(ctx, handler, "outputs", func(pb *statedoc.PatchBuilder) error {
 		for _, name := range remove {
-			pb.removeOutput(name)
+			pb.RemoveOutput(name)
 		}
 		for _, name := range put {
-			if err := pb.putOutput(name, want[name]); err != nil {
+			if err := pb.PutOutput(name, want[name]); err != nil {
 				return err
 			}
 		}
@@ -88,7 +89,7 @@ func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*s
 // primaryHandler is the state handler that keeps deployment outputs: the
 // first by address.
 func (a *applier) primaryHandler() string {
-	handlers := sortedAddresses(a.states)
+	handlers := slices.Sorted(maps.Keys(a.states))
 	if len(handlers) == 0 {
 		return ""
 	}
@@ -115,7 +116,7 @@ type OutputChange struct {
 // outputs, and a refresh-only plan changes none. A targeted plan keeps
 // the outputs it does not evaluate, so it removes none.
 func (p *Plan) OutputChanges() []OutputChange {
-	handlers := sortedAddresses(p.States)
+	handlers := slices.Sorted(maps.Keys(p.States))
 	if len(handlers) == 0 || p.RefreshOnly || p.Snapshot == nil && !p.Destroy {
 		return nil
 	}
@@ -151,7 +152,7 @@ func (p *Plan) OutputChanges() []OutputChange {
 		}
 	}
 	if len(p.Targets) == 0 {
-		for _, name := range sortedAddresses(recorded) {
+		for _, name := range slices.Sorted(maps.Keys(recorded)) {
 			if !declared[name] {
 				rec := recorded[name]
 				out = append(out, OutputChange{Name: name, Action: ActionDestroy, Before: rec.Value, Sensitive: rec.Sensitive})

@@ -2,14 +2,15 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/pierhq/pier/host/provider"
-	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -23,118 +24,13 @@ import (
 // or pier state resolve), rather than make a second copy. The model is
 // Pulumi's pending_operations in its checkpoint. See docs/state.md.
 
-// pendingKey is pier's top-level key for pending operations in a state
-// document, beside pierOutputs: NixOps4 ignores top-level keys it does
-// not know.
-const pendingKey = schema.PendingOperationsKey
-
 // eventPending names an event that records only intents, or clears one
 // whose operation the provider refused.
 const eventPending = "pending"
 
-// PendingKind is the operation a pending operation was.
-type PendingKind string
-
-// The recorded kinds. An update is not recorded: it changes an object
-// already recorded, and sending it again converges.
-const (
-	PendingCreate  PendingKind = "create"
-	PendingDestroy PendingKind = "destroy"
-	// pendingUpdate is never recorded; recordIntent only checks that no
-	// pending destroy makes the object doubtful.
-	pendingUpdate PendingKind = "update"
-)
-
-// verb is the kind as a participle, for messages.
-func (k PendingKind) verb() string {
-	switch k {
-	case PendingCreate:
-		return "creating"
-	case PendingDestroy:
-		return "destroying"
-	}
-	return string(k)
-}
-
-// PendingOperation is an operation pier sent to a provider and has not
-// seen finish, as recorded under pierPendingOperations by address.
-type PendingOperation struct {
-	Operation PendingKind `json:"operation"`
-	Provider  string      `json:"provider"`
-	Type      string      `json:"type"`
-	// Started is when the intent was recorded, RFC 3339 in UTC.
-	Started string `json:"started"`
-	// InputProperties are what a create was sent, so that the user can
-	// find the object it may have made; a destroy's are in its entry.
-	InputProperties map[string]any `json:"input_properties,omitempty"`
-	SensitiveInputs []string       `json:"sensitiveInputs,omitempty"`
-}
-
-// decodePending reads the pending operations of a document whose shape
-// [schema.CheckState] has checked.
-func (v *StateView) decodePending(doc map[string]any) {
-	raw, ok := doc[pendingKey].(map[string]any)
-	if !ok {
-		return
-	}
-	v.paths["/"+pendingKey] = true
-	v.Pending = make(map[string]*PendingOperation, len(raw))
-	for addr, r := range raw {
-		m, _ := r.(map[string]any)
-		p := &PendingOperation{}
-		op, _ := m["operation"].(string)
-		p.Operation = PendingKind(op)
-		p.Provider, _ = m["provider"].(string)
-		p.Type, _ = m["type"].(string)
-		p.Started, _ = m["started"].(string)
-		p.InputProperties, _ = m[keyInputs].(map[string]any)
-		p.SensitiveInputs = stringList(m[keySensitive])
-		v.Pending[addr] = p
-	}
-}
-
-func pendingPointer(addr string) string {
-	return "/" + pendingKey + "/" + schema.EscapePointerToken(addr)
-}
-
-// putPending records p as addr's pending operation.
-func (pb *patchBuilder) putPending(addr source.Address, p PendingOperation) error {
-	val, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	a := addr.String()
-	// An intent carries the inputs: one too large for the state is
-	// refused here, before the provider is asked to create anything.
-	if err := pb.doc.grow(a, len(a)+opOverhead+len(val)); err != nil {
-		return err
-	}
-	pb.ensure("/" + pendingKey)
-	op := "add"
-	if pb.doc.pending[a] {
-		op = "replace"
-	}
-	pb.ops = append(pb.ops, schema.PatchOperation{Op: op, Path: pendingPointer(a), Value: val})
-	pb.doc.pending[a] = true
-	return nil
-}
-
-// clearPending removes addr's pending operation, if it has one, and the
-// container with the last one, so that a state with nothing pending reads
-// as it did before pier recorded intents.
-func (pb *patchBuilder) clearPending(addr source.Address) {
-	a := addr.String()
-	if !pb.doc.pending[a] {
-		return
-	}
-	delete(pb.doc.pending, a)
-	if len(pb.doc.pending) == 0 {
-		pb.ops = append(pb.ops, schema.PatchOperation{Op: "remove", Path: "/" + pendingKey})
-		delete(pb.doc.paths, "/"+pendingKey)
-		return
-	}
-	pb.ops = append(pb.ops, schema.PatchOperation{Op: "remove", Path: pendingPointer(a)})
-}
+// pendingUpdate is never recorded; recordIntent only checks that no
+// pending destroy makes the object doubtful.
+const pendingUpdate statedoc.PendingKind = "update"
 
 // recordIntent is called before each provider request that creates,
 // updates or destroys c's object (for a replace, once per half). It
@@ -143,10 +39,10 @@ func (pb *patchBuilder) clearPending(addr source.Address) {
 // one whose earlier destroy may have removed it. Then, for a create or a
 // destroy of a stateful resource, it records the intent in the state the
 // outcome will be recorded in and waits until it is durable: the record
-// of the outcome ([patchBuilder.put], [patchBuilder.remove]) clears it in
+// of the outcome ([statedoc.PatchBuilder.Put], [statedoc.PatchBuilder.Remove]) clears it in
 // the same event. The recorder commits in groups, so intents of parallel
 // operations share one sync.
-func (a *applier) recordIntent(ctx context.Context, c *Change, op PendingKind) error {
+func (a *applier) recordIntent(ctx context.Context, c *Change, op statedoc.PendingKind) error {
 	if err := a.refusePending(c, op); err != nil {
 		return err
 	}
@@ -154,7 +50,7 @@ func (a *applier) recordIntent(ctx context.Context, c *Change, op PendingKind) e
 	if !ok {
 		return nil
 	}
-	if err := a.commitRecord(ctx, h, eventPending, func(pb *patchBuilder) error { return pb.putPending(c.Address, p) }); err != nil {
+	if err := a.commitRecord(ctx, h, eventPending, func(pb *statedoc.PatchBuilder) error { return pb.PutPending(c.Address, p) }); err != nil {
 		return err
 	}
 	a.noteIntent(c.Address, p)
@@ -162,14 +58,14 @@ func (a *applier) recordIntent(ctx context.Context, c *Change, op PendingKind) e
 }
 
 // intentOf says where c's intent for op is recorded, and what it is.
-func intentOf(c *Change, op PendingKind) (handler string, p PendingOperation, ok bool) {
-	p = PendingOperation{Operation: op, Started: time.Now().UTC().Format(time.RFC3339Nano)}
+func intentOf(c *Change, op statedoc.PendingKind) (handler string, p statedoc.PendingOperation, ok bool) {
+	p = statedoc.PendingOperation{Operation: op, Started: time.Now().UTC().Format(time.RFC3339Nano)}
 	switch {
-	case op == PendingCreate && c.Resource != nil && c.Resource.Stateful():
+	case op == statedoc.PendingCreate && c.Resource != nil && c.Resource.Stateful():
 		r := c.Resource
 		p.Provider, p.Type, p.InputProperties, p.SensitiveInputs = r.Provider, r.Type, r.Inputs, r.SensitiveInputs
 		return r.State.String(), p, true
-	case op == PendingDestroy && c.Prior != nil && c.Deposed == "":
+	case op == statedoc.PendingDestroy && c.Prior != nil && c.Deposed == "":
 		// A deposed object's destroy records no intent: it stays recorded
 		// until its destroy is, and every apply destroys it again.
 		p.Provider, p.Type = c.Prior.Entry.Provider, c.Prior.Entry.Type
@@ -184,7 +80,7 @@ func intentOf(c *Change, op PendingKind) (handler string, p PendingOperation, ok
 // cleared. When the provider failed mid-request (crashed, timed out, was
 // cancelled), the operation may have happened: the intent stays, and the
 // error says so.
-func (a *applier) intentFailed(ctx context.Context, c *Change, op PendingKind, err error) error {
+func (a *applier) intentFailed(ctx context.Context, c *Change, op statedoc.PendingKind, err error) error {
 	h, _, ok := intentOf(c, op)
 	if !ok {
 		return err
@@ -193,7 +89,7 @@ func (a *applier) intentFailed(ctx context.Context, c *Change, op PendingKind, e
 	if errors.As(err, &pe) {
 		return &IntentKeptError{Address: c.Address.String(), Handler: h, Operation: op, Err: err}
 	}
-	if cerr := a.record(ctx, h, eventPending, func(pb *patchBuilder) error { pb.clearPending(c.Address); return nil }); cerr != nil {
+	if cerr := a.record(ctx, h, eventPending, func(pb *statedoc.PatchBuilder) error { pb.ClearPending(c.Address); return nil }); cerr != nil {
 		return errors.Join(err, cerr)
 	}
 	return err
@@ -205,7 +101,7 @@ func (a *applier) intentFailed(ctx context.Context, c *Change, op PendingKind, e
 type IntentKeptError struct {
 	Address   string
 	Handler   string
-	Operation PendingKind
+	Operation statedoc.PendingKind
 	Err       error
 }
 
@@ -218,8 +114,8 @@ func (e *IntentKeptError) Note() string {
 	return fmt.Sprintf("(the provider may have %s it: pier keeps a pending %s of %s in state %s, and the next plan says how to resolve it)", pastTense(e.Operation), e.Operation, e.Address, e.Handler)
 }
 
-func pastTense(op PendingKind) string {
-	if op == PendingDestroy {
+func pastTense(op statedoc.PendingKind) string {
+	if op == statedoc.PendingDestroy {
 		return "destroyed"
 	}
 	return "created"
@@ -227,19 +123,19 @@ func pastTense(op PendingKind) string {
 
 // refusePending checks op on c against the operations pending in the
 // states as they were read for the plan.
-func (a *applier) refusePending(c *Change, op PendingKind) error {
+func (a *applier) refusePending(c *Change, op statedoc.PendingKind) error {
 	if c.Deposed != "" {
 		return nil
 	}
-	for _, h := range sortedAddresses(a.states) {
+	for _, h := range slices.Sorted(maps.Keys(a.states)) {
 		p := a.states[h].Pending[c.Address.String()]
 		if p == nil {
 			continue
 		}
 		// A replace is refused before its first half: its destroy must not
 		// run when its create would be refused.
-		creates := op == PendingCreate || c.Action == ActionReplace
-		if (creates && p.Operation == PendingCreate) || (op == pendingUpdate && p.Operation == PendingDestroy) {
+		creates := op == statedoc.PendingCreate || c.Action == ActionReplace
+		if (creates && p.Operation == statedoc.PendingCreate) || (op == pendingUpdate && p.Operation == statedoc.PendingDestroy) {
 			return a.e.pendingError(c.Address.String(), h, p, a.states[h].Entries[c.Address.String()] != nil)
 		}
 	}
@@ -252,7 +148,7 @@ type PendingError struct {
 	Address string
 	// Handler is the state the pending operation is recorded in.
 	Handler string
-	Pending PendingOperation
+	Pending statedoc.PendingOperation
 	// Recorded says the state still records an object at Address (a
 	// create-before-destroy's old one, or the one a destroy was for).
 	Recorded bool
@@ -266,7 +162,7 @@ type PendingError struct {
 func (e *PendingError) Error() string {
 	p := e.Pending
 	var b strings.Builder
-	fmt.Fprintf(&b, "pier was interrupted while provider %q was %s %s (type %s), started %s: a pending %s is recorded in state %s", p.Provider, p.Operation.verb(), e.Address, p.Type, p.Started, p.Operation, e.Handler)
+	fmt.Fprintf(&b, "pier was interrupted while provider %q was %s %s (type %s), started %s: a pending %s is recorded in state %s", p.Provider, p.Operation.Verb(), e.Address, p.Type, p.Started, p.Operation, e.Handler)
 	b.WriteString(e.Advice())
 	return b.String()
 }
@@ -274,7 +170,7 @@ func (e *PendingError) Error() string {
 // Advice says what the pending operation means and how to resolve it.
 func (e *PendingError) Advice() string {
 	a := e.Address
-	if e.Pending.Operation == PendingDestroy {
+	if e.Pending.Operation == statedoc.PendingDestroy {
 		return fmt.Sprintf(". The object may be gone although the state records it. Check whether it exists: if it does, run pier state resolve %s --created (the record stays); if it is gone, run pier state resolve %s --absent (the record goes)", a, a)
 	}
 	s := ". The provider may have made an object that pier never recorded, so pier will not create it again until you say what became of it"
@@ -291,76 +187,23 @@ func (e *PendingError) Advice() string {
 	return s
 }
 
-func (e *Engine) pendingError(addr, handler string, p *PendingOperation, recorded bool) *PendingError {
+func (e *Engine) pendingError(addr, handler string, p *statedoc.PendingOperation, recorded bool) *PendingError {
 	return &PendingError{Address: addr, Handler: handler, Pending: *p, Recorded: recorded, CanImport: e.providers.supports(p.Provider, schema.OperationImport)}
-}
-
-// takeLockHolder removes the handler's note of the lock holder from doc,
-// before anything reads doc: it is a note to this read, not state, and the
-// document a saved plan hashes, or a state command shows, is the stored
-// one.
-func takeLockHolder(doc map[string]any) *LockHolder {
-	m, ok := doc[schema.LockHolderKey].(map[string]any)
-	if !ok {
-		return nil
-	}
-	delete(doc, schema.LockHolderKey)
-	h := &LockHolder{}
-	switch pid := m["pid"].(type) {
-	case float64:
-		h.PID = int(pid)
-	case json.Number:
-		n, _ := pid.Int64()
-		h.PID = int(n)
-	}
-	h.Since, _ = m["since"].(string)
-	h.Command, _ = m["command"].(string)
-	h.User, _ = m["user"].(string)
-	h.Host, _ = m["host"].(string)
-	return h
-}
-
-// LockHolder is the command that holds a state's lock, as its handler
-// reports it ([schema.LockHolderKey]).
-type LockHolder struct {
-	PID                        int
-	Since, Command, User, Host string
-}
-
-func (h *LockHolder) String() string {
-	cmd := h.Command
-	if cmd == "" {
-		cmd = "another pier"
-	}
-	s := cmd
-	if h.PID > 0 {
-		s += fmt.Sprintf(", pid %d", h.PID)
-	}
-	if h.Host != "" {
-		s += " on host " + h.Host
-	}
-	if h.User != "" {
-		s += ", run by " + h.User
-	}
-	if h.Since != "" {
-		s += ", holding the state lock since " + h.Since
-	}
-	return s
 }
 
 // inProgress says that op is the work of the live command holding the
 // state's lock, not an interrupted run's.
-func inProgress(addr, handler string, op *PendingOperation, h *LockHolder) string {
-	return fmt.Sprintf("in progress: provider %q is %s %s (type %s), started %s, for %s; state %s records it as pending until that command records the outcome. Plan again once it finishes", op.Provider, op.Operation.verb(), addr, op.Type, op.Started, h, handler)
+func inProgress(addr, handler string, op *statedoc.PendingOperation, h *statedoc.LockHolder) string {
+	return fmt.Sprintf("in progress: provider %q is %s %s (type %s), started %s, for %s; state %s records it as pending until that command records the outcome. Plan again once it finishes", op.Provider, op.Operation.Verb(), addr, op.Type, op.Started, h, handler)
 }
 
 // notePending tells the plan about every pending operation in its states:
 // what apply will refuse, what it retries, and what stays pending.
 func (pl *planner) notePending() {
 	p := pl.plan
-	for _, h := range sortedAddresses(p.States) {
+	for _, h := range slices.Sorted(maps.Keys(p.States)) {
 		v := p.States[h]
-		for _, addr := range sortedAddresses(v.Pending) {
+		for _, addr := range slices.Sorted(maps.Keys(v.Pending)) {
 			op := v.Pending[addr]
 			pe := pl.e.pendingError(addr, h, op, v.Entries[addr] != nil)
 			c := p.Change(addr)
@@ -375,17 +218,17 @@ func (pl *planner) notePending() {
 					c.Note = joinNote(c.Note, "in progress in another pier; see the warning above")
 				}
 				p.Warnings = append(p.Warnings, inProgress(addr, h, op, v.HeldBy))
-			case op.Operation == PendingCreate && creates:
+			case op.Operation == statedoc.PendingCreate && creates:
 				c.Note = joinNote(c.Note, "refused: a create of it was interrupted; see the warning above")
 				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to create it; independent resources still apply.")
-			case op.Operation == PendingDestroy && (action == ActionDestroy || action == ActionReplace):
+			case op.Operation == statedoc.PendingDestroy && (action == ActionDestroy || action == ActionReplace):
 				c.Note = joinNote(c.Note, fmt.Sprintf("retries the destroy interrupted at %s", op.Started))
 				p.Warnings = append(p.Warnings, fmt.Sprintf("pier was interrupted while provider %q was destroying %s (type %s), started %s (a pending destroy is recorded in state %s); this plan destroys it again, which a provider's destroy accepts for an object already gone", op.Provider, addr, op.Type, op.Started, h))
-			case op.Operation == PendingDestroy && action == ActionUpdate:
+			case op.Operation == statedoc.PendingDestroy && action == ActionUpdate:
 				c.Note = joinNote(c.Note, "refused: a destroy of it was interrupted; see the warning above")
 				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to update it.")
 			default:
-				pe.Gone = c == nil && op.Operation == PendingCreate
+				pe.Gone = c == nil && op.Operation == statedoc.PendingCreate
 				p.Warnings = append(p.Warnings, pe.Error())
 			}
 		}

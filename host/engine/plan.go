@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -68,7 +70,7 @@ type Change struct {
 	// change its unknown inputs are [source.Unknown].
 	Resource *source.Resource
 	// Prior is the recorded entry, for update, no-op and destroy.
-	Prior *Recorded
+	Prior *statedoc.Recorded
 	// Pending means the inputs are known only after WaitsOn are applied.
 	Pending bool
 	WaitsOn []string
@@ -149,7 +151,7 @@ func (c *Change) Stateful() bool {
 type Plan struct {
 	Changes []*Change
 	// States are the states read while planning, by handler address.
-	States map[string]*StateView
+	States map[string]*statedoc.View
 	// Snapshot is the source's last answer during planning.
 	Snapshot *source.Snapshot
 	// Known are the outputs known at plan time: recorded outputs of
@@ -271,7 +273,7 @@ type planner struct {
 	e    *Engine
 	plan *Plan
 	// recorded are all entries across the states, by address.
-	recorded map[string]*Recorded
+	recorded map[string]*statedoc.Recorded
 	// duplicate is the first resource found recorded in two states:
 	// planning refuses it, while the state commands must still work, to
 	// let pier state forget resolve it.
@@ -323,7 +325,7 @@ func (e *Engine) PlanDestroy(ctx context.Context) (*Plan, error) {
 }
 
 func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Plan, error) {
-	pl := &planner{e: e, plan: &Plan{States: map[string]*StateView{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*handlerRef{}, madeBy: e}, recorded: map[string]*Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*handlerRef{}, madeBy: e}, recorded: map[string]*statedoc.Recorded{}}
 	for _, a := range o.Replace {
 		pl.plan.replace[a] = true
 	}
@@ -430,7 +432,7 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 	for _, r := range snap.Ready {
 		ready[r.Address.String()] = r
 	}
-	for _, h := range sortedAddresses(pl.e.stateHandlers(snap)) {
+	for _, h := range slices.Sorted(maps.Keys(pl.e.stateHandlers(snap))) {
 		r := ready[h]
 		if r == nil {
 			return pl.e.handlerNotReady(h, snap)
@@ -478,7 +480,7 @@ func (pl *planner) adoptProviders(snap *source.Snapshot) {
 }
 
 // adopted is rec, with r's provider if it was recorded without one.
-func adopted(r *source.Resource, rec *Recorded) *Recorded {
+func adopted(r *source.Resource, rec *statedoc.Recorded) *statedoc.Recorded {
 	if rec.Entry.Provider != "" {
 		return rec
 	}
@@ -538,11 +540,11 @@ func (e *Engine) readState(ctx context.Context, r *source.Resource) (*handlerRef
 	if err != nil {
 		return nil, fmt.Errorf("read state from %s (provider %s): %w", addr, r.Provider, err)
 	}
-	view, err := decodeState(addr, read.StateResourceReadResponse.State)
+	view, err := statedoc.Decode(addr, read.StateResourceReadResponse.State)
 	if err != nil {
 		return nil, fmt.Errorf("%w (read through provider %s)", err, r.Provider)
 	}
-	view.size = int64(size)
+	view.SetSize(int64(size))
 	return &handlerRef{resource: r, outputs: outputs, view: view}, nil
 }
 
@@ -658,7 +660,7 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 }
 
 func (pl *planner) planDestroyAll() {
-	for _, addr := range sortedAddresses(pl.recorded) {
+	for _, addr := range slices.Sorted(maps.Keys(pl.recorded)) {
 		pl.plan.add(pl.e.orphanChange(pl.recorded[addr], pl.plan.Snapshot))
 	}
 }
@@ -674,13 +676,13 @@ func underStructural(a source.Address, snap *source.Snapshot) bool {
 
 // changeFor classifies a resource whose inputs are known, with its
 // lifecycle's ignore_changes applied and --replace honoured.
-func (pl *planner) changeFor(r *source.Resource, rec *Recorded) *Change {
+func (pl *planner) changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
 	return decide(r, rec, pl.replace[r.Address.String()])
 }
 
 // decide classifies a resource whose inputs are known, with its
 // lifecycle's ignore_changes applied; replace forces a replacement.
-func decide(r *source.Resource, rec *Recorded, replace bool) *Change {
+func decide(r *source.Resource, rec *statedoc.Recorded, replace bool) *Change {
 	if rec != nil {
 		rec = adopted(r, rec)
 	}
@@ -695,7 +697,7 @@ func decide(r *source.Resource, rec *Recorded, replace bool) *Change {
 }
 
 // changeFor classifies a resource whose inputs are known.
-func changeFor(r *source.Resource, rec *Recorded) *Change {
+func changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
 	c := &Change{Address: r.Address, Resource: r, SensitiveInputs: r.SensitiveInputs}
 	switch {
 	case !r.Stateful():
@@ -722,11 +724,11 @@ func changeFor(r *source.Resource, rec *Recorded) *Change {
 
 // moves reports whether a stateful resource now names another state
 // handler than the one that records it: the entry must move.
-func moves(r *source.Resource, rec *Recorded) bool {
+func moves(r *source.Resource, rec *statedoc.Recorded) bool {
 	return r.State != nil && r.State.String() != rec.Handler
 }
 
-func (e *Engine) destroyChange(rec *Recorded) *Change {
+func (e *Engine) destroyChange(rec *statedoc.Recorded) *Change {
 	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
 	if !e.providers.declared(rec.Entry.Provider) {
 		c.Note = "apply will fail for this resource: " + orphanAdvice(rec.Entry.Provider, rec.Address)
@@ -738,7 +740,7 @@ func (e *Engine) destroyChange(rec *Recorded) *Change {
 
 // checkResource checks what the source could not: the state handler a
 // resource names must be a resource that holds state.
-func (e *Engine) checkResource(r *source.Resource, states map[string]*StateView) error {
+func (e *Engine) checkResource(r *source.Resource, states map[string]*statedoc.View) error {
 	if r.State == nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // PlannedChange is one change as a saved plan keeps it, so that pier show
@@ -132,11 +133,11 @@ func Showable(changes []PlannedChange, warnings []string, destroy bool) *Plan {
 			c.Resource = &source.Resource{Address: addr, Provider: pc.Provider, Type: pc.Type, Inputs: m}
 		}
 		if pc.Before != nil || pc.Action == ActionDestroy || pc.Action == ActionUpdate || pc.Action == ActionReplace {
-			e := Entry{Type: pc.Type, Provider: pc.Provider, InputProperties: pc.Before, SensitiveInputs: pc.PriorSensitive}
+			e := statedoc.Entry{Type: pc.Type, Provider: pc.Provider, InputProperties: pc.Before, SensitiveInputs: pc.PriorSensitive}
 			if pc.PriorTerraform != nil {
 				e.OutputProperties = map[string]any{tfKey: pc.PriorTerraform}
 			}
-			c.Prior = &Recorded{Address: addr, Entry: e}
+			c.Prior = &statedoc.Recorded{Address: addr, Entry: e}
 		}
 		p.add(c)
 	}

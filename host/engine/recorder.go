@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -17,7 +18,7 @@ type recorder struct {
 	e       *Engine
 	handler string
 	ref     *handlerRef
-	doc     *storedDoc
+	doc     *statedoc.Stored
 	reqs    chan *recordReq
 	done    chan struct{}
 	// broken is the error of a failed append. After one, the in-memory view
@@ -28,18 +29,18 @@ type recorder struct {
 type recordReq struct {
 	ctx   context.Context
 	event string
-	build func(*patchBuilder) error
+	build func(*statedoc.PatchBuilder) error
 	err   chan error
 }
 
 func newRecorder(e *Engine, handler string, ref *handlerRef) *recorder {
-	r := &recorder{e: e, handler: handler, ref: ref, doc: ref.view.stored(), reqs: make(chan *recordReq, 64), done: make(chan struct{})}
+	r := &recorder{e: e, handler: handler, ref: ref, doc: ref.view.Stored(), reqs: make(chan *recordReq, 64), done: make(chan struct{})}
 	go r.loop()
 	return r
 }
 
 // record queues a change and waits until it is durable.
-func (r *recorder) record(ctx context.Context, event string, build func(*patchBuilder) error) error {
+func (r *recorder) record(ctx context.Context, event string, build func(*statedoc.PatchBuilder) error) error {
 	req := &recordReq{ctx: ctx, event: event, build: build, err: make(chan error, 1)}
 	select {
 	case r.reqs <- req:
@@ -87,8 +88,8 @@ func (r *recorder) commit(batch []*recordReq) {
 		}
 		return
 	}
-	pb := &patchBuilder{doc: r.doc}
-	healed := pb.heal()
+	pb := statedoc.NewPatchBuilder(r.doc)
+	healed := pb.Heal()
 	var ok []*recordReq
 	var events []string
 	for _, req := range batch {
@@ -101,20 +102,20 @@ func (r *recorder) commit(batch []*recordReq) {
 			events = append(events, req.event)
 		}
 	}
-	if len(ok) == 0 || len(pb.ops) == healed {
-		pb.unheal()
+	if len(ok) == 0 || len(pb.Ops()) == healed {
+		pb.Unheal()
 	}
 	if len(ok) == 0 {
 		return
 	}
 	event := batchEvent(events)
-	if len(pb.ops) > healed {
-		err := r.append(ok[0].ctx, event, pb.ops)
+	if len(pb.Ops()) > healed {
+		err := r.append(ok[0].ctx, event, pb.Ops())
 		if err != nil {
 			r.broken = err
 		}
 		if healed > 0 && err == nil {
-			r.doc.missing = nil
+			r.doc.Healed()
 		}
 		for _, req := range ok {
 			req.err <- err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file records what apply did in the state handlers' logs.
@@ -15,7 +17,7 @@ func (a *applier) recordPut(ctx context.Context, event string, c *Change, output
 
 // recordPutWith records c's new object, and with also what then
 // belongs in the same event.
-func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, outputs map[string]any, with func(*patchBuilder) error) error {
+func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, outputs map[string]any, with func(*statedoc.PatchBuilder) error) error {
 	r := c.Resource
 	if !r.Stateful() {
 		return nil
@@ -24,13 +26,13 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, ou
 	for _, d := range r.DependsOn {
 		deps = append(deps, d.String())
 	}
-	entry := Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
+	entry := statedoc.Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
 	if c.Action == ActionUpdate && c.Prior != nil {
 		// Still the object it was imported as; a replacement is not.
 		entry.ImportID = c.Prior.Entry.ImportID
 	}
-	if err := a.record(ctx, r.State.String(), event, func(pb *patchBuilder) error {
-		if err := pb.put(c.Address, entry); err != nil || with == nil {
+	if err := a.record(ctx, r.State.String(), event, func(pb *statedoc.PatchBuilder) error {
+		if err := pb.Put(c.Address, entry); err != nil || with == nil {
 			return err
 		}
 		return with(pb)
@@ -42,8 +44,8 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, ou
 	}
 	// Recorded in the new state first: were pier stopped in between, the
 	// next plan names both states rather than forgetting the resource.
-	return a.record(ctx, c.Prior.Handler, "forget", func(pb *patchBuilder) error {
-		pb.remove(c.Address)
+	return a.record(ctx, c.Prior.Handler, "forget", func(pb *statedoc.PatchBuilder) error {
+		pb.Remove(c.Address)
 		return nil
 	})
 }
@@ -51,14 +53,14 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, ou
 // record appends a change to a state handler's log. A Ctrl-C must never
 // lose the record of a real change, so it runs without the caller's
 // cancellation, bounded by its own timeout.
-func (a *applier) record(ctx context.Context, handler, event string, build func(*patchBuilder) error) error {
+func (a *applier) record(ctx context.Context, handler, event string, build func(*statedoc.PatchBuilder) error) error {
 	wakeScheduler(ctx)
 	return a.commitRecord(ctx, handler, event, build)
 }
 
 // commitRecord appends as record does, keeping the provider slot: an
 // intent is recorded before the provider request.
-func (a *applier) commitRecord(ctx context.Context, handler, event string, build func(*patchBuilder) error) error {
+func (a *applier) commitRecord(ctx context.Context, handler, event string, build func(*statedoc.PatchBuilder) error) error {
 	rec := a.recorders[handler]
 	if rec == nil {
 		return fmt.Errorf("state handler %s was not read before apply: this is a bug in pier", handler)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -43,7 +44,7 @@ func Redact(outputs map[string]any) map[string]any {
 // RedactEntryInputs returns a copy of a recorded entry's inputs fit to show:
 // those recorded as coming from sensitive values, and those a Terraform
 // resource's outputs list as sensitive, are replaced.
-func RedactEntryInputs(e Entry) map[string]any {
+func RedactEntryInputs(e statedoc.Entry) map[string]any {
 	out := RedactInputs(e.InputProperties, e.OutputProperties)
 	for _, p := range e.SensitiveInputs {
 		redactPath(out, dotted(p))
@@ -55,7 +56,7 @@ func RedactEntryInputs(e Entry) map[string]any {
 // show: what [Redact] hides, and the outputs that the inputs recorded as
 // sensitive make sensitive ([source.InputSensitiveOutputs]: all of a v0
 // provider's, those named like the input of a Terraform resource).
-func RedactEntryOutputs(e Entry) map[string]any {
+func RedactEntryOutputs(e statedoc.Entry) map[string]any {
 	out := Redact(e.OutputProperties)
 	for _, steps := range entryInputSensitiveOutputs(e) {
 		redactPath(out, steps)
@@ -65,7 +66,7 @@ func RedactEntryOutputs(e Entry) map[string]any {
 
 // entryInputSensitiveOutputs are the paths of e's outputs that its
 // sensitive inputs make sensitive.
-func entryInputSensitiveOutputs(e Entry) [][]any {
+func entryInputSensitiveOutputs(e statedoc.Entry) [][]any {
 	return source.InputSensitiveOutputs(e.SensitiveInputs, source.HasSchema(e.OutputProperties))
 }
 
@@ -329,7 +330,7 @@ func (p *Plan) RedactedGraph() (*Graph, error) {
 				if v != nil {
 					op.Provider, op.Type, op.Inputs = v.Provider, v.Type, v.Inputs
 				}
-			case *Recorded:
+			case *statedoc.Recorded:
 				if op.Type == "" {
 					op.Provider, op.Type = v.Entry.Provider, v.Entry.Type
 				}

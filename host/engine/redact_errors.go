@@ -9,6 +9,7 @@ import (
 
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -48,7 +49,7 @@ func (c *Change) secretTexts() []string {
 
 // entrySecretTexts lists the texts of a recorded entry's sensitive values:
 // what [RedactEntryInputs] and [RedactEntryOutputs] hide.
-func entrySecretTexts(e Entry) []string {
+func entrySecretTexts(e statedoc.Entry) []string {
 	var out []string
 	tf, _ := e.OutputProperties[tfKey].(map[string]any)
 	paths := sensitivePaths(tf)

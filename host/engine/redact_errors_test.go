@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -23,7 +24,7 @@ func TestRedactProviderErrors(t *testing.T) {
 			SensitiveInputs: []string{"path", "n", "rules.*.key"},
 		},
 		SensitiveInputs: []string{"token"},
-		Prior: &Recorded{Entry: Entry{
+		Prior: &statedoc.Recorded{Entry: statedoc.Entry{
 			InputProperties:  map[string]any{"old": "old-secret-value", "sensitive_content": "tf-new"},
 			OutputProperties: map[string]any{"old": "old-secret-value", "__tf": map[string]any{"sensitive_paths": []any{"sensitive_content"}}},
 			SensitiveInputs:  []string{"old"},

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 func TestRedactingHandler(t *testing.T) {
 	t.Parallel()
 	secrets := &secretLog{}
-	secrets.set("db", (&Change{Resource: nil, Prior: &Recorded{Entry: Entry{
+	secrets.set("db", (&Change{Resource: nil, Prior: &statedoc.Recorded{Entry: statedoc.Entry{
 		InputProperties: map[string]any{"stdin": "hunter2-pw\n"}, SensitiveInputs: []string{"stdin"},
 	}}}).secretTexts())
 	tests := map[string]struct {

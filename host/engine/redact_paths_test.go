@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // TestRedactBridgePaths covers the form the Terraform bridge writes:
@@ -75,7 +76,7 @@ func TestRedactInputs(t *testing.T) {
 
 func TestRedactDiffs(t *testing.T) {
 	t.Parallel()
-	prior := &Recorded{Entry: Entry{OutputProperties: map[string]any{"__tf": map[string]any{"sensitive_paths": []any{"old_secret"}}}}}
+	prior := &statedoc.Recorded{Entry: statedoc.Entry{OutputProperties: map[string]any{"__tf": map[string]any{"sensitive_paths": []any{"old_secret"}}}}}
 	tests := map[string]struct {
 		change   *Change
 		old, new map[string]any

@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 	"golang.org/x/sync/errgroup"
 )
@@ -25,7 +28,7 @@ type Drift struct {
 	// Recorded is the entry as it was in state; Now the entry as read
 	// (its inputs are the recorded ones unless the provider reported
 	// them). Now is zero when Gone.
-	Recorded, Now Entry
+	Recorded, Now statedoc.Entry
 }
 
 // InputDiffs are the inputs the read found changed, redacted as the plan
@@ -97,8 +100,8 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 	if !o.Refresh && !o.RefreshOnly && len(always) == 0 {
 		return nil
 	}
-	var todo []*Recorded
-	for _, addr := range sortedAddresses(pl.recorded) {
+	var todo []*statedoc.Recorded
+	for _, addr := range slices.Sorted(maps.Keys(pl.recorded)) {
 		rec := pl.recorded[addr]
 		if !o.refreshes(rec.Address) && always[addr] == nil {
 			continue
@@ -173,7 +176,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 			continue
 		}
 		pl.plan.Drift = append(pl.plan.Drift, &Drift{Address: rec.Address, Handler: rec.Handler, Recorded: rec.Entry, Now: now})
-		pl.recorded[addr] = &Recorded{Address: rec.Address, Handler: rec.Handler, Entry: now}
+		pl.recorded[addr] = &statedoc.Recorded{Address: rec.Address, Handler: rec.Handler, Entry: now}
 	}
 	return nil
 }
@@ -219,7 +222,7 @@ func (a *applier) recordDrift(ctx context.Context) error {
 			return fmt.Errorf("record the refreshed %s: state handler %s was not read", d.Address, d.Handler)
 		}
 		now := d.Now
-		if err := r.record(ctx, "refresh", func(pb *patchBuilder) error { return pb.put(d.Address, now) }); err != nil {
+		if err := r.record(ctx, "refresh", func(pb *statedoc.PatchBuilder) error { return pb.Put(d.Address, now) }); err != nil {
 			return fmt.Errorf("record the refreshed %s in state %s: %w", d.Address, d.Handler, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // A --refresh-only plan, as Terraform's -refresh-only: the reads of a
@@ -27,7 +28,7 @@ func (pl *planner) planRefreshOnly(ctx context.Context) (*Plan, error) {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s no longer exists, but it has %d deposed object(s) left by a create-before-destroy replacement; a refresh-only apply leaves its record alone: apply without --refresh-only to destroy them", d.Address, len(d.Recorded.Deposed)))
 			continue
 		}
-		c := &Change{Address: d.Address, Action: ActionRefresh, Prior: &Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Recorded}, Refreshed: d}
+		c := &Change{Address: d.Address, Action: ActionRefresh, Prior: &statedoc.Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Recorded}, Refreshed: d}
 		if d.Gone {
 			c.Note = "no longer exists: its record is removed"
 		} else {
@@ -56,14 +57,14 @@ func (pl *planner) planRefreshOnly(ctx context.Context) (*Plan, error) {
 // Refresh records one object as a refresh-only read found it (op.Now):
 // its entry as read, or, when it is gone, no entry, in the state the read
 // was of. No provider is called.
-func (a *applier) Refresh(ctx context.Context, op execgraph.Refresh[*Recorded]) (map[string]any, error) {
+func (a *applier) Refresh(ctx context.Context, op execgraph.Refresh[*statedoc.Recorded]) (map[string]any, error) {
 	addr := op.Prior.Address
 	if op.Now == nil {
-		return nil, a.record(ctx, op.State, "refresh", func(pb *patchBuilder) error {
-			pb.remove(addr)
+		return nil, a.record(ctx, op.State, "refresh", func(pb *statedoc.PatchBuilder) error {
+			pb.Remove(addr)
 			return nil
 		})
 	}
 	now := op.Now.Entry
-	return now.OutputProperties, a.record(ctx, op.State, "refresh", func(pb *patchBuilder) error { return pb.put(addr, now) })
+	return now.OutputProperties, a.record(ctx, op.State, "refresh", func(pb *statedoc.PatchBuilder) error { return pb.Put(addr, now) })
 }

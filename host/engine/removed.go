@@ -6,6 +6,7 @@ import (
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // Orphans: records whose resource block is gone. A removed block
@@ -30,7 +31,7 @@ func removedFor(snap *source.Snapshot, a source.Address) *source.Removed {
 // orphanChange plans what becomes of a record whose resource is no
 // longer in the deployment: a destroy, through the removed block's
 // provider if one names it, or, with destroy = false, a forget.
-func (e *Engine) orphanChange(rec *Recorded, snap *source.Snapshot) *Change {
+func (e *Engine) orphanChange(rec *statedoc.Recorded, snap *source.Snapshot) *Change {
 	rm := removedFor(snap, rec.Address)
 	switch {
 	case rm == nil:
@@ -80,9 +81,9 @@ func removedFrom(a source.Address) string {
 
 // Forget removes a record a removed block with destroy = false lets go
 // of, with a "forget" event; its provider is not asked.
-func (a *applier) Forget(ctx context.Context, op execgraph.Forget[*Recorded]) error {
-	return a.record(ctx, op.Prior.Handler, "forget", func(pb *patchBuilder) error {
-		pb.remove(op.Prior.Address)
+func (a *applier) Forget(ctx context.Context, op execgraph.Forget[*statedoc.Recorded]) error {
+	return a.record(ctx, op.Prior.Handler, "forget", func(pb *statedoc.PatchBuilder) error {
+		pb.Remove(op.Prior.Address)
 		return nil
 	})
 }

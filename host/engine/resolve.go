@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -28,7 +31,7 @@ type ResolveRequest struct {
 type ResolveResult struct {
 	Address string
 	Handler string
-	Pending PendingOperation
+	Pending statedoc.PendingOperation
 	// Imported is set when a pending create was resolved by importing
 	// the object.
 	Imported *ImportResult
@@ -61,10 +64,10 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 	}
 	states := pl.plan.States
 	if req.State != "" && states[req.State] == nil {
-		return ResolveResult{}, fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", req.State, strings.Join(sortedAddresses(states), ", "))
+		return ResolveResult{}, fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", req.State, strings.Join(slices.Sorted(maps.Keys(states)), ", "))
 	}
 	var in []string
-	for _, h := range sortedAddresses(states) {
+	for _, h := range slices.Sorted(maps.Keys(states)) {
 		if states[h].Pending[addr] != nil && (req.State == "" || req.State == h) {
 			in = append(in, h)
 		}
@@ -82,9 +85,9 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 	p := *v.Pending[addr]
 	res := ResolveResult{Address: addr, Handler: h, Pending: p}
 	event := "resolve"
-	var build func(*patchBuilder) error
+	var build func(*statedoc.PatchBuilder) error
 	switch {
-	case p.Operation == PendingCreate && req.Created:
+	case p.Operation == statedoc.PendingCreate && req.Created:
 		if err := e.canImportPending(a, h, p, req.ID, v.Entries[addr] != nil); err != nil {
 			return res, err
 		}
@@ -96,14 +99,14 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 		return res, nil
 	case req.ID != "":
 		return res, fmt.Errorf("an id is only for a pending create of an object that exists (--created ID); this is a pending %s", p.Operation)
-	case p.Operation == PendingCreate:
-		build = func(pb *patchBuilder) error { pb.clearPending(a); return nil }
+	case p.Operation == statedoc.PendingCreate:
+		build = func(pb *statedoc.PatchBuilder) error { pb.ClearPending(a); return nil }
 	case req.Created:
-		build = func(pb *patchBuilder) error { pb.clearPending(a); return nil }
+		build = func(pb *statedoc.PatchBuilder) error { pb.ClearPending(a); return nil }
 	default:
 		// remove clears the intent too: one event.
 		res.Forgot = true
-		build = func(pb *patchBuilder) error { pb.remove(a); return nil }
+		build = func(pb *statedoc.PatchBuilder) error { pb.Remove(a); return nil }
 	}
 	ref := pl.plan.handlers[h]
 	r := newRecorder(e, h, ref)
@@ -117,7 +120,7 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 // canImportPending checks that a pending create can be resolved as
 // created: by importing the object, which needs its id and a provider
 // that declares import.
-func (e *Engine) canImportPending(a source.Address, h string, p PendingOperation, id string, recorded bool) error {
+func (e *Engine) canImportPending(a source.Address, h string, p statedoc.PendingOperation, id string, recorded bool) error {
 	switch {
 	case recorded:
 		return fmt.Errorf("state %s still records the object %s was replacing, so a second object cannot be recorded there: if the new object exists, remove it yourself, then run pier state resolve %s --absent, and the next apply replaces it again", h, a, a)

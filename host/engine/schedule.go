@@ -10,6 +10,7 @@ import (
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file is the scheduler of an apply: which node runs when, what a
@@ -21,7 +22,7 @@ import (
 type node struct {
 	// run is the node's operation: compiled from the graph, or decided at
 	// run time.
-	run execgraph.Operation[*Recorded]
+	run execgraph.Operation[*statedoc.Recorded]
 	// ref is the node's element in the graph; None for a node added at
 	// run time.
 	ref execgraph.Ref
@@ -65,7 +66,7 @@ type resolveResult struct {
 
 // addNode adds a node the graph did not have, running op: a member of an
 // expanded composite, or the destroy of one that is gone.
-func (a *applier) addNode(c *Change, op execgraph.Operation[*Recorded]) *node {
+func (a *applier) addNode(c *Change, op execgraph.Operation[*statedoc.Recorded]) *node {
 	n := &node{run: op, ref: execgraph.None, change: c, status: StatusPending}
 	a.byAddr[c.Addr()] = n
 	a.nodes = append(a.nodes, n)
@@ -313,7 +314,7 @@ func (a *applier) absorbReady(res *source.Resource) {
 		// The run-time decision: the node's own change, not the plan's,
 		// and its operation, with the inputs now known.
 		n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
-		n.run = execgraph.Resolve[*Recorded]{Address: addr, Desired: res, Prior: prior, WaitsOn: n.change.WaitsOn}
+		n.run = execgraph.Resolve[*statedoc.Recorded]{Address: addr, Desired: res, Prior: prior, WaitsOn: n.change.WaitsOn}
 		if c.Action == ActionNoOp {
 			a.complete(n, c.Prior.Entry.OutputProperties)
 			return
@@ -362,9 +363,9 @@ func (a *applier) absorbBlocked(b *source.Blocked) {
 	// Its operation until the source resolves it: a composite found
 	// only at run time has no destroy-absent in the graph, so what it
 	// held is checked once its members are known.
-	var op execgraph.Operation[*Recorded] = execgraph.Resolve[*Recorded]{Address: addr, Desired: b.Resource, Prior: c.Prior, WaitsOn: waits}
+	var op execgraph.Operation[*statedoc.Recorded] = execgraph.Resolve[*statedoc.Recorded]{Address: addr, Desired: b.Resource, Prior: c.Prior, WaitsOn: waits}
 	if b.Structural {
-		op = execgraph.DestroyAbsent[*Recorded]{Composite: addr}
+		op = execgraph.DestroyAbsent[*statedoc.Recorded]{Composite: addr}
 	}
 	a.addNode(c, op)
 }
@@ -412,12 +413,12 @@ func (a *applier) destroyAbsent(ctx context.Context, n *node) {
 // Expand ends an expand of the graph once its composite's members are
 // known: they run as nodes of their own, and what it held before is its
 // destroy-absent's to check, so nothing is left to do.
-func (a *applier) Expand(context.Context, execgraph.Expand[*Recorded]) error { return nil }
+func (a *applier) Expand(context.Context, execgraph.Expand[*statedoc.Recorded]) error { return nil }
 
 // DestroyAbsent destroys, each by a node of its own, the recorded objects
 // op names (every one under the composite when it names none) that the
 // composite no longer holds. It runs on the scheduling goroutine.
-func (a *applier) DestroyAbsent(_ context.Context, op execgraph.DestroyAbsent[*Recorded]) error {
+func (a *applier) DestroyAbsent(_ context.Context, op execgraph.DestroyAbsent[*statedoc.Recorded]) error {
 	prefix, err := source.ParseAddress(op.Composite)
 	if err != nil {
 		return err
@@ -430,10 +431,10 @@ func (a *applier) DestroyAbsent(_ context.Context, op execgraph.DestroyAbsent[*R
 // prefix (candidates, or else every recorded object under it) that the
 // last snapshot does not have. Objects under a composite still blocked
 // wait for that one.
-func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*Recorded) {
+func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*statedoc.Recorded) {
 	if candidates == nil {
-		for _, h := range sortedAddresses(a.states) {
-			for _, addr := range sortedAddresses(a.states[h].Entries) {
+		for _, h := range slices.Sorted(maps.Keys(a.states)) {
+			for _, addr := range slices.Sorted(maps.Keys(a.states[h].Entries)) {
 				if rec := a.states[h].Entries[addr]; rec.Address.HasPrefix(prefix) && !a.planned[addr] {
 					candidates = append(candidates, rec)
 				}
@@ -491,7 +492,7 @@ func (a *applier) inTargets(addr string) bool {
 	return len(a.controls.Targets) == 0 || targeted(addr, a.controls.Targets)
 }
 
-func (a *applier) recordedEntry(addr string) *Recorded {
+func (a *applier) recordedEntry(addr string) *statedoc.Recorded {
 	for _, v := range a.states {
 		if r := v.Entries[addr]; r != nil {
 			return r
@@ -670,7 +671,7 @@ func (a *applier) sortedNodes() []*node {
 // failPending fails resources that never became ready although nothing is
 // left to run: the source kept them blocked.
 func (a *applier) failPending() {
-	for _, addr := range sortedAddresses(a.pending) {
+	for _, addr := range slices.Sorted(maps.Keys(a.pending)) {
 		n := a.pending[addr]
 		delete(a.pending, addr)
 		if n.status != StatusPending {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -342,7 +343,7 @@ func TestDeferredDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"g.keep"}, sortedAddresses(states["state"].Entries)); diff != "" {
+	if diff := cmp.Diff([]string{"g.keep"}, slices.Sorted(maps.Keys(states["state"].Entries))); diff != "" {
 		t.Errorf("recorded (-want +got):\n%s", diff)
 	}
 }

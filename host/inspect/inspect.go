@@ -12,10 +12,10 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
-	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hcldepth"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // Inspector evaluates expressions against one snapshot of state. It is
@@ -28,7 +28,7 @@ type Inspector struct {
 // ([hclsource.Deployment.EvalContext]) or nil for a source without one (a
 // Nix flake), which gets the functions only. states are the recorded
 // states, by handler.
-func New(base *hcl.EvalContext, states map[string]*engine.StateView) *Inspector {
+func New(base *hcl.EvalContext, states map[string]*statedoc.View) *Inspector {
 	if base == nil {
 		base = &hcl.EvalContext{Functions: hclsource.Functions()}
 	}
@@ -121,7 +121,7 @@ func (r Result) Text() string {
 
 // stateVariables builds resource, deployment and output from state. A
 // resource recorded in several states takes the first handler's entry.
-func stateVariables(states map[string]*engine.StateView) map[string]cty.Value {
+func stateVariables(states map[string]*statedoc.View) map[string]cty.Value {
 	handlers := make([]string, 0, len(states))
 	for h := range states {
 		handlers = append(handlers, h)
@@ -243,7 +243,7 @@ func keyedValue(insts map[any]cty.Value) cty.Value {
 // recorded as sensitive, the outputs those make sensitive
 // ([source.InputSensitiveOutputs]), and the attributes a Terraform
 // resource's outputs list as sensitive.
-func entryValue(rec *engine.Recorded) cty.Value {
+func entryValue(rec *statedoc.Recorded) cty.Value {
 	in := jsonValue(rec.Entry.InputProperties)
 	out := jsonValue(rec.Entry.OutputProperties)
 	for _, p := range rec.Entry.SensitiveInputs {

@@ -7,9 +7,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 func testInspector(t *testing.T) *Inspector {
@@ -28,12 +28,12 @@ func testInspector(t *testing.T) *Inspector {
 		}
 		return a
 	}
-	rec := func(a string, in, out map[string]any, sens ...string) *engine.Recorded {
-		return &engine.Recorded{Address: addr(a), Handler: "state", Entry: engine.Entry{Type: "t", InputProperties: in, OutputProperties: out, SensitiveInputs: sens}}
+	rec := func(a string, in, out map[string]any, sens ...string) *statedoc.Recorded {
+		return &statedoc.Recorded{Address: addr(a), Handler: "state", Entry: statedoc.Entry{Type: "t", InputProperties: in, OutputProperties: out, SensitiveInputs: sens}}
 	}
-	states := map[string]*engine.StateView{"state": {
+	states := map[string]*statedoc.View{"state": {
 		Handler: "state",
-		Entries: map[string]*engine.Recorded{
+		Entries: map[string]*statedoc.Recorded{
 			"db": rec("db", map[string]any{"user": "app", "password": "s3cret"}, map[string]any{"port": float64(5432)}, "password"),
 			"tfdb": rec("tfdb", map[string]any{"user": "app", "password": "s3cret"},
 				map[string]any{"port": float64(5432), "password": "s3cret", source.ReservedOutputKey: map[string]any{"schema_version": float64(0)}}, "password"),
@@ -41,7 +41,7 @@ func testInspector(t *testing.T) *Inspector {
 			"web[1]":    rec("web[1]", map[string]any{"n": float64(1)}, map[string]any{"id": "w1"}),
 			"app.cache": rec("app.cache", map[string]any{}, map[string]any{"size": float64(64)}),
 		},
-		Outputs: map[string]engine.RecordedOutput{
+		Outputs: map[string]statedoc.RecordedOutput{
 			"url":   {Value: "http://web"},
 			"token": {Sensitive: true},
 		},
@@ -135,14 +135,14 @@ func TestEvalKeepsUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	states := map[string]*engine.StateView{"state": {
+	states := map[string]*statedoc.View{"state": {
 		Handler: "state",
-		Entries: map[string]*engine.Recorded{"web": {Address: a, Handler: "state", Entry: engine.Entry{
+		Entries: map[string]*statedoc.Recorded{"web": {Address: a, Handler: "state", Entry: statedoc.Entry{
 			Type:             "t",
 			InputProperties:  map[string]any{"name": "w", "tags": []any{"a", source.Unknown}},
 			OutputProperties: map[string]any{"id": source.Unknown, "port": float64(80)},
 		}}},
-		Outputs: map[string]engine.RecordedOutput{"url": {Value: source.Unknown}},
+		Outputs: map[string]statedoc.RecordedOutput{"url": {Value: source.Unknown}},
 	}}
 	in := New(nil, states)
 	tests := map[string]struct {

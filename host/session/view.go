@@ -7,6 +7,7 @@ import (
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 )
 
 // Graph is the deployment's dependency graph of resource blocks, as pier
@@ -55,7 +56,7 @@ func (d *Deployment) Graph(ctx context.Context) (*hclsource.Graph, error) {
 // States reads every state handler's recorded state without taking its
 // write lock (where the handler can), so it answers while an apply runs.
 // It starts only the state handlers' providers.
-func (d *Deployment) States(ctx context.Context) (map[string]*engine.StateView, error) {
+func (d *Deployment) States(ctx context.Context) (map[string]*statedoc.View, error) {
 	eng, err := d.readOnly()
 	if err != nil {
 		return nil, err

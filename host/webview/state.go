@@ -15,6 +15,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -129,7 +130,7 @@ func (s *Server) handleResource(w http.ResponseWriter, r *http.Request) {
 			if err != nil || seen[a] || block(pa) != addr {
 				continue
 			}
-			out.Instances = append(out.Instances, redactedInstance(a, h, engine.Entry{Type: p.Type, Provider: p.Provider}, p))
+			out.Instances = append(out.Instances, redactedInstance(a, h, statedoc.Entry{Type: p.Type, Provider: p.Provider}, p))
 			pointers[h] = append(pointers[h], pointer(pa), pendingPointer(a))
 		}
 	}
@@ -174,7 +175,7 @@ func touches(paths, ptrs []string) bool {
 
 // redactedInstance is an entry with its sensitive values replaced, here on
 // the server, so that they never reach the browser.
-func redactedInstance(addr, handler string, e engine.Entry, p *engine.PendingOperation) instanceJSON {
+func redactedInstance(addr, handler string, e statedoc.Entry, p *statedoc.PendingOperation) instanceJSON {
 	in := instanceJSON{Address: addr, State: handler, Type: e.Type, Inputs: engine.RedactEntryInputs(e), Outputs: withoutBookkeeping(engine.RedactEntryOutputs(e))}
 	for k, d := range e.Deposed {
 		if in.Deposed == nil {
@@ -185,7 +186,7 @@ func redactedInstance(addr, handler string, e engine.Entry, p *engine.PendingOpe
 	if p != nil {
 		in.Pending = &pendingJSON{Operation: string(p.Operation), Started: p.Started}
 		if p.InputProperties != nil {
-			in.Pending.Inputs = engine.RedactEntryInputs(engine.Entry{InputProperties: p.InputProperties, SensitiveInputs: p.SensitiveInputs})
+			in.Pending.Inputs = engine.RedactEntryInputs(statedoc.Entry{InputProperties: p.InputProperties, SensitiveInputs: p.SensitiveInputs})
 		}
 	}
 	return in
@@ -284,9 +285,9 @@ func (s *Server) stateAt(ctx context.Context, h string, at int64, only string) (
 	if err != nil {
 		return nil, err
 	}
-	view, err := engine.DecodeState(h, doc)
+	view, err := statedoc.Decode(h, doc)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("decode state: %w", err)
 	}
 	out := &stateAtJSON{State: h, Index: at, Resources: map[string]instanceJSON{}, Outputs: map[string]any{}}
 	for a, rec := range view.Entries {

@@ -1,4 +1,4 @@
-package engine
+package statedoc
 
 import (
 	"encoding/json"
@@ -19,44 +19,44 @@ func TestPendingPatches(t *testing.T) {
 	intent := PendingOperation{Operation: PendingCreate, Provider: "p", Type: "t", Started: "2026-12-01T12:00:00Z"}
 	tests := map[string]struct {
 		pending []string // recorded before
-		build   func(pb *patchBuilder) error
+		build   func(pb *PatchBuilder) error
 		want    []string // op path
 	}{
 		"first intent adds the container": {
-			build: func(pb *patchBuilder) error { return pb.putPending(a, intent) },
+			build: func(pb *PatchBuilder) error { return pb.PutPending(a, intent) },
 			want:  []string{"add /pierPendingOperations", "add /pierPendingOperations/a"},
 		},
 		"second intent": {
 			pending: []string{"a"},
-			build:   func(pb *patchBuilder) error { return pb.putPending(b, intent) },
+			build:   func(pb *PatchBuilder) error { return pb.PutPending(b, intent) },
 			want:    []string{"add /pierPendingOperations/b~1c"},
 		},
 		"outcome clears the last intent with the container": {
 			pending: []string{"a"},
-			build:   func(pb *patchBuilder) error { return pb.put(a, Entry{Type: "t"}) },
+			build:   func(pb *PatchBuilder) error { return pb.Put(a, Entry{Type: "t"}) },
 			want:    []string{"add /resources/a", "remove /pierPendingOperations"},
 		},
 		"outcome clears one of two": {
 			pending: []string{"a", "b/c"},
-			build:   func(pb *patchBuilder) error { return pb.put(b, Entry{Type: "t"}) },
+			build:   func(pb *PatchBuilder) error { return pb.Put(b, Entry{Type: "t"}) },
 			want:    []string{"add /resources/b~1c", "remove /pierPendingOperations/b~1c"},
 		},
 		"intents and outcomes in one batch": {
-			build: func(pb *patchBuilder) error {
-				if err := pb.putPending(a, intent); err != nil {
+			build: func(pb *PatchBuilder) error {
+				if err := pb.PutPending(a, intent); err != nil {
 					return err
 				}
-				if err := pb.putPending(b, intent); err != nil {
+				if err := pb.PutPending(b, intent); err != nil {
 					return err
 				}
-				pb.clearPending(a)
-				return pb.put(b, Entry{Type: "t"})
+				pb.ClearPending(a)
+				return pb.Put(b, Entry{Type: "t"})
 			},
 			want: []string{"add /pierPendingOperations", "add /pierPendingOperations/a", "add /pierPendingOperations/b~1c",
 				"remove /pierPendingOperations/a", "add /resources/b~1c", "remove /pierPendingOperations"},
 		},
 		"clearing nothing": {
-			build: func(pb *patchBuilder) error { pb.clearPending(a); return nil },
+			build: func(pb *PatchBuilder) error { pb.ClearPending(a); return nil },
 		},
 	}
 	for name, tc := range tests {
@@ -75,11 +75,11 @@ func TestPendingPatches(t *testing.T) {
 			if err := json.Unmarshal(raw, &decoded); err != nil {
 				t.Fatal(err)
 			}
-			v, err := decodeState("state", decoded)
+			v, err := Decode("state", decoded)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pb := &patchBuilder{doc: v.stored()}
+			pb := &PatchBuilder{doc: v.Stored()}
 			if err := tc.build(pb); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package engine
+package statedoc
 
 import (
 	"encoding/json"
@@ -51,10 +51,10 @@ func TestDecodeEntrySpellings(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.entry), &raw); err != nil {
 				t.Fatal(err)
 			}
-			got, err := decodeEntry(raw)
+			got, err := DecodeEntry(raw)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("decodeEntry: err = %v, want %q", err, tc.wantErr)
+					t.Fatalf("DecodeEntry: err = %v, want %q", err, tc.wantErr)
 				}
 				if strings.Contains(err.Error(), "secret") {
 					t.Errorf("the error shows the value: %v", err)
@@ -65,7 +65,7 @@ func TestDecodeEntrySpellings(t *testing.T) {
 				t.Fatal(err)
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {
-				t.Errorf("decodeEntry (-want +got):\n%s", d)
+				t.Errorf("DecodeEntry (-want +got):\n%s", d)
 			}
 		})
 	}
@@ -86,18 +86,18 @@ func TestStateWrittenForNixOps4(t *testing.T) {
 			if err := json.Unmarshal([]byte(start), &doc); err != nil {
 				t.Fatal(err)
 			}
-			view, err := decodeState("state", doc)
+			view, err := Decode("state", doc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pb := &patchBuilder{doc: view.stored()}
+			pb := &PatchBuilder{doc: view.Stored()}
 			mustPut := func(addr string, e Entry) {
 				t.Helper()
 				a, err := source.ParseAddress(addr)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := pb.put(a, e); err != nil {
+				if err := pb.Put(a, e); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -145,7 +145,7 @@ func TestStateWrittenForNixOps4(t *testing.T) {
 			if err := json.Unmarshal(after, &back); err != nil {
 				t.Fatal(err)
 			}
-			again, err := decodeState("state", back)
+			again, err := Decode("state", back)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package engine
+package statedoc
 
 import (
 	"errors"
@@ -26,15 +26,15 @@ func TestStateSizeLimit(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			v, err := decodeState("state", map[string]any{"_type": "nixopsState", "resources": map[string]any{}})
+			v, err := Decode("state", map[string]any{"_type": "nixopsState", "resources": map[string]any{}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			v.size = tc.size
-			doc := v.stored()
+			doc := v.Stored()
 			doc.limit = tc.limit
-			pb := &patchBuilder{doc: doc}
-			err = pb.put(addr(t, "blob"), Entry{Type: "blob", InputProperties: map[string]any{}, OutputProperties: big})
+			pb := &PatchBuilder{doc: doc}
+			err = pb.Put(addr(t, "blob"), Entry{Type: "blob", InputProperties: map[string]any{}, OutputProperties: big})
 			var tooLarge *StateTooLargeError
 			if got := errors.As(err, &tooLarge); got != tc.refused {
 				t.Fatalf("put error = %v, refused = %v, want %v", err, got, tc.refused)
@@ -54,7 +54,7 @@ func TestStateSizeLimit(t *testing.T) {
 				t.Errorf("a refused put changed the patch (%v) or the stored view", pb.ops)
 			}
 			// A small change still fits in the same batch.
-			if err := pb.put(addr(t, "small"), Entry{Type: "memo", InputProperties: map[string]any{}}); err != nil && tc.size < tc.limit-100 {
+			if err := pb.Put(addr(t, "small"), Entry{Type: "memo", InputProperties: map[string]any{}}); err != nil && tc.size < tc.limit-100 {
 				t.Errorf("small put after a refused one: %v", err)
 			}
 		})
@@ -66,15 +66,15 @@ func TestStateSizeLimit(t *testing.T) {
 // the provider is asked to create anything.
 func TestStateSizeLimitIntent(t *testing.T) {
 	t.Parallel()
-	v, err := decodeState("state", map[string]any{"_type": "nixopsState", "resources": map[string]any{}})
+	v, err := Decode("state", map[string]any{"_type": "nixopsState", "resources": map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.size = 100
-	doc := v.stored()
+	doc := v.Stored()
 	doc.limit = 1000
-	pb := &patchBuilder{doc: doc}
-	err = pb.putPending(addr(t, "blob"), PendingOperation{Operation: PendingCreate, Provider: "p", Type: "blob", InputProperties: map[string]any{"contents": strings.Repeat("x", 2000)}})
+	pb := &PatchBuilder{doc: doc}
+	err = pb.PutPending(addr(t, "blob"), PendingOperation{Operation: PendingCreate, Provider: "p", Type: "blob", InputProperties: map[string]any{"contents": strings.Repeat("x", 2000)}})
 	var tooLarge *StateTooLargeError
 	if !errors.As(err, &tooLarge) {
 		t.Fatalf("putPending error = %v, want *StateTooLargeError", err)

@@ -1,0 +1,163 @@
+package statedoc
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// Entry is one resource as recorded in a state document. Beside the v0
+// fields, pier records the provider declaration's name and the resource's
+// dependencies, so that a resource gone from the deployment can still be
+// destroyed, in reverse dependency order.
+//
+// The properties are spelt two ways in the wild: NixOps4's code
+// (ResourceState in rust/nixops4/src/state.rs) reads and writes
+// input_properties / output_properties and refuses an entry without both,
+// while its manual and older pier files show inputProperties /
+// outputProperties. pier reads either and writes the spelling NixOps4's code
+// reads, both properties always present, so that one state file serves
+// either tool (see [Entry.MarshalJSON] and DecodeEntry).
+type Entry struct {
+	Type             string
+	InputProperties  map[string]any
+	OutputProperties map[string]any
+	Provider         string
+	Dependencies     []string
+	// SensitiveInputs are the dotted paths of inputs that came from
+	// sensitive values, so that pier state show can hide them.
+	SensitiveInputs []string
+	// Deposed are objects this resource had before a create-before-destroy
+	// replacement, by deposed key, not destroyed yet: the next apply
+	// destroys them. They still exist, so the state keeps them.
+	Deposed map[string]Entry
+	// ImportID is the id an import block adopted the object by, so that a
+	// block left in the configuration is known as done (the id a
+	// provider imports by is often not the object's id output).
+	ImportID string
+}
+
+// The keys of an entry in a state document. The property keys are the ones
+// NixOps4's code uses; camelInputs and camelOutputs are the manual's
+// spelling, read but never written.
+const (
+	keyInputs       = "input_properties"
+	keyOutputs      = "output_properties"
+	camelInputs     = "inputProperties"
+	camelOutputs    = "outputProperties"
+	keyProvider     = "provider"
+	keyDependencies = "dependencies"
+	keySensitive    = "sensitiveInputs"
+	keyDeposed      = "deposed"
+	keyImportID     = "importId"
+)
+
+// entryJSON is an entry as written: NixOps4's spelling, with both property
+// objects present even when empty, because NixOps4's reader requires them.
+type entryJSON struct {
+	Type             string           `json:"type"`
+	InputProperties  map[string]any   `json:"input_properties"`
+	OutputProperties map[string]any   `json:"output_properties"`
+	Provider         string           `json:"provider,omitempty"`
+	Dependencies     []string         `json:"dependencies,omitempty"`
+	SensitiveInputs  []string         `json:"sensitiveInputs,omitempty"`
+	Deposed          map[string]Entry `json:"deposed,omitempty"`
+	ImportID         string           `json:"importId,omitempty"`
+}
+
+// MarshalJSON writes the entry in the spelling NixOps4's code reads.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	j := entryJSON(e)
+	if j.InputProperties == nil {
+		j.InputProperties = map[string]any{}
+	}
+	if j.OutputProperties == nil {
+		j.OutputProperties = map[string]any{}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads an entry in either spelling, as DecodeEntry does.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	d, err := DecodeEntry(m)
+	if err != nil {
+		return err
+	}
+	*e = d
+	return nil
+}
+
+// Recorded is an entry together with where it is recorded.
+type Recorded struct {
+	Address source.Address
+	// Handler is the address of the state handler resource holding it.
+	Handler string
+	Entry   Entry
+}
+
+// DecodeEntry reads one recorded resource from the decoded document, in
+// either spelling of the properties. Where an entry has both (edited by
+// hand, say), NixOps4's code spelling wins, as it is the one both tools
+// write.
+func DecodeEntry(raw any) (Entry, error) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return Entry{}, fmt.Errorf("entry is %T, want an object", raw)
+	}
+	var e Entry
+	if e.Type, ok = m["type"].(string); !ok {
+		return Entry{}, fmt.Errorf("type is missing or not a string")
+	}
+	in, key := m[keyInputs], keyInputs
+	if in == nil {
+		in, key = m[camelInputs], camelInputs
+	}
+	if in == nil {
+		return Entry{}, fmt.Errorf("%s (or %s) is missing", keyInputs, camelInputs)
+	}
+	if e.InputProperties, ok = in.(map[string]any); !ok {
+		return Entry{}, fmt.Errorf("%s is %s, want an object", key, schema.JSONKind(in))
+	}
+	out, key := m[keyOutputs], keyOutputs
+	if out == nil {
+		out, key = m[camelOutputs], camelOutputs
+	}
+	if out != nil {
+		if e.OutputProperties, ok = out.(map[string]any); !ok {
+			return Entry{}, fmt.Errorf("%s is %s, want an object", key, schema.JSONKind(out))
+		}
+	}
+	e.Provider, _ = m[keyProvider].(string)
+	e.Dependencies = stringList(m[keyDependencies])
+	e.SensitiveInputs = stringList(m[keySensitive])
+	e.ImportID, _ = m[keyImportID].(string)
+	if dep, ok := m[keyDeposed].(map[string]any); ok && len(dep) > 0 {
+		e.Deposed = make(map[string]Entry, len(dep))
+		for key, raw := range dep {
+			d, err := DecodeEntry(raw)
+			if err != nil {
+				return Entry{}, fmt.Errorf("deposed object %s: %w", key, err)
+			}
+			e.Deposed[key] = d
+		}
+	}
+	return e, nil
+}
+
+// stringList reads a JSON array of strings, skipping anything else.
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

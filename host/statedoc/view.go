@@ -1,0 +1,184 @@
+package statedoc
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema"
+)
+
+// View is the state one state handler holds, decoded for planning.
+type View struct {
+	// Handler is the address of the state handler resource.
+	Handler string
+	// Entries by address string.
+	Entries map[string]*Recorded
+	// Outputs are the deployment outputs recorded in this state.
+	Outputs map[string]RecordedOutput
+	// Pending are the operations an interrupted run left unfinished, by
+	// address string; see pending.go.
+	Pending map[string]*PendingOperation
+	// HeldBy is the live command that holds the state's lock, when the
+	// handler read it without locking and another holds it: Pending are
+	// then that command's work in progress.
+	HeldBy *LockHolder
+	// Document is the state document as read, unredacted.
+	Document map[string]any
+	hash     string
+	// size is the length in bytes of the state as read (its read
+	// response line); 0 when the document did not come from a read.
+	size int64
+	// paths are the JSON Pointers of the objects that exist under
+	// deployments, so that a patch can create missing parents.
+	paths map[string]bool
+	// missing are the pointers of the resources and deployments members
+	// that levels of the document lack, for the next write to add.
+	missing []string
+}
+
+// RecordedOutput is a deployment output as kept in state. Sensitive values
+// are not kept: the protocol lets pier keep this secret out of state.
+type RecordedOutput struct {
+	Value     any  `json:"value,omitempty"`
+	Sensitive bool `json:"sensitive,omitempty"`
+}
+
+// outputsKey is pier's own top-level key in the state document for
+// deployment outputs.
+const outputsKey = "pierOutputs"
+
+// Decode reads a state document as returned by stateResourceRead.
+// It decodes the entries straight from the document: the read response was
+// validated against the protocol schema already, and this runs on every
+// plan, so it must cost one pass over the state and no re-encoding.
+func Decode(handler string, doc map[string]any) (*View, error) {
+	// A structure that is not a state's (/resources replaced by 5, an
+	// entry without a type) must fail, never read as "no resources": the
+	// plan would create everything again. The check and the walk below
+	// only read the document, so they run side by side: on a state of
+	// thousands of resources each is a noticeable part of every plan, and
+	// the other core is idle while the plan waits for them.
+	held := takeLockHolder(doc)
+	checked := make(chan error, 1)
+	go func() {
+		_, err := schema.CheckState(doc)
+		checked <- err
+	}()
+	v, err := walkState(handler, doc)
+	if cerr := <-checked; cerr != nil {
+		return nil, fmt.Errorf("state held by %s: %w", handler, cerr)
+	}
+	if v != nil {
+		v.HeldBy = held
+	}
+	return v, err
+}
+
+// walkState decodes a document that [schema.CheckState] accepts.
+func walkState(handler string, doc map[string]any) (*View, error) {
+	v := &View{
+		Handler:  handler,
+		Entries:  map[string]*Recorded{},
+		Outputs:  map[string]RecordedOutput{},
+		Document: doc,
+		paths:    map[string]bool{"": true},
+	}
+	if err := v.walk(doc, nil, ""); err != nil {
+		return nil, fmt.Errorf("state held by %s: %w", handler, err)
+	}
+	if outs, ok := doc[outputsKey].(map[string]any); ok {
+		v.paths["/"+outputsKey] = true
+		for name, o := range outs {
+			m, _ := o.(map[string]any)
+			sensitive, _ := m["sensitive"].(bool)
+			v.Outputs[name] = RecordedOutput{Value: m["value"], Sensitive: sensitive}
+		}
+	}
+	v.decodePending(doc)
+	return v, nil
+}
+
+// SetSize records that the state took n bytes as read (its read response
+// line): a recorder refuses to grow it past [schema.MaxStateSize] from
+// there.
+func (v *View) SetSize(n int64) { v.size = n }
+
+// ContentHash identifies the state document's content: a saved plan
+// records it and refuses to apply once the state has moved. It is the
+// protocol's only notion of position, since a state read returns a
+// document, not a log offset. It is computed on demand because only saved
+// plans need it.
+func (v *View) ContentHash() string {
+	if v.hash == "" {
+		raw, err := json.Marshal(v.Document)
+		if err != nil {
+			return "unencodable: " + err.Error()
+		}
+		sum := sha256.Sum256(raw)
+		v.hash = hex.EncodeToString(sum[:])
+	}
+	return v.hash
+}
+
+// walk collects the entries of one level (root or a deployment) and
+// recurses into its deployments.
+func (v *View) walk(level map[string]any, prefix source.Address, ptr string) error {
+	v.paths[ptr] = true
+	for _, member := range [...]string{schema.ResourcesKey, schema.DeploymentsKey} {
+		if _, ok := level[member]; !ok {
+			v.missing = append(v.missing, ptr+"/"+member)
+		}
+	}
+	if res, ok := level[schema.ResourcesKey].(map[string]any); ok {
+		v.paths[ptr+"/"+schema.ResourcesKey] = true
+		for key, raw := range res {
+			step, err := parseStep(key)
+			if err != nil {
+				return err
+			}
+			e, err := DecodeEntry(raw)
+			if err != nil {
+				return fmt.Errorf("resource %s: %w", key, err)
+			}
+			addr := append(append(source.Address{}, prefix...), step)
+			v.Entries[addr.String()] = &Recorded{Address: addr, Handler: v.Handler, Entry: e}
+		}
+	}
+	if deps, ok := level[schema.DeploymentsKey].(map[string]any); ok {
+		v.paths[ptr+"/"+schema.DeploymentsKey] = true
+		for key, raw := range deps {
+			sub, ok := raw.(map[string]any)
+			if !ok {
+				return fmt.Errorf("deployment %s is not an object", key)
+			}
+			step, err := parseStep(key)
+			if err != nil {
+				return err
+			}
+			addr := append(append(source.Address{}, prefix...), step)
+			if err := v.walk(sub, addr, ptr+"/deployments/"+schema.EscapePointerToken(key)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func parseStep(key string) (source.Step, error) {
+	if strings.HasPrefix(key, `"`) {
+		// A name NixOps4 allows that starts with a quote: quoted in an
+		// address, and kept whole here.
+		return source.Step{Name: key}, nil
+	}
+	a, err := source.ParseAddress(key)
+	if err != nil || len(a) != 1 {
+		// A name pier would not produce (e.g. containing a dot) is still a
+		// valid state key; keep it whole.
+		return source.Step{Name: key}, nil
+	}
+	return a[0], nil
+}
