@@ -20,6 +20,7 @@
 // provider may write anything that is not a frame. The sdktest subpackage
 // drives a handler through real pipes for tests.
 //
-// The package imports only [github.com/pierhq/pier/schema] from pier. It
+// The package imports only [github.com/pierhq/pier/schema] (and its framing,
+// [github.com/pierhq/pier/schema/jsonl]) from pier. It
 // knows nothing of the engine that hosts providers.
 package providersdk

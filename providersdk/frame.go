@@ -1,93 +1,47 @@
 package providersdk
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
+
+	"github.com/pierhq/pier/schema/jsonl"
 )
 
 // DefaultMaxLineSize bounds one request line when [Options.MaxLineSize] is
 // zero. Requests carry whole input documents, and a state_file's events can
-// carry large values, so the bound is generous; it exists so that a broken
-// host produces a clear "line too large" answer instead of an out-of-memory
-// kill.
-const DefaultMaxLineSize = 64 << 20
+// carry large values, so the bound is generous: it is the protocol's frame
+// limit, [jsonl.DefaultMaxFrame], and exists so that a broken host produces
+// a clear "frame too large" answer instead of an out-of-memory kill.
+const DefaultMaxLineSize = jsonl.DefaultMaxFrame
 
-// LineTooLargeError reports a request line longer than the limit. The line
-// was read to its end and dropped, so the next line is read normally.
-type LineTooLargeError struct {
-	Size  int // bytes in the line, without its newline
-	Limit int
-}
-
-func (e *LineTooLargeError) Error() string {
-	return fmt.Sprintf("request line of %d bytes exceeds the limit of %d bytes", e.Size, e.Limit)
-}
-
-// lineReader splits a stream into newline-terminated lines of bounded size,
-// skipping blank lines. Each returned line is a fresh slice the caller owns.
+// lineReader reads request lines through the protocol's framing, as a
+// provider is asked to: blank lines are skipped, a trailing "\r" is
+// dropped, and a last line without a newline still counts. A returned
+// line is valid until the next call.
 type lineReader struct {
-	r   *bufio.Reader
-	max int
+	r *jsonl.Reader
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &lineReader{r: jsonl.NewReader(r, max)}
 }
 
 // next returns the next non-blank line without its line terminator. It
-// returns io.EOF at the end of the stream and *LineTooLargeError for a line
-// over the limit; after the latter, reading may continue. A final line
-// without a newline is returned as a line.
+// returns io.EOF at the end of the stream and a [*jsonl.FrameTooLargeError]
+// for a line over the limit; after the latter, reading may continue.
 func (lr *lineReader) next() ([]byte, error) {
 	for {
-		line, err := lr.one()
+		line, err := lr.r.ReadFrame()
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = nil // the last line, without its newline
+		}
 		if err != nil {
 			return nil, err
 		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(bytes.TrimSpace(line)) > 0 {
 			return line, nil
 		}
 	}
-}
-
-func (lr *lineReader) one() ([]byte, error) {
-	var line []byte
-	size := 0
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		size += len(chunk)
-		if size <= lr.max+1 { // +1: the newline does not count
-			line = append(line, chunk...)
-		} else {
-			line = nil
-		}
-		switch {
-		case err == nil:
-			size-- // the newline
-			if size > lr.max {
-				return nil, &LineTooLargeError{Size: size, Limit: lr.max}
-			}
-			return trimEOL(line), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if size == 0 {
-				return nil, io.EOF
-			}
-			if size > lr.max {
-				return nil, &LineTooLargeError{Size: size, Limit: lr.max}
-			}
-			return trimEOL(line), nil
-		default:
-			return nil, err
-		}
-	}
-}
-
-func trimEOL(line []byte) []byte {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	return bytes.TrimSuffix(line, []byte("\r"))
 }

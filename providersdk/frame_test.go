@@ -23,10 +23,10 @@ func TestLineReader(t *testing.T) {
 		"blank lines":                          {in: "\n \n\t\nabc\n\n", max: 10, want: []string{"abc"}},
 		"crlf":                                 {in: "abc\r\ndef\r\n", max: 10, want: []string{"abc", "def"}},
 		"exactly the limit":                    {in: "0123456789\n", max: 10, want: []string{"0123456789"}},
-		"one over the limit":                   {in: "0123456789a\nok\n", max: 10, want: []string{"ERR request line of 11 bytes exceeds the limit of 10 bytes", "ok"}},
-		"over the limit at eof":                {in: "ok\n0123456789a", max: 10, want: []string{"ok", "ERR request line of 11 bytes exceeds the limit of 10 bytes"}},
+		"one over the limit":                   {in: "0123456789a\nok\n", max: 10, want: []string{"ERR frame too large: line exceeds the 10 byte limit (11 bytes read)", "ok"}},
+		"over the limit at eof":                {in: "ok\n0123456789a", max: 10, want: []string{"ok", "ERR frame too large: line exceeds the 10 byte limit (11 bytes read)"}},
 		"longer than the buffer":               {in: long + "\nz\n", max: 200 << 10, want: []string{long, "z"}},
-		"longer than the buffer and the limit": {in: long + "\nz\n", max: 1000, want: []string{"ERR request line of 102400 bytes exceeds the limit of 1000 bytes", "z"}},
+		"longer than the buffer and the limit": {in: long + "\nz\n", max: 1000, want: []string{"ERR frame too large: line exceeds the 1000 byte limit (65536 bytes read)", "z"}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

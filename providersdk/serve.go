@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/jsonl"
 )
 
 // Options configures [Serve] and [ServeIO]. The zero value is ready to use.
@@ -79,7 +80,11 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 		line []byte
 		err  error
 	}
+	// The reader goroutine reads the next line only once the loop is done
+	// with the last (more): a line is the reader's buffer, not a copy,
+	// and a state event can be as large as the state.
 	frames := make(chan frame)
+	more := make(chan struct{})
 	done := make(chan struct{})
 	defer close(done)
 	lr := newLineReader(in, s.max)
@@ -91,8 +96,13 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 			case <-done:
 				return
 			}
-			var tooLarge *LineTooLargeError
+			var tooLarge *jsonl.FrameTooLargeError
 			if err != nil && !errors.As(err, &tooLarge) {
+				return
+			}
+			select {
+			case <-more:
+			case <-done:
 				return
 			}
 		}
@@ -109,7 +119,7 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 		case f = <-frames:
 		}
 		var resp []byte
-		var tooLarge *LineTooLargeError
+		var tooLarge *jsonl.FrameTooLargeError
 		switch {
 		case f.err == nil:
 			var unknown *OutcomeUnknownError
@@ -120,7 +130,7 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 			s.log.Info("provider input closed, exiting")
 			return nil
 		case errors.As(f.err, &tooLarge):
-			s.log.Warn("request line too large", KeySeq, seq, "size", tooLarge.Size, "limit", tooLarge.Limit)
+			s.log.Warn("request line too large", KeySeq, seq, "read", tooLarge.Read, "limit", tooLarge.Max)
 			resp = s.errorFrame(tooLarge.Error())
 		default:
 			return fmt.Errorf("read request %d: %w", seq, f.err)
@@ -128,6 +138,7 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 		if _, err := out.Write(resp); err != nil {
 			return fmt.Errorf("write response %d: %w", seq, err)
 		}
+		more <- struct{}{} // the reader waits for it: it did not stop on this frame
 	}
 }
 

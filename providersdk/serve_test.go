@@ -288,7 +288,7 @@ func TestServeKeepsServing(t *testing.T) {
 	}
 	want := []string{
 		"errorResponse: invalid request: at /: a JSON object with exactly one of createResourceRequest, stateResourceEvent, stateResourceReadRequest, updateResourceRequest",
-		"errorResponse: request line of 288 bytes exceeds the limit of 150 bytes",
+		"errorResponse: frame too large: line exceeds the 150 byte limit (288 bytes read)",
 		"errorResponse: create t: panic: asked to panic (this is a bug in the provider)",
 		"createResourceResponse",
 	}

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pierhq/pier/host/internal/jsonl"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/jsonl"
 )
 
 // DefaultTimeout bounds one request when Config.Timeout is zero. Creating

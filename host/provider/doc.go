@@ -14,5 +14,5 @@
 // of processes with one request in flight each. It must not import package
 // host or anything that plans or records state: it runs requests it is
 // given. Processes are started through host/internal/proc (the only
-// package using os/exec) and frames are read through host/internal/jsonl.
+// package using os/exec) and frames are read through schema/jsonl.
 package provider

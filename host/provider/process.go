@@ -14,10 +14,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/pierhq/pier/host/internal/jsonl"
 	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/internal/termtext"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/jsonl"
 )
 
 // exitWait is how long pier waits for a provider that closed its stdout

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -11,40 +12,67 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// TestReadFrame reads each input to its end, going on after a refused
+// line as providersdk does: a refusal names the limit, and the line after
+// it is read whole.
 func TestReadFrame(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", 3*readChunk+17)
+	tooLarge := func(max, read int) string {
+		return fmt.Sprintf("ERR frame too large: line exceeds the %d byte limit (%d bytes read)", max, read)
+	}
 	cases := map[string]struct {
 		input   string
 		max     int
-		want    []string
-		wantErr error // error after the frames in want
+		want    []string // frames, or "ERR <message>" for a refused line
+		wantEnd error    // the error that ends the input
 	}{
-		"empty input":            {input: "", want: nil, wantErr: io.EOF},
-		"one frame":              {input: "{}\n", want: []string{"{}"}, wantErr: io.EOF},
-		"two frames":             {input: "{\"a\":1}\n[2]\n", want: []string{`{"a":1}`, "[2]"}, wantErr: io.EOF},
-		"empty line":             {input: "\n{}\n", want: []string{"", "{}"}, wantErr: io.EOF},
-		"crlf keeps cr":          {input: "{}\r\n", want: []string{"{}\r"}, wantErr: io.EOF},
-		"torn last line":         {input: "{}\n{\"a\"", want: []string{"{}"}, wantErr: io.ErrUnexpectedEOF},
-		"line longer than chunk": {input: long + "\n", want: []string{long}, wantErr: io.EOF},
-		"exactly max":            {input: "12345\n", max: 5, want: []string{"12345"}, wantErr: io.EOF},
-		"one over max":           {input: "123456\n", max: 5, wantErr: ErrFrameTooLarge},
-		"over max across chunks": {input: long + "\n", max: readChunk, wantErr: ErrFrameTooLarge},
-		"over max without newline": {
-			input: long, max: 2 * readChunk, wantErr: ErrFrameTooLarge,
+		"empty input":            {input: "", want: nil, wantEnd: io.EOF},
+		"one frame":              {input: "{}\n", want: []string{"{}"}, wantEnd: io.EOF},
+		"two frames":             {input: "{\"a\":1}\n[2]\n", want: []string{`{"a":1}`, "[2]"}, wantEnd: io.EOF},
+		"empty line":             {input: "\n{}\n", want: []string{"", "{}"}, wantEnd: io.EOF},
+		"crlf keeps cr":          {input: "{}\r\n", want: []string{"{}\r"}, wantEnd: io.EOF},
+		"torn last line":         {input: "{}\n{\"a\"", want: []string{"{}"}, wantEnd: io.ErrUnexpectedEOF},
+		"line longer than chunk": {input: long + "\n", want: []string{long}, wantEnd: io.EOF},
+		"exactly max":            {input: "12345\n", max: 5, want: []string{"12345"}, wantEnd: io.EOF},
+		"one over max":           {input: "123456\n", max: 5, want: []string{tooLarge(5, 6)}, wantEnd: io.EOF},
+		"one over max then next": {input: "123456\nok\n", max: 5, want: []string{tooLarge(5, 6), "ok"}, wantEnd: io.EOF},
+		"over max across chunks": {input: long + "\n", max: readChunk, want: []string{tooLarge(readChunk, 2*readChunk)}, wantEnd: io.EOF},
+		"over max across chunks then next": {
+			input: long + "\n{}\n", max: readChunk, want: []string{tooLarge(readChunk, 2*readChunk), "{}"}, wantEnd: io.EOF,
 		},
-		"small frame then too large": {input: "{}\n" + long + "\n{}\n", max: readChunk, want: []string{"{}"}, wantErr: ErrFrameTooLarge},
+		"over max without newline": {
+			input: long, max: 2 * readChunk, want: []string{tooLarge(2*readChunk, 3*readChunk)}, wantEnd: io.EOF,
+		},
+		"over max in the last chunk without newline": {
+			input: "ok\n123456", max: 5, want: []string{"ok", tooLarge(5, 6)}, wantEnd: io.EOF,
+		},
+		"small frame then too large then small": {
+			input: "{}\n" + long + "\n[]\n", max: readChunk, want: []string{"{}", tooLarge(readChunk, 2*readChunk), "[]"}, wantEnd: io.EOF,
+		},
+		"two too large in a row": {
+			input: long + "\n" + long + "\n{}\n", max: readChunk,
+			want: []string{tooLarge(readChunk, 2*readChunk), tooLarge(readChunk, 2*readChunk), "{}"}, wantEnd: io.EOF,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := NewReader(strings.NewReader(tc.input), tc.max)
 			var got []string
-			var err error
+			var end error
 			for {
-				var line []byte
-				line, err = r.ReadFrame()
+				line, err := r.ReadFrame()
+				var tl *FrameTooLargeError
+				if errors.As(err, &tl) {
+					if !errors.Is(err, ErrFrameTooLarge) {
+						t.Errorf("%v does not match ErrFrameTooLarge", err)
+					}
+					got = append(got, "ERR "+err.Error())
+					continue
+				}
 				if err != nil {
+					end = err
 					break
 				}
 				got = append(got, string(line))
@@ -52,17 +80,8 @@ func TestReadFrame(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("frames (-want +got):\n%s", diff)
 			}
-			if !errors.Is(err, tc.wantErr) {
-				t.Errorf("final error = %v, want %v", err, tc.wantErr)
-			}
-			if errors.Is(tc.wantErr, ErrFrameTooLarge) {
-				// The error is sticky: the rest of the line was never read.
-				if _, again := r.ReadFrame(); !errors.Is(again, ErrFrameTooLarge) {
-					t.Errorf("second read after too-large frame = %v, want ErrFrameTooLarge", again)
-				}
-				if !strings.Contains(err.Error(), "frame too large") {
-					t.Errorf("error %q does not say the frame is too large", err)
-				}
+			if !errors.Is(end, tc.wantEnd) {
+				t.Errorf("final error = %v, want %v", end, tc.wantEnd)
 			}
 		})
 	}
@@ -181,11 +200,19 @@ func FuzzReadFrame(f *testing.F) {
 			max = 0
 		}
 		r := NewReader(bytes.NewReader(data), max)
-		total := 0
+		total, refused := 0, 0
 		for {
 			line, err := r.ReadFrame()
+			if errors.Is(err, ErrFrameTooLarge) {
+				// Reading goes on after a refusal, and each one
+				// consumes more than the limit.
+				if refused++; refused*(r.Max()+1) > len(data) {
+					t.Fatalf("%d refusals from %d bytes of input", refused, len(data))
+				}
+				continue
+			}
 			if err != nil {
-				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrFrameTooLarge) {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 					t.Fatalf("unexpected error %v", err)
 				}
 				break

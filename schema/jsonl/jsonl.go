@@ -20,15 +20,19 @@ const DefaultMaxFrame = 64 << 20
 // line exceeds the reader's maximum.
 var ErrFrameTooLarge = errors.New("frame too large")
 
-// FrameTooLargeError reports a line longer than the reader's maximum. The
-// stream is unusable afterwards: the rest of the line was not read.
+// FrameTooLargeError reports a line longer than the reader's maximum. It is
+// returned as soon as the line passes the limit, before the rest of it is
+// read, so that refusing a runaway line costs no more than the limit. The
+// next read discards the rest of that line and returns the line after it:
+// a host that kills the writer never pays for reading the rest, and a
+// provider that answers the refusal goes on serving.
 type FrameTooLargeError struct {
 	Max  int // the configured maximum in bytes
-	Read int // bytes read before giving up (more than Max)
+	Read int // bytes of the line read before giving up (more than Max)
 }
 
 func (e *FrameTooLargeError) Error() string {
-	return fmt.Sprintf("frame too large: line exceeds the %d byte limit (read %d bytes without a newline)", e.Max, e.Read)
+	return fmt.Sprintf("frame too large: line exceeds the %d byte limit (%d bytes read)", e.Max, e.Read)
 }
 
 // Unwrap lets errors.Is(err, ErrFrameTooLarge) match.
@@ -48,7 +52,9 @@ type Reader struct {
 	br  *bufio.Reader
 	max int
 	buf []byte // reused to assemble lines longer than one chunk
-	err error  // sticky error after a too-large frame
+	// skip says the last frame was refused before its newline was read:
+	// the next read first discards the rest of that line.
+	skip bool
 }
 
 // NewReader returns a Reader that rejects frames longer than max bytes
@@ -71,9 +77,6 @@ func (r *Reader) Buffered() int { return r.br.Buffered() }
 // Peek reports whether a frame's first byte is available, waiting as the
 // underlying reader does. It consumes nothing.
 func (r *Reader) Peek() error {
-	if r.err != nil {
-		return r.err
-	}
 	_, err := r.br.Peek(1)
 	return err
 }
@@ -81,7 +84,9 @@ func (r *Reader) Peek() error {
 // ReadFrame returns the next line without its "\n" (a trailing "\r" is
 // kept; JSON treats it as whitespace). The slice is valid until the next
 // call. At a clean end of input it returns io.EOF; input that ends in the
-// middle of a line returns io.ErrUnexpectedEOF with the partial line.
+// middle of a line returns io.ErrUnexpectedEOF with the partial line. A
+// line over the limit returns a [*FrameTooLargeError]; reading on returns
+// the line after it.
 func (r *Reader) ReadFrame() ([]byte, error) { return r.ReadFrameLimit(r.max) }
 
 // ReadFrameLimit is [Reader.ReadFrame] with max bytes as the limit for
@@ -89,8 +94,10 @@ func (r *Reader) ReadFrame() ([]byte, error) { return r.ReadFrameLimit(r.max) }
 // legitimately carries more (a whole state document) raises the bound for
 // that response only. max <= 0 means the reader's limit.
 func (r *Reader) ReadFrameLimit(max int) ([]byte, error) {
-	if r.err != nil {
-		return nil, r.err
+	if r.skip {
+		if err := r.discardLine(); err != nil {
+			return nil, err
+		}
 	}
 	if max <= 0 {
 		max = r.max
@@ -101,7 +108,7 @@ func (r *Reader) ReadFrameLimit(max int) ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	if err == nil {
 		if len(line)-1 > max {
-			return nil, r.tooLarge(max, len(line)-1)
+			return nil, r.tooLarge(max, len(line)-1, false)
 		}
 		return line[:len(line)-1], nil
 	}
@@ -120,7 +127,7 @@ func (r *Reader) ReadFrameLimit(max int) ([]byte, error) {
 		switch {
 		case err == nil:
 			if g.n+len(line)-1 > max {
-				return nil, r.tooLarge(max, g.n+len(line)-1)
+				return nil, r.tooLarge(max, g.n+len(line)-1, false)
 			}
 			g.add(line)
 			frame := g.join()
@@ -128,11 +135,13 @@ func (r *Reader) ReadFrameLimit(max int) ([]byte, error) {
 			return frame[:len(frame)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			if g.n+len(line) > max {
-				return nil, r.tooLarge(max, g.n+len(line))
+				return nil, r.tooLarge(max, g.n+len(line), true)
 			}
 			g.add(line)
 		case errors.Is(err, io.EOF) && g.n+len(line) == 0:
 			return nil, io.EOF
+		case errors.Is(err, io.EOF) && g.n+len(line) > max:
+			return nil, r.tooLarge(max, g.n+len(line), false)
 		case errors.Is(err, io.EOF):
 			g.add(line)
 			return g.join(), io.ErrUnexpectedEOF
@@ -200,10 +209,29 @@ func (g *gather) reuse() []byte {
 	return nil
 }
 
-func (r *Reader) tooLarge(max, n int) error {
+// tooLarge refuses the current line; midLine says its newline is still
+// unread, so the next read must skip to it.
+func (r *Reader) tooLarge(max, n int, midLine bool) error {
 	r.buf = nil // let a huge buffer go
-	r.err = &FrameTooLargeError{Max: max, Read: n}
-	return r.err
+	r.skip = midLine
+	return &FrameTooLargeError{Max: max, Read: n}
+}
+
+// discardLine reads up to and including the next newline, keeping
+// nothing: the rest of a refused line. At the end of input it returns
+// io.EOF, since the refused line was the last.
+func (r *Reader) discardLine() error {
+	for {
+		_, err := r.br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			r.skip = false
+			return nil
+		case errors.Is(err, bufio.ErrBufferFull):
+		default:
+			return err
+		}
+	}
 }
 
 // Encode marshals v as one frame: compact JSON followed by "\n". JSON
