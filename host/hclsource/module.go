@@ -31,7 +31,10 @@ import (
 // outputs as module.site["blog"].NAME.
 //
 // Instances are made at Load, so count and for_each must be known then
-// (variables, locals that read no resource, literals). An argument that
+// (variables, locals that read no resource, literals); under
+// Options.UnsetUnknown, one stand-in instance checks the body of a module
+// whose count or for_each reads a variable without a value (see
+// moduleCall.unknownKeys). An argument that
 // is known at Load is the variable's value; one that reads resources or
 // modules is a named expression like a local, evaluated where it is read
 // (see localDecl), so the module's resources depend on what it reads.
@@ -84,6 +87,12 @@ type moduleCall struct {
 	instances []*unit
 	byKey     map[any]*unit
 	dependsOn []*ref
+	// unknownKeys is set when count or for_each is not known, which
+	// happens only while a variable has no value (pier validate): one
+	// instance, with an unknown count.index or each and no key, stands
+	// for them all, so that the module's body is still checked, as
+	// terraform validate checks it.
+	unknownKeys bool
 }
 
 // moduleRead is what one block reads of a module block: the instances
@@ -198,14 +207,16 @@ func (d *Deployment) declareModule(u *unit, b *hcl.Block) hcl.Diagnostics {
 		if ds.HasErrors() {
 			return diags
 		}
-		if !v.IsWhollyKnown() {
-			return append(diags, diagErr(by.Expr.Range(), "Invalid "+what,
-				"%s of module %q must be known when the deployment loads.", what, name))
-		}
-		keys, perKey, _, ds = d.expandValue("module "+quote(name), c.expand, v, by.Expr.Range())
-		diags = append(diags, ds...)
-		if ds.HasErrors() {
-			return diags
+		if v.IsWhollyKnown() {
+			keys, perKey, _, ds = d.expandValue("module "+quote(name), c.expand, v, by.Expr.Range())
+			diags = append(diags, ds...)
+			if ds.HasErrors() {
+				return diags
+			}
+		} else {
+			// Only a variable without a value is unknown at load.
+			c.unknownKeys = true
+			perKey = []map[string]cty.Value{unknownEach(c.expand)}
 		}
 	}
 	for i, key := range keys {
@@ -232,6 +243,15 @@ func (d *Deployment) declareModule(u *unit, b *hcl.Block) hcl.Diagnostics {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// unknownEach is the count or each object of the instance that stands for
+// the instances of an unknown count or for_each.
+func unknownEach(exp expansion) map[string]cty.Value {
+	if exp == expandCount {
+		return map[string]cty.Value{"count": cty.ObjectVal(map[string]cty.Value{"index": cty.UnknownVal(cty.Number)})}
+	}
+	return eachVars(cty.UnknownVal(cty.String), cty.DynamicVal)
+}
 
 // moduleSource resolves a module block's source to a directory: a path
 // relative to the file of the block, or a git source fetched into the
@@ -505,6 +525,10 @@ func (d *Deployment) moduleInstances(s *scope, name string, nr hcl.Range, steps 
 			"module %q has neither count nor for_each, so it has no instances to index.", name)}
 	}
 	key, ok := literalKey(c.expand, idx.Key)
+	if c.unknownKeys && (ok || !idx.Key.IsKnown()) {
+		// Any key may name an instance: its one stand-in.
+		return c, c.instances, steps[1:], nil
+	}
 	if !ok {
 		if !idx.Key.IsKnown() {
 			return c, c.instances, steps[1:], nil
@@ -525,6 +549,10 @@ func (d *Deployment) moduleInstances(s *scope, name string, nr hcl.Range, steps 
 // Instances the reader does not name by key are left unknown.
 func (d *Deployment) moduleValue(mr *moduleRead) (cty.Value, hcl.Diagnostics) {
 	c := mr.call
+	if c.unknownKeys {
+		// Neither its keys nor its length are known.
+		return cty.DynamicVal, nil
+	}
 	var diags hcl.Diagnostics
 	instValue := func(u *unit) cty.Value {
 		if mr.keys != nil && c.expand != expandNone && !mr.keys[u.key] {

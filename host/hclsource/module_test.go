@@ -2,8 +2,10 @@ package hclsource
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -446,6 +448,89 @@ resource "src" {
 		s := mustResolve(t, d, source.Outputs{"src": {"value": "good"}})
 		if got := view(t, s)["module.site.page"]; got.Status != "ready" || got.Inputs["value"] != "good" {
 			t.Errorf("after a good value: module.site.page = %+v", got)
+		}
+	})
+}
+
+// TestModuleUnknownExpansion: under UnsetUnknown (pier validate), a
+// module whose count or for_each reads a variable without a value is
+// checked once, through one instance with unknown keys: references to
+// its instances are unknown, and errors in its body are still found.
+func TestModuleUnknownExpansion(t *testing.T) {
+	t.Parallel()
+	const main = `
+provider "local" { builtin = "local" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "s.json" }
+}
+variable "sites" { type = set(string) }
+variable "n" { type = number }
+module "site" {
+  source    = "./m"
+  for_each  = var.sites
+  name      = each.key
+  state     = resource.state
+  providers = { local = provider.local }
+}
+module "counted" {
+  source    = "./m"
+  count     = var.n
+  name      = "c${count.index}"
+  state     = resource.state
+  providers = { local = provider.local }
+}
+output "blog"  { value = module.site["blog"].url }
+output "all"   { value = [for m in module.site : m.url] }
+output "first" { value = module.counted[0].url }
+`
+	dir := writeTree(t, map[string]string{"main.pier.hcl": main, "m/main.pier.hcl": siteModule})
+	d := mustLoad(t, dir, Options{UnsetUnknown: true})
+	s := mustResolve(t, d, nil)
+	got := view(t, s)
+	for _, addr := range []string{"module.site.page", "module.counted.page"} {
+		r, ok := got[addr]
+		if !ok {
+			t.Fatalf("no %s in %v", addr, slices.Sorted(maps.Keys(got)))
+		}
+		if r.Inputs["value"] != unknownText {
+			t.Errorf("%s inputs = %v, want an unknown value", addr, r.Inputs)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("resources %v, want state and one stand-in per module", slices.Sorted(maps.Keys(got)))
+	}
+	for name, v := range outputsView(s) {
+		if v != unknownText {
+			t.Errorf("output %s = %v, want unknown", name, v)
+		}
+	}
+
+	t.Run("errors in the body are found", func(t *testing.T) {
+		t.Parallel()
+		dir := writeTree(t, map[string]string{
+			"main.pier.hcl":   strings.Replace(main, "module.site[\"blog\"].url", "module.site[\"blog\"].nope", 1),
+			"m/main.pier.hcl": strings.Replace(siteModule, "state    = var.state", "state    = var.stat", 1),
+		})
+		_, err := Load(dir, Options{UnsetUnknown: true})
+		if err == nil {
+			t.Fatal("Load succeeded, want errors")
+		}
+		lines := strings.Join(diagLines(t, err, dir), "\n")
+		for _, want := range []string{
+			`main.pier.hcl:24:45: Unknown output: module "site" has no output "nope".`,
+			`m/main.pier.hcl:12:17: Invalid state reference`,
+		} {
+			if !strings.Contains(lines, want) {
+				t.Errorf("errors:\n%s\nwant %q", lines, want)
+			}
+		}
+	})
+	t.Run("plan still needs the values", func(t *testing.T) {
+		t.Parallel()
+		if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "Missing variable value") {
+			t.Errorf("Load without UnsetUnknown: %v, want Missing variable value", err)
 		}
 	})
 }
