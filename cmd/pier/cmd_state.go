@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -61,8 +61,8 @@ func newStateShowCommand(g *globalOptions) *cli.Command {
 				for _, v := range states {
 					if rec := v.Entries[addr]; rec != nil {
 						e := rec.Entry
-						e.InputProperties = engine.RedactEntryInputs(e)
-						e.OutputProperties = engine.RedactEntryOutputs(e)
+						e.InputProperties = redact.EntryInputs(e)
+						e.OutputProperties = redact.EntryOutputs(e)
 						b, err := json.MarshalIndent(e, "", "  ")
 						if err != nil {
 							return err

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/statedoc"
 )
 
@@ -132,8 +133,8 @@ func runStateShowAt(ctx context.Context, o deployOptions, index int64, state, ad
 	}
 	redacted := func(rec *statedoc.Recorded) statedoc.Entry {
 		e := rec.Entry
-		e.InputProperties = engine.RedactEntryInputs(e)
-		e.OutputProperties = engine.RedactEntryOutputs(e)
+		e.InputProperties = redact.EntryInputs(e)
+		e.OutputProperties = redact.EntryOutputs(e)
 		return e
 	}
 	var out any

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/redact"
 )
 
 // renderDrift prints what a refresh found, before the plan: as Terraform's
@@ -34,9 +35,9 @@ func jsonDrift(p *engine.Plan) []map[string]any {
 	out := []map[string]any{}
 	for _, d := range p.Drift {
 		m := map[string]any{"address": d.Address.String(), "state": d.Handler, "gone": d.Gone,
-			"before": map[string]any{"inputs": engine.RedactEntryInputs(d.Recorded), "outputs": withoutBookkeeping(engine.RedactEntryOutputs(d.Recorded))}}
+			"before": map[string]any{"inputs": redact.EntryInputs(d.Recorded), "outputs": withoutBookkeeping(redact.EntryOutputs(d.Recorded))}}
 		if !d.Gone {
-			m["after"] = map[string]any{"inputs": engine.RedactEntryInputs(d.Now), "outputs": withoutBookkeeping(engine.RedactEntryOutputs(d.Now))}
+			m["after"] = map[string]any{"inputs": redact.EntryInputs(d.Now), "outputs": withoutBookkeeping(redact.EntryOutputs(d.Now))}
 		}
 		out = append(out, m)
 	}

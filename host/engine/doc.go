@@ -16,9 +16,10 @@
 //
 // It owns scheduling (ordering, failure and skip propagation, interrupts,
 // resolving blocked resources as outputs arrive), the execution
-// graph that saved plans are compared by (graph.go), redaction of
-// sensitive values in plans (redact.go) and the progress events
-// (events.go). It starts provider processes lazily through host/provider
+// graph that saved plans are compared by (graph.go; graph_view.go is
+// pier plan --json's view of it), which of a change's values are
+// sensitive (change_redact.go; host/redact replaces them) and the progress
+// events (events.go). It starts provider processes lazily through host/provider
 // (providers.go): a provider whose resources are all unchanged never
 // starts. It knows nothing of HCL or Nix, nor of the command line. What
 // a state document holds, and the patches that record a change in it,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -20,7 +21,7 @@ type Engine struct {
 	providers *providers
 	// secrets redacts what providers write to stderr about a resource;
 	// see redact_log.go.
-	secrets *secretLog
+	secrets *redact.Secrets
 	// tf checks inputs against Terraform schemas; see tfcheck.go.
 	tf *tfCheck
 }
@@ -34,8 +35,8 @@ type handlerRef struct {
 
 // New returns an engine for a deployment.
 func New(cfg Config) *Engine {
-	secrets := &secretLog{}
-	cfg.Logger = slog.New(&redactingHandler{next: cfg.logger().Handler(), secrets: secrets})
+	secrets := &redact.Secrets{}
+	cfg.Logger = slog.New(redact.NewHandler(cfg.logger().Handler(), secrets))
 	return &Engine{cfg: cfg, providers: newProviders(cfg), secrets: secrets}
 }
 

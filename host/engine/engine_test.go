@@ -46,35 +46,6 @@ func TestDiffInputs(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		in, want map[string]any
-	}{
-		"nil":   {nil, nil},
-		"no tf": {map[string]any{"a": "x"}, map[string]any{"a": "x"}},
-		"paths": {
-			map[string]any{"token": "s3cret", "nested": map[string]any{"key": "k", "open": "o"}, "list": []any{"a", "b"},
-				"__tf": map[string]any{"private": "AAAA", "sensitive_paths": []any{[]any{"token"}, []any{"nested", "key"}, []any{"list", 1.0}, []any{"absent"}}}},
-			map[string]any{"token": source.SensitiveText, "nested": map[string]any{"key": source.SensitiveText, "open": "o"}, "list": []any{"a", source.SensitiveText},
-				"__tf": map[string]any{"private": source.SensitiveText, "sensitive_paths": []any{[]any{"token"}, []any{"nested", "key"}, []any{"list", 1.0}, []any{"absent"}}}},
-		},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if diff := cmp.Diff(tc.want, Redact(tc.in)); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-	in := map[string]any{"token": "s", "__tf": map[string]any{"sensitive_paths": []any{[]any{"token"}}}}
-	Redact(in)
-	if in["token"] != "s" {
-		t.Error("Redact changed its input")
-	}
-}
-
 // renderDiffs prints diffs with JSON values, so that numbers of different
 // Go types compare by value.
 func renderDiffs(ds []Diff) []string {

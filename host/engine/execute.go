@@ -22,7 +22,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 	n.status = StatusApplying
 	n.started = time.Now()
 	c := n.change
-	a.e.secrets.set(c.Addr(), c.secretTexts())
+	a.e.secrets.Set(c.Addr(), c.secretTexts())
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
 	ctx = withChange(a.withWake(ctx, n), c)
 	op := n.run

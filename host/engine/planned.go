@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -67,7 +68,7 @@ func (p *Plan) Planned() []PlannedChange {
 		if c.Prior != nil {
 			pc.Before = c.Prior.Entry.InputProperties
 			pc.PriorSensitive = c.Prior.Entry.SensitiveInputs
-			pc.PriorTerraform, _ = c.Prior.Entry.OutputProperties[tfKey].(map[string]any)
+			pc.PriorTerraform, _ = c.Prior.Entry.OutputProperties[redact.TerraformKey].(map[string]any)
 			if pc.Type == "" {
 				pc.Type = c.Prior.Entry.Type
 			}
@@ -122,7 +123,7 @@ func Showable(changes []PlannedChange, warnings []string, destroy bool) *Plan {
 			c.Import = &ImportSpec{ID: pc.ImportID}
 		}
 		if pc.After != nil || (pc.Action != ActionDestroy && pc.Action != ActionNoOp) {
-			inputs := deepCopy(pc.After)
+			inputs := redact.DeepCopy(pc.After)
 			m, _ := inputs.(map[string]any)
 			if m == nil {
 				m = map[string]any{}
@@ -135,7 +136,7 @@ func Showable(changes []PlannedChange, warnings []string, destroy bool) *Plan {
 		if pc.Before != nil || pc.Action == ActionDestroy || pc.Action == ActionUpdate || pc.Action == ActionReplace {
 			e := statedoc.Entry{Type: pc.Type, Provider: pc.Provider, InputProperties: pc.Before, SensitiveInputs: pc.PriorSensitive}
 			if pc.PriorTerraform != nil {
-				e.OutputProperties = map[string]any{tfKey: pc.PriorTerraform}
+				e.OutputProperties = map[string]any{redact.TerraformKey: pc.PriorTerraform}
 			}
 			c.Prior = &statedoc.Recorded{Address: addr, Entry: e}
 		}
@@ -161,15 +162,14 @@ func setPath(m map[string]any, path []string, v any) {
 func (c *Change) RedactedValues() (before, after map[string]any) {
 	var paths [][]any
 	for _, p := range c.SensitiveInputs {
-		paths = append(paths, dotted(p))
+		paths = append(paths, redact.Dotted(p))
 	}
 	if c.Prior != nil {
-		tf, _ := c.Prior.Entry.OutputProperties[tfKey].(map[string]any)
-		paths = append(paths, sensitivePaths(tf)...)
+		paths = append(paths, redact.TerraformPaths(c.Prior.Entry.OutputProperties)...)
 		for _, p := range c.Prior.Entry.SensitiveInputs {
-			paths = append(paths, dotted(p))
+			paths = append(paths, redact.Dotted(p))
 		}
-		before, _ = deepCopy(c.Prior.Entry.InputProperties).(map[string]any)
+		before, _ = redact.DeepCopy(c.Prior.Entry.InputProperties).(map[string]any)
 	}
 	if c.Resource != nil {
 		known, _ := knownPart(c.Resource.Inputs, "")
@@ -177,15 +177,15 @@ func (c *Change) RedactedValues() (before, after map[string]any) {
 	}
 	for _, steps := range paths {
 		if before != nil {
-			redactPath(before, steps)
+			redact.At(before, steps)
 		}
 		if after != nil {
-			redactPath(after, steps)
+			redact.At(after, steps)
 		}
 	}
 	if secrets := c.secretTexts(); len(secrets) > 0 {
-		before, _ = replaceInValue(before, secrets).(map[string]any)
-		after, _ = replaceInValue(after, secrets).(map[string]any)
+		before, _ = redact.InValue(before, secrets).(map[string]any)
+		after, _ = redact.InValue(after, secrets).(map[string]any)
 	}
 	return before, after
 }

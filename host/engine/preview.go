@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
@@ -43,10 +44,10 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	for i, c := range todo {
 		g.Go(func() error {
 			secrets := c.secretTexts()
-			e.secrets.set(c.Addr(), secrets)
+			e.secrets.Set(c.Addr(), secrets)
 			diags[i], errs[i] = e.preview(ctx, c, loc)
 			if len(secrets) > 0 {
-				errs[i] = redactError(errs[i], secrets)
+				errs[i] = redact.Error(errs[i], secrets)
 				for j, d := range diags[i] {
 					diags[i][j] = d.redacted(secrets)
 				}
@@ -162,6 +163,18 @@ func (e *DiagnosticError) Error() string {
 		fmt.Fprintf(&b, "; %d more instances of this resource have it too", e.Others)
 	}
 	return b.String()
+}
+
+var _ redact.Redactable = (*DiagnosticError)(nil)
+
+// Redacted returns a copy of e with secrets replaced in its text.
+func (e *DiagnosticError) Redacted(secrets []string) error { return e.redacted(secrets) }
+
+func (e *DiagnosticError) redacted(secrets []string) *DiagnosticError {
+	c := *e
+	c.Diagnostic.Summary = redact.Text(c.Diagnostic.Summary, secrets)
+	c.Diagnostic.Detail = redact.Text(c.Diagnostic.Detail, secrets)
+	return &c
 }
 
 // locatorPath gives a diagnostic's attribute path the step types the

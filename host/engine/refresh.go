@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -34,13 +35,13 @@ type Drift struct {
 // InputDiffs are the inputs the read found changed, redacted as the plan
 // redacts inputs.
 func (d *Drift) InputDiffs() []Diff {
-	return DiffInputs(RedactEntryInputs(d.Recorded), RedactEntryInputs(d.Now))
+	return DiffInputs(redact.EntryInputs(d.Recorded), redact.EntryInputs(d.Now))
 }
 
 // OutputDiffs are the outputs the read found changed, redacted, without
 // the Terraform bridge's private bookkeeping.
 func (d *Drift) OutputDiffs() []Diff {
-	old, now := RedactEntryOutputs(d.Recorded), RedactEntryOutputs(d.Now)
+	old, now := redact.EntryOutputs(d.Recorded), redact.EntryOutputs(d.Now)
 	delete(old, "__tf")
 	delete(now, "__tf")
 	return DiffInputs(old, now)
@@ -134,15 +135,15 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 				return nil
 			}
 			addr := rec.Address.String()
-			secrets := entrySecretTexts(rec.Entry)
-			pl.e.secrets.set(addr, secrets)
+			secrets := redact.EntrySecrets(rec.Entry)
+			pl.e.secrets.Set(addr, secrets)
 			start := time.Now()
 			pl.e.emit(Event{Type: EventStatus, Status: StatusRefreshing, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
 			resp, err := pl.e.providers.call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
 				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
 			}})
 			if err != nil {
-				results[i].err = redactError(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), secrets)
+				results[i].err = redact.Error(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), secrets)
 				return nil
 			}
 			results[i].resp = resp.ReadResourceResponse

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -616,7 +617,7 @@ func (a *applier) wake(n *node) {
 func (a *applier) fail(n *node, err error) {
 	n.status = StatusErrored
 	c := n.change
-	err = redactError(err, c.secretTexts())
+	err = redact.Error(err, c.secretTexts())
 	re := &ResourceError{Address: c.Addr(), Provider: c.Provider(), Action: c.Action, Err: err}
 	a.result.Errors = append(a.result.Errors, re)
 	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusErrored, Provider: c.Provider(), Err: err})

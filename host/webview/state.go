@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -176,17 +176,17 @@ func touches(paths, ptrs []string) bool {
 // redactedInstance is an entry with its sensitive values replaced, here on
 // the server, so that they never reach the browser.
 func redactedInstance(addr, handler string, e statedoc.Entry, p *statedoc.PendingOperation) instanceJSON {
-	in := instanceJSON{Address: addr, State: handler, Type: e.Type, Inputs: engine.RedactEntryInputs(e), Outputs: withoutBookkeeping(engine.RedactEntryOutputs(e))}
+	in := instanceJSON{Address: addr, State: handler, Type: e.Type, Inputs: redact.EntryInputs(e), Outputs: withoutBookkeeping(redact.EntryOutputs(e))}
 	for k, d := range e.Deposed {
 		if in.Deposed == nil {
 			in.Deposed = map[string]deposedJSON{}
 		}
-		in.Deposed[k] = deposedJSON{Inputs: engine.RedactEntryInputs(d), Outputs: withoutBookkeeping(engine.RedactEntryOutputs(d))}
+		in.Deposed[k] = deposedJSON{Inputs: redact.EntryInputs(d), Outputs: withoutBookkeeping(redact.EntryOutputs(d))}
 	}
 	if p != nil {
 		in.Pending = &pendingJSON{Operation: string(p.Operation), Started: p.Started}
 		if p.InputProperties != nil {
-			in.Pending.Inputs = engine.RedactEntryInputs(statedoc.Entry{InputProperties: p.InputProperties, SensitiveInputs: p.SensitiveInputs})
+			in.Pending.Inputs = redact.EntryInputs(statedoc.Entry{InputProperties: p.InputProperties, SensitiveInputs: p.SensitiveInputs})
 		}
 	}
 	return in

@@ -31,6 +31,7 @@ var rules = []struct {
 	{"host/source", []string{"host/engine", "host/hclsource", "host/nixsource", "host/provider", "adapters", "cmd"}, "host/source is the vocabulary sources and the engine share"},
 	{"host/hclsource", []string{"host/engine", "host/provider", "host/nixsource", "adapters", "cmd"}, "a deployment source knows nothing of providers or planning"},
 	{"host/nixsource", []string{"host/engine", "host/provider", "host/hclsource", "adapters", "cmd"}, "a deployment source knows nothing of providers or planning"},
+	{"host/redact", []string{"host/engine", "host/execgraph", "host/hclsource", "host/nixsource", "host/planfile", "host/session", "statefile", "adapters", "cmd", "rpcapi"}, "redaction sits below planning and applying, which both redact: it knows neither"},
 	{"host/statedoc", []string{"host/engine", "host/execgraph", "host/provider", "host/hclsource", "host/nixsource", "host/planfile", "host/session", "statefile", "adapters", "cmd", "rpcapi"}, "the state document's shape and patches sit below planning and applying, which both use them: they know neither"},
 	{"host/execgraph", []string{"host/engine", "host/provider", "host/hclsource", "host/nixsource", "host/planfile", "host/session", "statefile", "adapters", "cmd"}, "the execution graph is the boundary between planning and applying: it speaks host/source's vocabulary and knows neither who builds it nor who runs it"},
 	{"host", []string{"adapters", "cmd", "rpcapi"}, "the engine talks to adapters only as subprocesses, and knows none of the front ends (cmd, rpcapi) above it"},

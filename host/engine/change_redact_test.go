@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -85,7 +86,7 @@ func TestRedactProviderErrors(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := redactError(tc.err, secrets)
+			got := redact.Error(tc.err, secrets)
 			msg := got.Error()
 			if !strings.HasPrefix(msg, tc.want) {
 				t.Errorf("message = %q, want it to start with %q", msg, tc.want)

@@ -1,4 +1,4 @@
-package engine
+package redact
 
 import (
 	"context"
@@ -11,23 +11,23 @@ import (
 // This file keeps a resource's sensitive values out of the lines its
 // provider writes to stderr while working on it (a program run by exec
 // that prints its stdin, a provider that logs its inputs). The final
-// error of a failed resource is redacted by redactError; the lines shown
+// error of a failed resource is redacted by [Error]; the lines shown
 // live under the resource, in the terminal, --json, the RPC progress and
 // the web view, all pass through the engine's logger, so the engine
 // redacts them there, by the resource the line is attributed to.
 
-// secretLog holds the texts of each resource's sensitive values, by
+// Secrets holds the texts of each resource's sensitive values, by
 // address, for the resources the engine has asked a provider about in
 // this command. It is safe for concurrent use: workers register, and the
 // providers' stderr readers look up.
-type secretLog struct {
+type Secrets struct {
 	mu     sync.RWMutex
 	byAddr map[string][]string
 }
 
-// set records the sensitive texts of the resource at addr (sorted
-// longest first, as secretTexts returns them); none forgets nothing.
-func (s *secretLog) set(addr string, secrets []string) {
+// Set records the sensitive texts of the resource at addr (sorted
+// longest first, see [SortSecrets]); none forgets nothing.
+func (s *Secrets) Set(addr string, secrets []string) {
 	if s == nil || len(secrets) == 0 {
 		return
 	}
@@ -39,7 +39,8 @@ func (s *secretLog) set(addr string, secrets []string) {
 	s.byAddr[addr] = secrets
 }
 
-func (s *secretLog) get(addr string) []string {
+// Get returns the sensitive texts recorded for addr.
+func (s *Secrets) Get(addr string) []string {
 	if s == nil {
 		return nil
 	}
@@ -48,12 +49,19 @@ func (s *secretLog) get(addr string) []string {
 	return s.byAddr[addr]
 }
 
+// NewHandler returns a handler that passes every record to next, with
+// the sensitive texts secrets holds for the resource it is about replaced
+// in its message.
+func NewHandler(next slog.Handler, secrets *Secrets) slog.Handler {
+	return &redactingHandler{next: next, secrets: secrets}
+}
+
 // redactingHandler passes every record to next, with the sensitive texts
 // of the resource it is about (its "resource" attribute) replaced in its
 // message.
 type redactingHandler struct {
 	next    slog.Handler
-	secrets *secretLog
+	secrets *Secrets
 	// resource is the address carried by attributes added with WithAttrs.
 	resource string
 }
@@ -76,11 +84,11 @@ func (h *redactingHandler) Handle(ctx context.Context, r slog.Record) error {
 	if addr == "" {
 		return h.next.Handle(ctx, r)
 	}
-	secrets := h.secrets.get(addr)
+	secrets := h.secrets.Get(addr)
 	if len(secrets) == 0 {
 		return h.next.Handle(ctx, r)
 	}
-	msg := replaceSecrets(r.Message, secrets)
+	msg := Text(r.Message, secrets)
 	if msg == r.Message {
 		return h.next.Handle(ctx, r)
 	}

@@ -1,4 +1,4 @@
-package engine
+package redact
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 
 func TestRedactingHandler(t *testing.T) {
 	t.Parallel()
-	secrets := &secretLog{}
-	secrets.set("db", (&Change{Resource: nil, Prior: &statedoc.Recorded{Entry: statedoc.Entry{
+	secrets := &Secrets{}
+	secrets.Set("db", EntrySecrets(statedoc.Entry{
 		InputProperties: map[string]any{"stdin": "hunter2-pw\n"}, SensitiveInputs: []string{"stdin"},
-	}}}).secretTexts())
+	}))
 	tests := map[string]struct {
 		log  func(*slog.Logger)
 		want string
@@ -47,7 +47,7 @@ func TestRedactingHandler(t *testing.T) {
 				}
 				return a
 			}})
-			tc.log(slog.New(&redactingHandler{next: next, secrets: secrets}))
+			tc.log(slog.New(NewHandler(next, secrets)))
 			if got := strings.TrimSpace(b.String()); got != tc.want {
 				t.Errorf("logged %s, want %s", got, tc.want)
 			}

@@ -1,4 +1,4 @@
-package engine
+package redact
 
 import (
 	"testing"
@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/host/source"
-	"github.com/pierhq/pier/host/statedoc"
 )
 
 // TestRedactBridgePaths covers the form the Terraform bridge writes:
@@ -41,7 +40,7 @@ func TestRedactBridgePaths(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tc.want, Redact(tc.in)); diff != "" {
+			if diff := cmp.Diff(tc.want, Outputs(tc.in)); diff != "" {
 				t.Errorf("Redact (-want +got):\n%s", diff)
 			}
 		})
@@ -67,59 +66,38 @@ func TestRedactInputs(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tc.want, RedactInputs(tc.in, tc.outputs)); diff != "" {
+			if diff := cmp.Diff(tc.want, Inputs(tc.in, tc.outputs)); diff != "" {
 				t.Errorf("RedactInputs (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestRedactDiffs(t *testing.T) {
+func TestRedact(t *testing.T) {
 	t.Parallel()
-	prior := &statedoc.Recorded{Entry: statedoc.Entry{OutputProperties: map[string]any{"__tf": map[string]any{"sensitive_paths": []any{"old_secret"}}}}}
 	tests := map[string]struct {
-		change   *Change
-		old, new map[string]any
-		want     []Diff
+		in, want map[string]any
 	}{
-		"nothing sensitive": {
-			change: &Change{}, new: map[string]any{"a": "x"},
-			want: []Diff{{Key: "a", Kind: DiffAdded, New: "x"}},
-		},
-		"schema paths on create": {
-			change: &Change{SensitiveInputs: []string{"metadata.api_key", "sensitive_content", "rules.*.secret"}},
-			new: map[string]any{"sensitive_content": "s", "metadata": map[string]any{"api_key": "k", "owner": "o"},
-				"rules": []any{map[string]any{"secret": "r", "name": "n"}}, "path": "p"},
-			want: []Diff{
-				{Key: "metadata", Kind: DiffAdded, New: map[string]any{"api_key": source.SensitiveText, "owner": "o"}},
-				{Key: "path", Kind: DiffAdded, New: "p"},
-				{Key: "rules", Kind: DiffAdded, New: []any{map[string]any{"secret": source.SensitiveText, "name": "n"}}},
-				{Key: "sensitive_content", Kind: DiffAdded, New: source.SensitiveText},
-			},
-		},
-		"nested change": {
-			change: &Change{SensitiveInputs: []string{"metadata.api_key"}},
-			old:    map[string]any{"metadata": map[string]any{"api_key": "k1", "owner": "o"}},
-			new:    map[string]any{"metadata": map[string]any{"api_key": "k2", "owner": "o"}},
-			want:   []Diff{{Key: "metadata", Kind: DiffNested, Children: []Diff{{Key: "api_key", Kind: DiffChanged, Old: source.SensitiveText, New: source.SensitiveText}}}},
-		},
-		"whole sensitive map": {
-			change: &Change{SensitiveInputs: []string{"labels"}},
-			old:    map[string]any{"labels": map[string]any{"a": "1"}},
-			new:    map[string]any{"labels": map[string]any{"a": "2"}},
-			want:   []Diff{{Key: "labels", Kind: DiffChanged, Old: source.SensitiveText, New: source.SensitiveText}},
-		},
-		"recorded paths on destroy": {
-			change: &Change{Prior: prior}, old: map[string]any{"old_secret": "s", "open": "o"},
-			want: []Diff{{Key: "old_secret", Kind: DiffRemoved, Old: source.SensitiveText}, {Key: "open", Kind: DiffRemoved, Old: "o"}},
+		"nil":   {nil, nil},
+		"no tf": {map[string]any{"a": "x"}, map[string]any{"a": "x"}},
+		"paths": {
+			map[string]any{"token": "s3cret", "nested": map[string]any{"key": "k", "open": "o"}, "list": []any{"a", "b"},
+				"__tf": map[string]any{"private": "AAAA", "sensitive_paths": []any{[]any{"token"}, []any{"nested", "key"}, []any{"list", 1.0}, []any{"absent"}}}},
+			map[string]any{"token": source.SensitiveText, "nested": map[string]any{"key": source.SensitiveText, "open": "o"}, "list": []any{"a", source.SensitiveText},
+				"__tf": map[string]any{"private": source.SensitiveText, "sensitive_paths": []any{[]any{"token"}, []any{"nested", "key"}, []any{"list", 1.0}, []any{"absent"}}}},
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tc.want, tc.change.RedactDiffs(DiffInputs(tc.old, tc.new))); diff != "" {
-				t.Errorf("RedactDiffs (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, Outputs(tc.in)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+	in := map[string]any{"token": "s", "__tf": map[string]any{"sensitive_paths": []any{[]any{"token"}}}}
+	Outputs(in)
+	if in["token"] != "s" {
+		t.Error("Outputs changed its input")
 	}
 }
