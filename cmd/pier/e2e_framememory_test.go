@@ -47,8 +47,6 @@ func runPeakRSS(argv []string) int {
 // smaller) is pier's own.
 func TestRefusedFrameMemory(t *testing.T) {
 	t.Parallel()
-	bigStates.Lock() // one memory-hungry pier at a time
-	t.Cleanup(bigStates.Unlock)
 	prov, err := filepath.Abs("testdata/providers/flood.py")
 	if err != nil {
 		t.Fatal(err)
