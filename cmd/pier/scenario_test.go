@@ -20,7 +20,8 @@ package main
 // repeat and sha256 (see there and the README).
 //
 // $TFPROVIDERS is the directory of the Terraform provider binaries (make
-// tfproviders builds them).
+// tfproviders builds them); $TFPLATFORM the platform directory a
+// Terraform plugin cache keeps them under (linux_amd64).
 //
 // Output is normalised before stdout/stderr/cmp see it: the work
 // directory reads $WORK, the testdata directory $TESTDATA, clock times
@@ -55,6 +56,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/pierhq/pier/host/tfcache"
 	"github.com/pierhq/pier/internal/nixops4state"
 	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/internal/testneed"
@@ -175,6 +177,7 @@ func TestScenarios(t *testing.T) {
 				tfp = abs
 			}
 			env.Setenv("TFPROVIDERS", tfp)
+			env.Setenv("TFPLATFORM", tfcache.Platform())
 			tokens := maps.Clone(providerTokens)
 			tokens["TFPROVIDERS_DIR"] = tfp
 			return expandTokens(env.WorkDir, tokens)
