@@ -20,8 +20,9 @@ func newEvalCommand(g *globalOptions) *cli.Command {
 		ArgsUsage: "EXPR",
 		Description: `Evaluates one HCL expression and prints its value. It sees var (the
 deployment's variables), path.root, the functions deployments can call,
-resource.NAME.inputs and .outputs (and deployment.C.resource.NAME…) as
-recorded in state, and output.NAME as recorded by the last apply:
+resource.NAME.inputs and .outputs (and deployment.C.resource.NAME…, and
+module.M["KEY"].resource.NAME… in a module instance) as recorded in
+state, and output.NAME as recorded by the last apply:
 
     pier eval 'resource.db.outputs.port + 1'
 

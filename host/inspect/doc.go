@@ -4,10 +4,12 @@
 //
 // An expression sees var (the deployment's variables), path.root, the
 // deployment's functions, resource.NAME.inputs/outputs and
-// deployment.C.resource.NAME… as recorded in state, and output.NAME as
-// recorded by the last apply. Values that came from sensitive variables,
-// sensitive outputs or inputs recorded as sensitive are marked and never
-// rendered: [Result.JSON] is null and [Result.Sensitive] is set.
+// deployment.C.resource.NAME… and module.M["KEY"].resource.NAME… (a
+// module instance's, spelt as moved and import blocks spell it) as
+// recorded in state, and output.NAME as recorded by the last apply.
+// Values that came from sensitive variables, sensitive outputs or inputs
+// recorded as sensitive are marked and never rendered: [Result.JSON] is
+// null and [Result.Sensitive] is set.
 //
 // The package reads state through views the engine already decoded; it
 // starts nothing and writes nothing.

@@ -158,11 +158,14 @@ func stateVariables(states map[string]*statedoc.View) map[string]cty.Value {
 	return out
 }
 
-// node is one level of the resource/deployment tree.
+// node is one level of the resource/deployment/module tree.
 type node struct {
 	leaf     *cty.Value
 	children map[string]*node
 	keyed    map[string]map[any]cty.Value // resource name → instance key → value
+	// instances are the module instances of a count or for_each module,
+	// by module name and instance key.
+	instances map[string]map[any]*node
 }
 
 func (n *node) child(name string) *node {
@@ -177,13 +180,37 @@ func (n *node) child(name string) *node {
 	return c
 }
 
-// insert puts a resource at deployment.C1.deployment.C2.resource.NAME;
-// count and for_each instances gather under NAME as a tuple or object.
-// Keys of composite instances are not addressable here yet.
+// instance is module name's instance key under n (a "module" node).
+func (n *node) instance(name string, key any) *node {
+	if n.instances == nil {
+		n.instances = map[string]map[any]*node{}
+	}
+	if n.instances[name] == nil {
+		n.instances[name] = map[any]*node{}
+	}
+	c := n.instances[name][key]
+	if c == nil {
+		c = &node{}
+		n.instances[name][key] = c
+	}
+	return c
+}
+
+// insert puts a resource at deployment.C1.deployment.C2.resource.NAME, or
+// in a module instance at module.M[KEY].resource.NAME, as moved and
+// import blocks spell it; count and for_each instances, of resources and
+// of modules, gather under their name as a tuple or object.
 func (n *node) insert(addr source.Address, v cty.Value) {
 	cur := n
 	for _, s := range addr[:len(addr)-1] {
-		cur = cur.child("deployment").child(s.Name)
+		switch {
+		case !s.Module:
+			cur = cur.child("deployment").child(s.Name)
+		case s.Key == nil:
+			cur = cur.child("module").child(s.Name)
+		default:
+			cur = cur.child("module").instance(s.Name, s.Key)
+		}
 	}
 	last := addr[len(addr)-1]
 	res := cur.child("resource")
@@ -211,6 +238,13 @@ func (n *node) value() cty.Value {
 	}
 	for name, insts := range n.keyed {
 		attrs[name] = keyedValue(insts)
+	}
+	for name, insts := range n.instances {
+		vals := make(map[any]cty.Value, len(insts))
+		for k, c := range insts {
+			vals[k] = c.value()
+		}
+		attrs[name] = keyedValue(vals)
 	}
 	return cty.ObjectVal(attrs)
 }

@@ -40,6 +40,12 @@ func testInspector(t *testing.T) *Inspector {
 			"web[0]":    rec("web[0]", map[string]any{"n": float64(0)}, map[string]any{"id": "w0"}),
 			"web[1]":    rec("web[1]", map[string]any{"n": float64(1)}, map[string]any{"id": "w1"}),
 			"app.cache": rec("app.cache", map[string]any{}, map[string]any{"size": float64(64)}),
+			// Two instances of one module hold resources of one name.
+			`module.site["blog"].page`:          rec(`module.site["blog"].page`, map[string]any{}, map[string]any{"value": "page-blog"}),
+			`module.site["shop"].page`:          rec(`module.site["shop"].page`, map[string]any{}, map[string]any{"value": "page-shop"}),
+			`module.pool[1].node`:               rec(`module.pool[1].node`, map[string]any{}, map[string]any{"id": "n1"}),
+			`module.pool[0].node`:               rec(`module.pool[0].node`, map[string]any{}, map[string]any{"id": "n0"}),
+			`module.one.module.inner["x"].leaf`: rec(`module.one.module.inner["x"].leaf`, map[string]any{}, map[string]any{"ok": true}),
 		},
 		Outputs: map[string]statedoc.RecordedOutput{
 			"url":   {Value: "http://web"},
@@ -69,6 +75,10 @@ func TestEval(t *testing.T) {
 		"variable":               {expr: "upper(var.name)", json: `"WEB"`, typ: "string"},
 		"count instances":        {expr: "[for w in resource.web : w.outputs.id]", json: `["w0","w1"]`, typ: "tuple([string, string])"},
 		"composite member":       {expr: "deployment.app.resource.cache.outputs.size", json: "64", typ: "number"},
+		"module instance member": {expr: `module.site["shop"].resource.page.outputs.value`, json: `"page-shop"`, typ: "string"},
+		"module instances":       {expr: `[for k, m in module.site : "${k}=${m.resource.page.outputs.value}"]`, json: `["blog=page-blog","shop=page-shop"]`, typ: "tuple([string, string])"},
+		"counted module":         {expr: `module.pool[1].resource.node.outputs.id`, json: `"n1"`, typ: "string"},
+		"nested module":          {expr: `module.one.module.inner["x"].resource.leaf.outputs.ok`, json: `true`, typ: "bool"},
 		"recorded output":        {expr: "output.url", json: `"http://web"`, typ: "string"},
 		"sensitive variable":     {expr: "var.password", json: "null", typ: "string", sensitive: true},
 		"derived from secret":    {expr: "upper(var.password)", json: "null", typ: "string", sensitive: true},
