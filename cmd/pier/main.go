@@ -339,6 +339,11 @@ func main() {
 			}
 		}
 	}
+	// PIER_MEMPROFILE=FILE keeps FILE (and FILE.NAME-PID for adapters)
+	// holding a heap profile of the process's largest live heap.
+	if path := cpuProfilePath(os.Getenv("PIER_MEMPROFILE"), os.Args, os.Getpid()); path != "" {
+		writeHeapProfileAtPeak(path)
+	}
 	g := newGlobalOptions(os.Stdin, os.Stdout, os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())
 	g.interrupts.watch(cancel, g.stderr)

@@ -11,11 +11,13 @@ import (
 // dotfiles, locale and time zone for correct text and timestamps, a
 // temporary directory, and TLS roots. PIER_LOG carries pier's log level
 // to providers that honour it (pier's own adapters do), PIER_CPUPROFILE
-// asks pier's adapters for CPU profiles of their own. Everything else, notably cloud
+// and PIER_MEMPROFILE ask pier's adapters for CPU and heap profiles of
+// their own. Everything else, notably cloud
 // credentials in the parent's environment, must be passed explicitly.
 var allowedEnv = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR",
 	"SSL_CERT_FILE", "SSL_CERT_DIR", "PIER_LOG", "PIER_CPUPROFILE",
+	"PIER_MEMPROFILE",
 }
 
 // allowedEnvPrefixes are inherited by prefix: locale categories and Nix's
