@@ -134,7 +134,7 @@ measure() { # measure OUT PIER-ARGS...
 }
 
 field() { # field FILE NAME -> the median of NAME=VALUE over FILE's lines
-  sed -n "s/.*\\b$2=\\([0-9.]*\\).*/\\1/p" "$1" | sort -g |
+  awk -v k="$2" '{ for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) print substr($i, length(k) + 2) }' "$1" | sort -g |
     awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 

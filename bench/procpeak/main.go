@@ -56,6 +56,7 @@ func main() {
 		log.Fatal(err)
 	}
 	root := cmd.Process.Pid
+	rootCmdline = cmdline(root)
 	seen := map[int]*proc{}
 	var rootChildCPU float64 // the root's waited-for children, from its stat
 	done := make(chan error, 1)
@@ -178,15 +179,25 @@ func tree(root int) []int {
 	return out
 }
 
+// rootCmdline is the root's command line: a child that still has it was
+// forked and has not exec'd yet, and is not counted (its pages are the
+// root's).
+var rootCmdline string
+
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return string(b)
+}
+
 func kind(pid int, isRoot bool) string {
 	if isRoot {
 		return "command"
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || len(b) == 0 {
+	c := cmdline(pid)
+	if c == "" || c == rootCmdline {
 		return ""
 	}
-	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	args := strings.Split(strings.TrimRight(c, "\x00"), "\x00")
 	if len(args) >= 3 && args[1] == "adapter" {
 		return args[2]
 	}
