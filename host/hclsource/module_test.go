@@ -421,6 +421,41 @@ resource "src" {
 			t.Errorf("FailedCheckables = %q", got)
 		}
 	})
+	t.Run("a default, and a sensitive argument", func(t *testing.T) {
+		t.Parallel()
+		dir := writeTree(t, map[string]string{
+			"main.pier.hcl": head + `variable "secret" {
+  default   = "Hunter2"
+  sensitive = true
+}
+module "site" {
+  source    = "./m"
+  name      = var.secret
+  state     = resource.state
+  providers = { local = provider.local }
+}
+module "other" {
+  source    = "./m"
+  state     = resource.state
+  providers = { local = provider.local }
+}
+`,
+			"m/main.pier.hcl": strings.Replace(module, "  type = string\n", "  type = string\n  default = \"Default\"\n", 1),
+		})
+		_, err := Load(dir, Options{})
+		if err == nil {
+			t.Fatal("Load succeeded, want validation errors")
+		}
+		want := []string{
+			// The secret stays out of the message.
+			"main.pier.hcl:19:15: Invalid value for variable: " + sensitiveMessage + "\n\n" + rule + "module.site.var.name at m/main.pier.hcl:5:3.",
+			// No argument: the rule's own condition is the place.
+			"m/main.pier.hcl:6:21: " + fail + "Default.\n\n" + rule + "module.other.var.name at m/main.pier.hcl:5:3.",
+		}
+		if diff := cmp.Diff(want, diagLines(t, err, dir)); diff != "" {
+			t.Errorf("diagnostics (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("an argument that reads outputs", func(t *testing.T) {
 		t.Parallel()
 		dir := writeTree(t, map[string]string{
