@@ -89,7 +89,10 @@ func makeToFunc(ty cty.Type) function.Function {
 		Description: inner.Description(),
 		Params: []function.Parameter{{
 			Name: "v", Type: cty.DynamicPseudoType,
-			AllowNull: true, AllowDynamicType: true, AllowMarked: true,
+			// Unknown values too: cty returns an unknown argument's
+			// result itself, without the marks of an argument that
+			// takes them, and the marks say what the value waits for.
+			AllowNull: true, AllowDynamicType: true, AllowMarked: true, AllowUnknown: true,
 		}},
 		Type: func(args []cty.Value) (cty.Type, error) {
 			u, _ := args[0].UnmarkDeep()
