@@ -1,8 +1,6 @@
 package hclsource
 
 import (
-	"strings"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/pierhq/pier/host/source"
 	"github.com/zclconf/go-cty/cty"
@@ -148,11 +146,7 @@ func (d *Deployment) evalCheck(c *checkDecl) {
 		}
 		if ds.HasErrors() {
 			r.Known, r.Failed = true, true
-			var msgs []string
-			for _, dg := range RedactDiagnostics(ds, d.baseCtx.Functions) {
-				msgs = append(msgs, formatDiagnostic(dg))
-			}
-			r.Message = "the condition could not be evaluated: " + strings.Join(msgs, "; ")
+			r.Message = d.evalFailure(ds)
 			// Evaluated again next time: what it read may be known then.
 			c.dirty = true
 			continue

@@ -2,6 +2,7 @@ package hclsource
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -51,7 +52,8 @@ type conditionResult struct {
 	// message is the error message of a failed condition, with no
 	// sensitive value in it.
 	message string
-	// waits are the marks of the unknown values the condition read.
+	// marks are those of the condition's value: which instances it read
+	// and, while it is unknown, what it waits for.
 	marks cty.ValueMarks
 }
 
@@ -82,9 +84,9 @@ func (c *condition) eval(ctx *hcl.EvalContext) (conditionResult, hcl.Diagnostics
 			"the condition of this %s block must be true or false: %s.", c.kind, err)}
 	}
 	if b.True() {
-		return conditionResult{known: true}, nil
+		return conditionResult{known: true, marks: marks}, nil
 	}
-	res := conditionResult{known: true, failed: true}
+	res := conditionResult{known: true, failed: true, marks: marks}
 	m, ds := c.msg.Value(ctx)
 	if ds.HasErrors() {
 		return res, ds
@@ -123,10 +125,26 @@ func (c *condition) failureDiag(severity hcl.DiagnosticSeverity, summary, checka
 	return &hcl.Diagnostic{
 		Severity: severity,
 		Summary:  summary,
-		Detail:   fmt.Sprintf("%s\n\nThis was checked by the %s block of %s at %s.", res.message, c.kind, checkable, rangeString(c.rng)),
+		Detail:   c.failureDetail(checkable, res),
 		Subject:  &rng,
 		Extra:    CheckRuleExtra{Checkable: checkable},
 	}
+}
+
+// failureDetail is what a failed condition of owner says: its error
+// message and where the rule is.
+func (c *condition) failureDetail(owner string, res conditionResult) string {
+	return fmt.Sprintf("%s\n\nThis was checked by the %s block of %s at %s.", res.message, c.kind, owner, rangeString(c.rng))
+}
+
+// evalFailure words a condition that could not be evaluated, with no
+// sensitive value in the reasons.
+func (d *Deployment) evalFailure(ds hcl.Diagnostics) string {
+	var msgs []string
+	for _, dg := range RedactDiagnostics(ds, d.baseCtx.Functions) {
+		msgs = append(msgs, formatDiagnostic(dg))
+	}
+	return "the condition could not be evaluated: " + strings.Join(msgs, "; ")
 }
 
 // FailedCheckables lists the objects whose conditions failed in err's

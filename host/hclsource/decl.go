@@ -91,8 +91,13 @@ type resourceDecl struct {
 	stateRef  *ref
 	dependsOn []*ref // explicit depends_on
 	lifecycle *source.Lifecycle
-	refresh   bool // refresh = true: read on every plan
-	noRefresh bool // refresh = false: not read for its provider's refresh = true
+	// conditions are the lifecycle's precondition and postcondition
+	// blocks, in order (resource_conditions.go); postconditions is set
+	// when one is a postcondition, which reads the instance's outputs.
+	conditions     []*condition
+	postconditions bool
+	refresh        bool // refresh = true: read on every plan
+	noRefresh      bool // refresh = false: not read for its provider's refresh = true
 	// schemaSensitive are the input paths the provider's schema calls
 	// sensitive, for instances whose outputs do not list them (see
 	// SetSchemaSensitive).

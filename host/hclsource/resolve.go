@@ -66,6 +66,10 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 			diags = append(diags, ds...)
 			if c {
 				d.instanceChanged(r, inst)
+				if r.postconditions {
+					// Its postconditions read its outputs.
+					d.queueInstance(r, inst)
+				}
 			}
 		}
 	}
@@ -696,6 +700,12 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		inst.inputs, inst.sensitive, inst.val = val, sensitive, cty.NilVal
 	}
 	reads := readsFrom(marks)
+	var conds []*source.ConditionResult
+	if len(r.conditions) > 0 {
+		var creads []string
+		conds, creads = d.evalConditions(r, inst, ctx)
+		reads = withReads(reads, creads)
+	}
 	d.setReads(reader{decl: r, inst: inst}, inst.reads, reads)
 	inst.reads = reads
 	res := &source.Resource{
@@ -710,6 +720,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 		Lifecycle:       r.lifecycle,
 		Refresh:         r.refresh,
 		NoRefresh:       r.noRefresh,
+		Conditions:      conds,
 	}
 	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil

@@ -27,7 +27,7 @@ var lifecycleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "create_before_destroy"},
 	{Name: "prevent_destroy"},
 	{Name: "ignore_changes"},
-}}
+}, Blocks: []hcl.BlockHeaderSchema{{Type: "precondition"}, {Type: "postcondition"}}}
 
 var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "value", Required: true},
@@ -126,6 +126,9 @@ func (d *Deployment) decodeLifecycle(r *resourceDecl, b *hcl.Block, diags *hcl.D
 	}
 	if a, ok := content.Attributes["ignore_changes"]; ok {
 		lc.IgnoreChanges = ignoreChangesPaths(r.name, a, diags)
+	}
+	for _, cb := range content.Blocks {
+		r.decodeCondition(cb, diags)
 	}
 	return lc
 }
@@ -236,9 +239,16 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 			r.dependsOn = append(r.dependsOn, refs...)
 		}
 	}
+	if len(r.conditions) > 0 {
+		refs, ds := d.linkConditions(r)
+		diags = append(diags, ds...)
+		r.refs = append(r.refs, refs...)
+		// A postcondition reads the instances' own outputs.
+		r.watched = r.watched || r.postconditions
+	}
 	// A module block's depends_on orders every resource in it.
 	r.dependsOn = append(r.dependsOn, r.scope.unit.dependsOn...)
-	r.tree = d.exprTree(r.scope.unit, r.refs, r.expandBy, r.inputs)
+	r.tree = d.exprTree(r.scope.unit, r.refs, append([]hcl.Expression{r.expandBy, r.inputs}, r.conditionExprs()...)...)
 	if p := d.providers[r.provider]; p != nil {
 		r.terraform = p.Terraform != ""
 	}

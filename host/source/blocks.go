@@ -1,5 +1,7 @@
 package source
 
+import "fmt"
+
 // Import is an import block: adopt the object the provider knows by ID
 // into the resource at To, as Terraform's import block does. A block with
 // for_each gives one Import per element.
@@ -103,4 +105,56 @@ func (m *Moved) Rewrite(addr Address) (Address, bool) {
 		out[len(out)-1].Key = at.Key
 	}
 	return append(out, addr[n:]...), true
+}
+
+// ConditionKind says when a resource's condition is checked.
+type ConditionKind uint8
+
+//go:generate go tool stringer -type ConditionKind -linecomment
+
+// The kinds of condition, as Terraform's lifecycle blocks have them.
+const (
+	ConditionInvalid ConditionKind = iota // invalid
+	// Precondition is checked before the resource is created or updated.
+	Precondition // precondition
+	// Postcondition is checked after it is, against its outputs (self).
+	Postcondition // postcondition
+)
+
+// MarshalText spells the kind by name, in saved plans.
+func (k ConditionKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind MarshalText wrote.
+func (k *ConditionKind) UnmarshalText(b []byte) error {
+	for _, c := range []ConditionKind{Precondition, Postcondition} {
+		if c.String() == string(b) {
+			*k = c
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown condition kind %q", b)
+}
+
+// ConditionResult is one evaluation of a resource instance's precondition
+// or postcondition block. The source evaluates them with the instance; the
+// engine decides what a failure stops: a plan, when the result is known
+// while planning, or else the resource when it runs.
+type ConditionResult struct {
+	Kind ConditionKind `json:"kind"`
+	// Known is false while the condition reads a value known only after
+	// apply (for a postcondition, its resource's own outputs).
+	Known bool `json:"known,omitempty"`
+	// Failed is set when the condition is known to be false, or could
+	// not be evaluated.
+	Failed bool `json:"failed,omitempty"`
+	// Summary, Message and Detail say what failed, for the user: the
+	// summary ("Resource precondition failed"), the error message
+	// alone, and the message with where the block is. None holds a
+	// sensitive value.
+	Summary string `json:"summary,omitempty"`
+	Message string `json:"message,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	// Range is the condition expression; Block is the block.
+	Range Range `json:"range"`
+	Block Range `json:"block"`
 }

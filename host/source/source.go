@@ -114,6 +114,10 @@ type Resource struct {
 	// NoRefresh is a block's refresh = false: its provider's
 	// refresh = true does not read it.
 	NoRefresh bool
+	// Conditions are the results of the instance's precondition and
+	// postcondition blocks in this evaluation, in declaration order;
+	// nil when it has none. See [ConditionResult].
+	Conditions []*ConditionResult
 }
 
 // Lifecycle are a resource's controls over how a plan changes it, as
