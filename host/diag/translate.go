@@ -65,6 +65,7 @@ func fromOne(err error, verbose bool) []Diagnostic {
 		me *engine.MoveError
 		de *hclsource.DiagnosticsError
 		re *engine.ResourceError
+		ce *engine.ConditionError
 		ie *tfschema.InputError
 		le *lockfile.DiagnosticsError
 		hd hcl.Diagnostics
@@ -83,6 +84,8 @@ func fromOne(err error, verbose bool) []Diagnostic {
 		return FromHCLs(de.Diagnostics)
 	case errors.As(err, &re):
 		return []Diagnostic{FromResourceError(re, verbose)}
+	case errors.As(err, &ce):
+		return []Diagnostic{conditionDiagnostic(ce, "")}
 	case errors.As(err, &ie):
 		return []Diagnostic{inputDiagnostic(ie)}
 	case errors.As(err, &le):
@@ -140,6 +143,15 @@ func inputDiagnostic(ie *tfschema.InputError) Diagnostic {
 // appear only when verbose. Progress events use it for a resource that
 // errored, so that they say it as the closing diagnostic does.
 func FromResourceError(re *engine.ResourceError, verbose bool) Diagnostic {
+	if ces := conditionErrors(re.Err); len(ces) > 0 {
+		// The resource's own rule refused it, before or after its
+		// provider ran: said as at plan, once per failed block.
+		d := conditionDiagnostic(ces[0], re.Provider)
+		for _, ce := range ces[1:] {
+			d.Detail += "\n\n" + ce.Result.Detail
+		}
+		return d
+	}
 	d := Diagnostic{
 		Severity: Error,
 		Summary:  fmt.Sprintf("%s of %s failed", re.Action, re.Address),
@@ -176,4 +188,26 @@ func FromResourceError(re *engine.ResourceError, verbose bool) Diagnostic {
 		d.Detail += " " + unrecorded.Note()
 	}
 	return d
+}
+
+// conditionDiagnostic is a failed precondition or postcondition, at its
+// condition, as Terraform says it.
+func conditionDiagnostic(ce *engine.ConditionError, provider string) Diagnostic {
+	return Diagnostic{Severity: Error, Summary: ce.Result.Summary, Detail: ce.Result.Detail, Address: ce.Address, Provider: provider, Range: PointRange(ce.Result.Range, 1)}
+}
+
+// conditionErrors are the failed conditions err holds, joined or alone.
+func conditionErrors(err error) []*engine.ConditionError {
+	if m, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*engine.ConditionError
+		for _, e := range m.Unwrap() {
+			out = append(out, conditionErrors(e)...)
+		}
+		return out
+	}
+	var ce *engine.ConditionError
+	if errors.As(err, &ce) {
+		return []*engine.ConditionError{ce}
+	}
+	return nil
 }

@@ -61,6 +61,17 @@ func TestFromError(t *testing.T) {
 			want: []Diagnostic{{Severity: Error, Summary: "Instance cannot be replaced", Address: "db", Range: point,
 				Detail: "resource db has lifecycle.prevent_destroy set, but this plan would replace it (its inputs changed); change the plan, or remove prevent_destroy first"}},
 		},
+		"a precondition refuses a plan": {
+			err: &engine.ConditionError{Address: "web", Result: cond(source.Precondition, "port is 0.")},
+			want: []Diagnostic{{Severity: Error, Summary: "Resource precondition failed", Address: "web", Range: point,
+				Detail: "port is 0.\n\nThis was checked by the precondition block of resource web at main.pier.hcl:2:3."}},
+		},
+		"postconditions fail a resource": {
+			err: &engine.ResourceError{Address: "web", Provider: "local", Action: engine.ActionCreate,
+				Err: errors.Join(&engine.ConditionError{Address: "web", Result: cond(source.Postcondition, "no url.")}, &engine.ConditionError{Address: "web", Result: cond(source.Postcondition, "no port.")})},
+			want: []Diagnostic{{Severity: Error, Summary: "Resource postcondition failed", Address: "web", Provider: "local", Range: point,
+				Detail: "no url.\n\nThis was checked by the postcondition block of resource web at main.pier.hcl:2:3.\n\nno port.\n\nThis was checked by the postcondition block of resource web at main.pier.hcl:2:3."}},
+		},
 		"move refused": {
 			err:  &engine.MoveError{From: source.Address{{Name: "a"}}, To: source.Address{{Name: "b"}}, Range: at, Reason: "b is already in state"},
 			want: []Diagnostic{{Severity: Error, Summary: "Cannot move a to b", Detail: "b is already in state.", Address: "a", Range: point}},
@@ -121,4 +132,12 @@ func TestHCLRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cond is a failed condition of resource web as the HCL source words it.
+func cond(kind source.ConditionKind, msg string) *source.ConditionResult {
+	return &source.ConditionResult{Kind: kind, Known: true, Failed: true,
+		Summary: "Resource " + kind.String() + " failed", Message: msg,
+		Detail: msg + "\n\nThis was checked by the " + kind.String() + " block of resource web at main.pier.hcl:2:3.",
+		Range:  source.Range{Filename: "main.pier.hcl", Line: 3, Column: 5}, Block: source.Range{Filename: "main.pier.hcl", Line: 2, Column: 3}}
 }

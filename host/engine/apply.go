@@ -158,6 +158,8 @@ type applier struct {
 	// lostState follows state handlers whose process is lost; see
 	// handler_lost.go.
 	lostState lostState
+	// conds are the nodes waiting on their conditions; see conditions.go.
+	conds conditionWaits
 }
 
 // Apply carries out a plan: it runs the plan's execution graph. Closing

@@ -27,6 +27,8 @@ type resourceJSON struct {
 	Range           source.Range      `json:"range"`
 	SensitiveInputs []string          `json:"sensitive_inputs,omitempty"`
 	Lifecycle       *source.Lifecycle `json:"lifecycle,omitempty"`
+	// Conditions are saved for the preconditions left to run time.
+	Conditions []*source.ConditionResult `json:"conditions,omitempty"`
 }
 
 type recordedJSON struct {
@@ -44,7 +46,7 @@ func EncodeGraph(g *execgraph.Graph) ([]byte, error) {
 				return []byte("null"), nil
 			}
 			w := resourceJSON{Address: v.Address.String(), Provider: v.Provider, Type: v.Type, Inputs: markUnknown(v.Inputs).(map[string]any),
-				Range: v.Range, SensitiveInputs: v.SensitiveInputs, Lifecycle: v.Lifecycle}
+				Range: v.Range, SensitiveInputs: v.SensitiveInputs, Lifecycle: v.Lifecycle, Conditions: v.Conditions}
 			if v.State != nil {
 				w.State = v.State.String()
 			}
@@ -131,7 +133,7 @@ func (w *resourceJSON) resource() (*source.Resource, error) {
 		return nil, err
 	}
 	inputs, _ := unmarkUnknown(w.Inputs).(map[string]any)
-	r := &source.Resource{Address: addr, Provider: w.Provider, Type: w.Type, Inputs: inputs, Range: w.Range, SensitiveInputs: w.SensitiveInputs, Lifecycle: w.Lifecycle}
+	r := &source.Resource{Address: addr, Provider: w.Provider, Type: w.Type, Inputs: inputs, Range: w.Range, SensitiveInputs: w.SensitiveInputs, Lifecycle: w.Lifecycle, Conditions: w.Conditions}
 	if w.State != "" {
 		s, err := source.ParseAddress(w.State)
 		if err != nil {

@@ -385,6 +385,11 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	pl.markImports()
 	pl.markMoves()
 	pl.noteDrift()
+	// Before any provider is asked about a change: a precondition says
+	// what the provider would otherwise fail on less clearly.
+	if err := pl.checkConditions(); err != nil {
+		return nil, err
+	}
 	if err := e.checkExecutables(pl.plan); err != nil {
 		return nil, err
 	}

@@ -239,6 +239,9 @@ func (a *applier) needResolve() bool {
 	if a.knownGen == a.resolvedGen {
 		return false
 	}
+	if a.conditionsWait() {
+		return true
+	}
 	for _, n := range a.pending {
 		if n.waiting == 0 {
 			return true
@@ -295,6 +298,9 @@ func (a *applier) absorb(ctx context.Context, r resolveResult) {
 // not know (a member of a composite that was structurally blocked) joins
 // the run as a node of its own.
 func (a *applier) absorbReady(res *source.Resource) {
+	if a.absorbConditions(res) {
+		return
+	}
 	addr := res.Address.String()
 	if n := a.pending[addr]; n != nil {
 		delete(a.pending, addr)
@@ -504,6 +510,9 @@ func (a *applier) recordedEntry(addr string) *statedoc.Recorded {
 
 // enqueue makes a node runnable.
 func (a *applier) enqueue(n *node) {
+	if a.gate(n) {
+		return
+	}
 	if n.run.Opcode() == execgraph.OpDestroyAbsent {
 		a.control = append(a.control, n)
 		return
@@ -584,11 +593,20 @@ func (a *applier) count(c *Change) {
 }
 
 func (a *applier) complete(n *node, outputs map[string]any) {
-	n.status = StatusApplied
 	c := n.change
 	if c.Action != ActionDestroy {
 		a.setKnown(c.Addr(), outputs)
 	}
+	if a.hold(n) {
+		return
+	}
+	a.applied(n)
+}
+
+// applied marks a node done and wakes its dependents.
+func (a *applier) applied(n *node) {
+	n.status = StatusApplied
+	c := n.change
 	var elapsed time.Duration
 	if !n.started.IsZero() {
 		elapsed = time.Since(n.started)
@@ -651,6 +669,7 @@ func (a *applier) skipDependents(n *node, why error) {
 
 // skipAll marks every node that has not run as skipped.
 func (a *applier) skipAll(why error) {
+	a.releaseHeld()
 	for _, n := range a.sortedNodes() {
 		if n.status == StatusPending {
 			a.skip(n, why)
@@ -672,6 +691,7 @@ func (a *applier) sortedNodes() []*node {
 // failPending fails resources that never became ready although nothing is
 // left to run: the source kept them blocked.
 func (a *applier) failPending() {
+	a.failConditionWaits()
 	for _, addr := range slices.Sorted(maps.Keys(a.pending)) {
 		n := a.pending[addr]
 		delete(a.pending, addr)
