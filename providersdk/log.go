@@ -1,6 +1,7 @@
 package providersdk
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -38,15 +39,16 @@ func parseLevel(s string) slog.Level {
 	return l
 }
 
-// Log attribute keys the serving loop uses. Log consumers match on them, so
-// they are API.
-const (
-	// KeyOp is the request kind, e.g. "createResourceRequest".
-	KeyOp = "op"
-	// KeyType is the resource type the request is about.
-	KeyType = "type"
-	// KeySeq numbers the requests of one serving loop from 1.
-	KeySeq = "seq"
-	// KeyErr is an error's text.
-	KeyErr = "err"
-)
+// requestIDKey carries the number of the request a handler serves.
+type requestIDKey struct{}
+
+// RequestID returns the number of the request whose handler ctx was given
+// to: the requests of one serving loop are numbered from 1, as pier numbers
+// those it sends one provider process, and the serving loop logs each
+// under [github.com/pierhq/pier/schema/logkey.RequestID]. A handler that logs, or calls another service,
+// adds it so that its lines can be matched with pier's. It is 0 outside a
+// request.
+func RequestID(ctx context.Context) int {
+	id, _ := ctx.Value(requestIDKey{}).(int)
+	return id
+}

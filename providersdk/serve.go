@@ -13,6 +13,7 @@ import (
 
 	"github.com/pierhq/pier/schema"
 	"github.com/pierhq/pier/schema/jsonl"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // Options configures [Serve] and [ServeIO]. The zero value is ready to use.
@@ -22,7 +23,7 @@ type Options struct {
 	// and skipped.
 	MaxLineSize int
 	// Logger receives the SDK's own logs: lifecycle at Info, one line per
-	// request at Debug (kind, type and sequence number, never property
+	// request at Debug (kind, type and request id, never property
 	// values, which may be secret). nil discards them.
 	Logger *slog.Logger
 	// HostValidates says the host checks every response against the v0
@@ -74,7 +75,7 @@ func Serve(ctx context.Context, h Handler, opts Options) (err error) {
 // goroutine doing that read ends when in returns.
 func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(h, opts)
-	s.log.Debug("provider serving", "operations", s.ops)
+	s.log.Debug("provider serving", logkey.Operations, s.ops)
 
 	type frame struct {
 		line []byte
@@ -130,7 +131,7 @@ func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts O
 			s.log.Info("provider input closed, exiting")
 			return nil
 		case errors.As(f.err, &tooLarge):
-			s.log.Warn("request line too large", KeySeq, seq, "read", tooLarge.Read, "limit", tooLarge.Max)
+			s.log.Warn("request line too large", logkey.RequestID, seq, logkey.Read, tooLarge.Read, logkey.Limit, tooLarge.Max)
 			resp = s.errorFrame(tooLarge.Error())
 		default:
 			return fmt.Errorf("read request %d: %w", seq, f.err)
@@ -166,8 +167,9 @@ func newServer(h Handler, opts Options) *server {
 // handle answers one request line with one response line, newline
 // included, or with an [*OutcomeUnknownError] when it must not answer.
 func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *OutcomeUnknownError) {
+	ctx = context.WithValue(ctx, requestIDKey{}, seq)
 	if err := schema.ValidateRequest(line, s.ops); err != nil {
-		s.log.Warn("invalid request", KeySeq, seq, KeyErr, err)
+		s.log.Warn("invalid request", logkey.RequestID, seq, logkey.Error, err)
 		return s.errorFrame(err.Error()), nil
 	}
 	var req schema.Request
@@ -178,7 +180,7 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *Out
 		return s.errorFrame(fmt.Sprintf("decode request: %v", err)), nil
 	}
 	kind, typ := req.Kind(), req.ResourceType()
-	s.log.Debug("request", KeySeq, seq, KeyOp, kind, KeyType, typ)
+	s.log.Debug("request", logkey.RequestID, seq, logkey.Op, kind, logkey.Type, typ)
 
 	frame, ok, err := s.encodedState(ctx, seq, &req)
 	if ok {
@@ -192,7 +194,7 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *Out
 		if errors.Is(err, ErrOutcomeUnknown) {
 			return nil, &OutcomeUnknownError{Seq: seq, Op: opName(kind), Type: typ, Err: err}
 		}
-		s.log.Debug("operation failed", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
+		s.log.Debug("operation failed", logkey.RequestID, seq, logkey.Op, kind, logkey.Type, typ, logkey.Error, err)
 		msg := fmt.Sprintf("%s %s: %v", opName(kind), typ, err)
 		var locked interface{ StateLocked() bool }
 		if errors.As(err, &locked) && locked.StateLocked() {
@@ -209,7 +211,7 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *Out
 		return append(data, '\n'), nil
 	}
 	if err := schema.ValidateResponse(data, s.ops); err != nil {
-		s.log.Error("handler returned an invalid response", KeySeq, seq, KeyOp, kind, KeyType, typ, KeyErr, err)
+		s.log.Error("handler returned an invalid response", logkey.RequestID, seq, logkey.Op, kind, logkey.Type, typ, logkey.Error, err)
 		return s.errorFrame(fmt.Sprintf("%s %s: the provider produced an %v (this is a bug in the provider)", opName(kind), typ, err)), nil
 	}
 	return append(data, '\n'), nil
@@ -228,7 +230,7 @@ func (s *server) encodedState(ctx context.Context, seq int, req *schema.Request)
 	state, ok, err := func() (state []byte, ok bool, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("handler panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				s.log.Error("handler panicked", logkey.RequestID, RequestID(ctx), logkey.Panic, fmt.Sprint(r), logkey.Stack, string(debug.Stack()))
 				state, ok, err = nil, false, fmt.Errorf("panic: %v (this is a bug in the provider)", r)
 			}
 		}()
@@ -250,7 +252,7 @@ func (s *server) encodedState(ctx context.Context, seq int, req *schema.Request)
 	frame = append(append(append(frame, head...), state...), tail...)
 	if s.checkResponses {
 		if err := schema.ValidateResponse(frame[:len(frame)-1], s.ops); err != nil {
-			s.log.Error("handler returned an invalid response", KeySeq, seq, KeyOp, req.Kind(), KeyErr, err)
+			s.log.Error("handler returned an invalid response", logkey.RequestID, seq, logkey.Op, req.Kind(), logkey.Error, err)
 			return nil, false, fmt.Errorf("the provider produced an %v (this is a bug in the provider)", err)
 		}
 	}
@@ -276,7 +278,7 @@ var errNilResponse = errors.New("handler returned no response and no error (this
 func (s *server) dispatch(ctx context.Context, req *schema.Request) (resp *schema.Response, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("handler panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			s.log.Error("handler panicked", logkey.RequestID, RequestID(ctx), logkey.Panic, fmt.Sprint(r), logkey.Stack, string(debug.Stack()))
 			resp, err = nil, fmt.Errorf("panic: %v (this is a bug in the provider)", r)
 		}
 	}()

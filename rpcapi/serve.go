@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/pierhq/pier/schema/logkey"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/stats"
 )
@@ -131,7 +132,7 @@ wait:
 			if conns.seen() {
 				continue
 			}
-			cfg.Logger.Warn("no client connected; stopping", "timeout", FirstConnectionTimeout)
+			cfg.Logger.Warn("no client connected; stopping", logkey.Timeout, FirstConnectionTimeout)
 		}
 		break wait
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // Compact rewrites the existing state file at path as two events: the
@@ -133,7 +134,7 @@ func (l *Log) compact() (string, error) {
 	}
 	l.f.Close()
 	l.f = f
-	l.log.Info("compacted state file", "path", l.path, "events", l.events, "bytes_before", l.size, "bytes_after", len(content), "backup", backup)
+	l.log.Info("compacted state file", logkey.Path, l.path, logkey.Events, l.events, logkey.BytesBefore, l.size, logkey.BytesAfter, len(content), logkey.Backup, backup)
 	l.size = int64(len(content))
 	l.needNL = false
 	l.last = snap.Index

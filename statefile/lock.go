@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pierhq/pier/schema/logkey"
 	"golang.org/x/sys/unix"
 )
 
@@ -111,7 +112,7 @@ func acquireLock(path string, wait bool, who *Holder, logger *slog.Logger) (*os.
 			f.Close()
 			return nil, &LockedError{Path: path, PID: h.PID, Since: h.Since, Command: h.Command, User: h.User, Host: h.Host}
 		}
-		logger.Info("waiting for state file lock", "path", path, "pid", h.PID, "since", h.Since)
+		logger.Info("waiting for state file lock", logkey.Path, path, logkey.Pid, h.PID, logkey.Since, h.Since)
 		if err := flock(fd, unix.LOCK_EX); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock state file %s: %w", path, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // Options configure [Open] and [Compact].
@@ -119,9 +120,9 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 		// so. Only a writer does this, once, when it opens the file;
 		// reading leaves the mode as it is.
 		if err := f.Chmod(perm &^ 0o077); err != nil {
-			l.log.Warn("state file is accessible to other users and could not be made private; it may hold secrets", "path", l.path, "mode", perm.String(), "error", err)
+			l.log.Warn("state file is accessible to other users and could not be made private; it may hold secrets", logkey.Path, l.path, logkey.Mode, perm.String(), logkey.Error, err)
 		} else {
-			l.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", "path", l.path, "mode", perm.String(), "now", (perm &^ 0o077).String())
+			l.log.Warn("state file was accessible to other users; tightened its mode, as it may hold secrets", logkey.Path, l.path, logkey.Mode, perm.String(), logkey.ModeNow, (perm &^ 0o077).String())
 		}
 	}
 	if fi, err = f.Stat(); err != nil {
@@ -167,7 +168,7 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 			}
 		} else if existed && (snap == nil || !snap.NoEvents) {
 			// (A reader of the same file has said so already.)
-			l.log.Warn(NoEventsWarning, "path", l.path, "bytes", len(data))
+			l.log.Warn(NoEventsWarning, logkey.Path, l.path, logkey.Bytes, len(data))
 		}
 		return l.initialise()
 	case err != nil:
@@ -204,7 +205,7 @@ func (l *Log) warn(ws []Warning) {
 	for _, w := range ws {
 		count += w.Count
 	}
-	l.log.Warn("state file has events pier would not write", "path", l.path, "count", count, "first", ws[0].String())
+	l.log.Warn("state file has events pier would not write", logkey.Path, l.path, logkey.Count, count, logkey.First, ws[0].String())
 }
 
 // cutTorn keeps a copy of the torn bytes, then truncates them away.
@@ -222,7 +223,7 @@ func (l *Log) cutTorn(data []byte, t *Torn) error {
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("cut torn tail at %s: %w", t.Position, err)
 	}
-	l.log.Warn("cut torn tail left by an interrupted write", "path", l.path, "line", t.Line, "offset", t.Offset, "bytes", t.Size, "copy", copyPath)
+	l.log.Warn("cut torn tail left by an interrupted write", logkey.Path, l.path, logkey.Line, t.Line, logkey.Offset, t.Offset, logkey.Bytes, t.Size, logkey.Copy, copyPath)
 	return nil
 }
 
@@ -388,7 +389,7 @@ func (l *Log) saveCache() {
 	}
 	data := make([]byte, l.size)
 	if _, err := l.f.ReadAt(data, 0); err != nil {
-		l.log.Debug("state cache not written", "path", l.path, "error", err)
+		l.log.Debug("state cache not written", logkey.Path, l.path, logkey.Error, err)
 		return
 	}
 	root, ok := l.doc.root.(map[string]any)
@@ -397,7 +398,7 @@ func (l *Log) saveCache() {
 	}
 	hdr := cacheHeader{Events: l.events, LastIndex: l.last, End: l.size, Warnings: l.warnings}
 	if _, err := writeCache(l.path, data, root, hdr); err != nil {
-		l.log.Debug("state cache not written", "path", l.path, "error", err)
+		l.log.Debug("state cache not written", logkey.Path, l.path, logkey.Error, err)
 		return
 	}
 	l.cached = true

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // execType runs a program and outputs what it printed.
@@ -87,7 +88,7 @@ func (t execType) run(ctx context.Context, in execInputs) (schema.Properties, er
 	tail := &tailWriter{max: stderrTail}
 	cmd.Stdout = &stdout
 	cmd.Stderr = io.MultiWriter(tail, t.p.opts.Stderr)
-	t.p.log.Debug("exec", "executable", in.Executable, "args", len(in.Args))
+	t.p.log.Debug("exec", logkey.Executable, in.Executable, logkey.Args, len(in.Args))
 	if err := cmd.Run(); err != nil {
 		if s := tail.lastLines(5); s != "" {
 			return nil, fmt.Errorf("run %q: %w; stderr ends with:\n%s", in.Executable, err, s)

@@ -16,6 +16,7 @@ import (
 	"github.com/pierhq/pier/internal/lockholder"
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 	"github.com/pierhq/pier/statefile"
 )
 
@@ -379,10 +380,10 @@ func (p *Provider) read(name string) (stateRead, error) {
 		return stateRead{}, fmt.Errorf("read state file %q: %w", name, err)
 	}
 	if snap.NoEvents && snap.Torn == nil {
-		p.log.Warn(statefile.NoEventsWarning, "path", abs)
+		p.log.Warn(statefile.NoEventsWarning, logkey.Path, abs)
 	}
 	if snap.Torn != nil {
-		p.log.Warn("state file ends in a torn event left by an interrupted write; the next apply keeps a copy and cuts it off", "path", abs, "line", snap.Torn.Line, "bytes", snap.Torn.Size)
+		p.log.Warn("state file ends in a torn event left by an interrupted write; the next apply keeps a copy and cuts it off", logkey.Path, abs, logkey.Line, snap.Torn.Line, logkey.Bytes, snap.Torn.Size)
 	}
 	if !p.opts.ReadOnly && snap.Encoded() == nil {
 		// The read replayed the log, and this process holds its lock:
@@ -390,7 +391,7 @@ func (p *Provider) read(name string) (stateRead, error) {
 		// even when this one writes no event. The state read then sends
 		// the cached encoding.
 		if err := snap.SaveCache(abs); err != nil && !errors.Is(err, statefile.ErrCacheNotNeeded) {
-			p.log.Debug("state cache not written", "path", abs, "error", err)
+			p.log.Debug("state cache not written", logkey.Path, abs, logkey.Error, err)
 		}
 	}
 	if _, seen := p.reads[abs]; !seen {
@@ -432,7 +433,7 @@ func (p *Provider) openState(name string) (*statefile.Log, error) {
 		l.Close()
 		return nil, fmt.Errorf("state file %q changed since it was read (another pier applied in between?); nothing was written: plan again", name)
 	}
-	p.log.Debug("state file opened", "path", abs)
+	p.log.Debug("state file opened", logkey.Path, abs)
 	p.logs[abs] = l
 	return l, nil
 }

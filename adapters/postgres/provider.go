@@ -12,6 +12,7 @@ import (
 
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 	"github.com/pierhq/pier/statefile"
 )
 
@@ -123,7 +124,7 @@ func (p *Provider) store(ctx context.Context, typ string, props schema.Propertie
 	if err != nil {
 		return nil, fmt.Errorf("open PostgreSQL state %q: %w", in.Key, err)
 	}
-	p.log.Debug("state opened", "key", in.Key, "read_only", p.opts.ReadOnly)
+	p.log.Debug("state opened", logkey.Key, in.Key, logkey.ReadOnly, p.opts.ReadOnly)
 	p.stores[in] = s
 	return s, nil
 }

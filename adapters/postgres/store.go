@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 	"github.com/pierhq/pier/statefile"
 )
 
@@ -147,7 +148,7 @@ func (s *Store) ping() {
 		cancel()
 		if err != nil {
 			s.broken = s.lost(err)
-			s.log.Error("PostgreSQL state: the server did not answer; the state lock is lost", "key", s.key, "error", err)
+			s.log.Error("PostgreSQL state: the server did not answer; the state lock is lost", logkey.Key, s.key, logkey.Error, err)
 		}
 		s.mu.Unlock()
 	}
@@ -398,7 +399,7 @@ func (s *Store) maybeSnapshot(ctx context.Context) error {
 	if _, err := s.conn.Exec(ctx, "INSERT INTO "+s.table("snapshots")+" (state_key, idx, state) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING", s.key, s.last, string(raw)); err != nil {
 		return fmt.Errorf("write snapshot at index %d: %w", s.last, err)
 	}
-	s.log.Debug("state snapshot written", "key", s.key, "index", s.last)
+	s.log.Debug("state snapshot written", logkey.Key, s.key, logkey.Index, s.last)
 	s.snapshot = s.last
 	return nil
 }

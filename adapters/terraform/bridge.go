@@ -13,6 +13,7 @@ import (
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfvalue"
 	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema/logkey"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -94,7 +95,7 @@ func New(ctx context.Context, opts Options) (*Bridge, error) {
 		// The holder configured the provider, once for every bridge:
 		// configuring one process from several would race. A rejected
 		// configuration fails what needs it, as if configured here.
-		b := &Bridge{client: c, log: log.With("provider", c.Name()), timeout: opts.Timeout, configured: true}
+		b := &Bridge{client: c, log: log.With(logkey.Provider, c.Name()), timeout: opts.Timeout, configured: true}
 		if msg := opts.Attach.ConfigureError; msg != "" {
 			b.configured, b.configureErr = false, errors.New(msg)
 		}
@@ -117,7 +118,7 @@ func New(ctx context.Context, opts Options) (*Bridge, error) {
 	if cfg == nil {
 		cfg = map[string]any{}
 	}
-	return &Bridge{client: c, log: log.With("provider", c.Name()), config: cfg, timeout: opts.Timeout}, nil
+	return &Bridge{client: c, log: log.With(logkey.Provider, c.Name()), config: cfg, timeout: opts.Timeout}, nil
 }
 
 // Close stops the provider.
@@ -219,7 +220,7 @@ func (b *Bridge) doConfigure(ctx context.Context) error {
 // names the provider and the step.
 func (b *Bridge) diagnostics(step, typ string, diags tfproto.Diagnostics) error {
 	for _, d := range diags.Warnings() {
-		b.log.Warn(d.Summary, "type", typ, "step", step, "detail", d.Detail, "attribute", d.Attribute.String())
+		b.log.Warn(d.Summary, logkey.Type, typ, logkey.Step, step, logkey.Detail, d.Detail, logkey.Attribute, d.Attribute.String())
 	}
 	if err := diags.Err(); err != nil {
 		return fmt.Errorf("provider %s: %s: %w", b.client.Name(), step, err)

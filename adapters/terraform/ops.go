@@ -12,6 +12,7 @@ import (
 	"github.com/pierhq/pier/adapters/terraform/internal/tfvalue"
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -422,7 +423,7 @@ func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs 
 	}
 	prior, priorPrivate, planned, plan := u.prior, u.priorPrivate, u.planned, u.plan
 	if prior.IsNull() {
-		b.log.Info("recorded object is gone; creating it again", "type", rt.name)
+		b.log.Info("recorded object is gone; creating it again", logkey.Type, rt.name)
 		return b.create(ctx, rt, inputs)
 	}
 	if len(u.replace) > 0 {
@@ -589,7 +590,7 @@ func (b *Bridge) consistent(step string, rt *resourceType, legacy bool, errs []e
 		// SDKv2 providers do this routinely (defaults, normalised values);
 		// Terraform, too, only notes it in its debug log.
 		for _, e := range errs {
-			b.log.Debug("provider produced an inconsistent result; tolerated for the legacy type system", "type", rt.name, "step", step, "err", e)
+			b.log.Debug("provider produced an inconsistent result; tolerated for the legacy type system", logkey.Type, rt.name, logkey.Step, step, logkey.Error, e)
 		}
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pierhq/pier/adapters/local"
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // adapterLocalOptions are the settings of `pier adapter local`.
@@ -72,7 +73,7 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 // runAdapterLocal serves the local provider on stdin and stdout until stdin
 // closes, and then releases the state files it opened.
 func runAdapterLocal(ctx context.Context, opts adapterLocalOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "local")
+	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With(logkey.Provider, "local")
 	p := local.New(local.Options{Stderr: stderr, Logger: logger, WaitForLock: opts.waitForLock, ReadOnly: os.Getenv(local.ReadOnlyEnv) != ""})
 	err := providersdk.ServeIO(ctx, p, stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true, MaxLineSize: schema.MaxStateSize})
 	return errors.Join(err, p.Close())

@@ -12,6 +12,7 @@ import (
 	"github.com/pierhq/pier/adapters/postgres"
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 func newAdapterPostgresCommand(g *globalOptions) *cli.Command {
@@ -60,7 +61,7 @@ Exit codes: 0 stdin closed, 1 reading or writing the protocol failed,
 // runAdapterPostgres serves pg_state until stdin closes, then closes the
 // states, which releases their locks.
 func runAdapterPostgres(ctx context.Context, readOnly bool, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("provider", "postgres")
+	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With(logkey.Provider, "postgres")
 	session, err := postgres.ParseSessionTimeout(os.Getenv(postgres.SessionTimeoutEnv))
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/terraform"
 	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // adapterTerraformOptions are the settings of `pier adapter terraform`.
@@ -117,7 +118,7 @@ func runAdapterTerraform(ctx context.Context, opts adapterTerraformOptions, stdi
 	if err != nil {
 		return err
 	}
-	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("adapter", "terraform")
+	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With(logkey.Adapter, "terraform")
 	var cfg map[string]any
 	var att *terraform.Attachment
 	if opts.attach {
@@ -140,7 +141,7 @@ func runAdapterTerraform(ctx context.Context, opts adapterTerraformOptions, stdi
 	if err != nil {
 		// Answer what the host sends with the cause until it lets go, so
 		// that it knows nothing reached a provider; then fail.
-		logger.Error("the Terraform provider is unavailable; answering every request with the cause", "err", err)
+		logger.Error("the Terraform provider is unavailable; answering every request with the cause", logkey.Error, err)
 		serveErr := providersdk.ServeIO(ctx, terraform.Unavailable(err), stdin, stdout, providersdk.Options{Logger: logger, HostValidates: true})
 		return errors.Join(err, serveErr)
 	}

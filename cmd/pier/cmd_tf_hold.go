@@ -9,6 +9,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/terraform"
 	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 func newTFHoldCommand(g *globalOptions) *cli.Command {
@@ -50,7 +51,7 @@ error.`,
 }
 
 func runTFHold(ctx context.Context, plugin string, providerLogs bool, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With("adapter", "terraform")
+	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With(logkey.Adapter, "terraform")
 	cfg, err := terraform.ReadConfig()
 	if err != nil {
 		return fmt.Errorf("provider %s: %w", plugin, err)

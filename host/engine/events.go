@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 //go:generate go tool stringer -type EventType,Status -linecomment
@@ -106,9 +108,9 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	ev := Event{Time: r.Time, Type: EventLog, Message: r.Message, Level: r.Level}
 	visit := func(a slog.Attr) bool {
 		switch a.Key {
-		case "resource":
+		case logkey.Resource:
 			ev.Address = a.Value.String()
-		case "provider":
+		case logkey.Provider:
 			ev.Provider = a.Value.String()
 		}
 		return true

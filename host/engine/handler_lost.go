@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // This file is what apply does when a state handler's process dies under
@@ -258,7 +258,7 @@ func (a *applier) takeAgain(ctx context.Context, res *source.Resource) (*handler
 		return nil, err
 	}
 	a.e.cfg.logger().Warn("starting a new process for a lost state handler, to take its lock again and record what was done",
-		provider.KeyProvider, res.Provider, provider.KeyResource, res.Address.String())
+		logkey.Provider, res.Provider, logkey.Resource, res.Address.String())
 	return a.e.readState(ctx, res)
 }
 

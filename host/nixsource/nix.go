@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // driverExpr is the Nix expression applied to the flake's component in
@@ -187,7 +188,7 @@ func (s *Source) runDriver(ctx context.Context, known source.Outputs, cached map
 	tr := parseTraces(stderr.Bytes())
 	for _, l := range tr.other {
 		if l != "" {
-			s.log.Debug("nix", keyFlake, s.installable, keyStderr, l)
+			s.log.Debug("nix", logkey.Flake, s.installable, logkey.Stderr, l)
 		}
 	}
 	if runErr != nil {
@@ -267,7 +268,7 @@ func (s *Source) realise(ctx context.Context, r *source.Resource, executable str
 		}
 		return &RealiseError{Resource: r.Address, Provider: r.Provider, Executable: executable, Paths: paths, Err: err}
 	}
-	s.log.Info("nix realise", keyResource, r.Address.String(), keyProvider, r.Provider, keyPaths, len(paths), keyDuration, time.Since(start))
+	s.log.Info("nix realise", logkey.Resource, r.Address.String(), logkey.Provider, r.Provider, logkey.Paths, len(paths), logkey.Duration, time.Since(start))
 	for _, p := range paths {
 		s.realised[p] = true
 	}

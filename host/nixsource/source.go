@@ -17,6 +17,7 @@ import (
 
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // Options configure a [Source].
@@ -287,12 +288,12 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	}
 	d := time.Since(start)
 	if reuse {
-		s.log.Debug("nix evaluation reused: known outputs unchanged", keyFlake, s.installable, keyRound, s.round, keyDuration, d)
+		s.log.Debug("nix evaluation reused: known outputs unchanged", logkey.Flake, s.installable, logkey.Round, s.round, logkey.Duration, d)
 		return snap, nil
 	}
 	snap.Evaluation = &source.Evaluation{Round: s.round, Duration: d}
-	s.log.Info("nix evaluation round", keyFlake, s.installable, keyRound, s.round, keyDuration, d,
-		keyReady, len(snap.Ready), keyBlocked, len(snap.Blocked))
+	s.log.Info("nix evaluation round", logkey.Flake, s.installable, logkey.Round, s.round, logkey.Duration, d,
+		logkey.Ready, len(snap.Ready), logkey.Blocked, len(snap.Blocked))
 	return snap, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pierhq/pier/host/internal/proc/proctest"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // TestMisbehavingProviders drives every script of the misbehaving corpus
@@ -94,7 +95,7 @@ func TestMisbehavingProviders(t *testing.T) {
 			if err := p.Close(); err != nil {
 				t.Errorf("Close() = %v", err)
 			}
-			if recs := logs.records(t, tc.stderr); len(recs) == 0 || recs[0][KeyProvider] != "faulty" || recs[0][KeyResource] != "web.db" {
+			if recs := logs.records(t, tc.stderr); len(recs) == 0 || recs[0][logkey.Provider] != "faulty" || recs[0][logkey.Resource] != "web.db" {
 				t.Errorf("stderr line %q logged as %v, want one record with provider=faulty resource=web.db", tc.stderr, recs)
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // Pool runs up to size processes of one provider, started lazily on first
@@ -311,7 +312,7 @@ func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
 		// after each request): reap it and try the next.
 		err := p.Close()
 		pl.cfg.Logger.Warn("provider process exited while idle; it is replaced",
-			KeyProvider, pl.cfg.Name, KeyPid, p.Pid(), "exit_status", p.proc.ExitStatus(), "error", err)
+			logkey.Provider, pl.cfg.Name, logkey.Pid, p.Pid(), logkey.ExitStatus, p.proc.ExitStatus(), logkey.Error, err)
 	}
 	pl.started++
 	pl.mu.Unlock()
@@ -351,7 +352,7 @@ func (pl *Pool) loseHeld(p *Process) {
 	}
 	pl.lostErr = &LostError{Provider: pl.cfg.Name, Executable: pl.cfg.Executable, Pid: p.Pid(), p: p}
 	pl.cfg.Logger.Error("state-holding provider process exited; it is not replaced, and what it held (its state's lock) is gone",
-		KeyProvider, pl.cfg.Name, KeyPid, p.Pid())
+		logkey.Provider, pl.cfg.Name, logkey.Pid, p.Pid())
 	close(pl.lost)
 }
 

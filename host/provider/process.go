@@ -18,6 +18,7 @@ import (
 	"github.com/pierhq/pier/host/internal/termtext"
 	"github.com/pierhq/pier/schema"
 	"github.com/pierhq/pier/schema/jsonl"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // exitWait is how long pier waits for a provider that closed its stdout
@@ -46,6 +47,10 @@ type Process struct {
 	mu     sync.Mutex // one request in flight; guards the fields below
 	failed *Error     // why the process is unusable, once it is
 	closed bool
+	// requests counts the requests written to the process: each one's
+	// number is its request_id in the log, the same number providersdk
+	// gives it on the provider's side.
+	requests int
 }
 
 // Start starts the provider process described by cfg. Nothing is sent to
@@ -65,7 +70,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start provider %q: %w (check the provider's executable path and that it is executable)", cfg.Name, err)
 	}
-	log := cfg.Logger.With(KeyProvider, cfg.Name)
+	log := cfg.Logger.With(logkey.Provider, cfg.Name)
 	p := &Process{
 		cfg:    cfg,
 		proc:   pr,
@@ -73,7 +78,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		stderr: newStderrForwarder(pr.Stderr(), log),
 		log:    log,
 	}
-	log.Info("provider started", "executable", cfg.Executable, KeyPid, pr.Pid())
+	log.Info("provider started", logkey.Executable, cfg.Executable, logkey.Pid, pr.Pid())
 	return p, nil
 }
 
@@ -85,6 +90,7 @@ type request struct {
 	kind, resourceType, resource string
 	data                         []byte // the frame without its newline
 	size                         *int   // if set, receives the response line's length
+	id                           int    // the request's number in its process, once sent
 }
 
 // operationOf maps a request kind to the optional operation it belongs
@@ -169,8 +175,8 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", who(), err)
 	}
-	p.stderr.setResource(r.resource)
-	defer p.stderr.setResource("")
+	p.stderr.setRequest(r.resource, 0)
+	defer p.stderr.setRequest("", 0)
 
 	if line, ok := p.pendingOutput(); ok {
 		return nil, p.fail(r, KindBadOutput, fmt.Errorf("extra output after the previous response, before this request was sent: %s", snippet(line)))
@@ -187,7 +193,10 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	stopped := func() bool { return stop() || ctx.Err() == nil }
 
 	deadline := time.Now().Add(p.cfg.Timeout)
-	p.log.Debug("request", KeyResource, r.resource, KeyOp, r.kind, "bytes", len(r.data))
+	p.requests++
+	r.id = p.requests
+	p.stderr.setRequest(r.resource, r.id)
+	p.log.Debug("request", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Op, r.kind, logkey.Bytes, len(r.data))
 	unwatch := p.watchExit()
 	p.sent.Store(true)
 	_ = p.proc.Stdin().SetWriteDeadline(deadline)
@@ -305,7 +314,7 @@ func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
 	if got != want && got != "errorResponse" {
 		return nil, p.fail(r, KindWrongKind, fmt.Errorf("response is %s, want %s or errorResponse", got, want))
 	}
-	p.log.Debug("response", KeyResource, r.resource, KeyOp, got, "bytes", len(line))
+	p.log.Debug("response", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Op, got, logkey.Bytes, len(line))
 	if pr := resp.PreviewResourceResponse; pr != nil {
 		// Diagnostics are shown to people, like an error's message.
 		for i := range pr.Diagnostics {
@@ -328,7 +337,7 @@ func (p *Process) fail(r request, kind ErrorKind, cause error) *Error {
 		ExitStatus: p.proc.ExitStatus(), ExitCode: p.proc.ExitCode(), Stderr: p.stderr.lines(), Err: cause,
 	}
 	p.failed = e
-	p.log.Debug("provider process failed", KeyResource, r.resource, "kind", kind.String(), "exit_status", e.ExitStatus)
+	p.log.Debug("provider process failed", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Kind, kind.String(), logkey.ExitStatus, e.ExitStatus)
 	return e
 }
 
@@ -414,7 +423,7 @@ func (p *Process) Close() error {
 	select {
 	case <-p.proc.Exited():
 	case <-grace.C:
-		p.log.Warn("provider did not exit after its stdin was closed; killing it", "grace", p.cfg.CloseGrace.String(), KeyPid, p.proc.Pid())
+		p.log.Warn("provider did not exit after its stdin was closed; killing it", logkey.Grace, p.cfg.CloseGrace.String(), logkey.Pid, p.proc.Pid())
 		_ = p.proc.Kill()
 		killed = true
 	}
@@ -428,7 +437,7 @@ func (p *Process) Close() error {
 	drain.Stop()
 	waitErr := p.reap(0)
 	<-outDone
-	p.log.Info("provider stopped", KeyPid, p.proc.Pid(), "exit_status", p.proc.ExitStatus())
+	p.log.Info("provider stopped", logkey.Pid, p.proc.Pid(), logkey.ExitStatus, p.proc.ExitStatus())
 
 	switch {
 	case extra != nil:

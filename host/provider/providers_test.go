@@ -14,6 +14,7 @@ import (
 
 	"github.com/pierhq/pier/host/internal/proc/proctest"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 var allOps = []schema.Operation{schema.OperationDestroy, schema.OperationRead, schema.OperationImport}
@@ -161,7 +162,7 @@ func TestPythonProvider(t *testing.T) {
 
 	// stderr was forwarded line by line with provider and resource.
 	recs := logs.records(t, "python-provider: handling importResourceRequest")
-	if len(recs) != 1 || recs[0][KeyProvider] != "py" || recs[0][KeyResource] != "web.memo2" || recs[0]["level"] != "INFO" {
+	if len(recs) != 1 || recs[0][logkey.Provider] != "py" || recs[0][logkey.Resource] != "web.memo2" || recs[0]["level"] != "INFO" {
 		t.Errorf("stderr records = %v, want one INFO record with provider=py resource=web.memo2", recs)
 	}
 

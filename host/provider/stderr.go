@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/internal/termtext"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // stderrTailLines is how many of the last stderr lines an [*Error] carries:
@@ -53,7 +54,8 @@ type stderrForwarder struct {
 	progress        chan struct{} // signalled (without blocking) when processed grows
 
 	mu       sync.Mutex
-	resource string
+	resource string   // the resource of the request in flight, if any
+	request  int      // its request_id once it is sent, else 0
 	tail     []string // ring buffer of the last stderrTailLines lines
 	next     int      // index of the oldest line once tail is full
 	panicked bool     // a "panic:" line was seen: log the rest at error level
@@ -124,7 +126,10 @@ func (f *stderrForwarder) emit(text string) {
 	if f.panicked {
 		level = slog.LevelError
 	}
-	resource := f.resource
+	attrs := []any{logkey.Resource, f.resource}
+	if f.request > 0 {
+		attrs = append(attrs, logkey.RequestID, f.request)
+	}
 	if len(f.tail) < stderrTailLines {
 		f.tail = append(f.tail, text)
 	} else {
@@ -132,7 +137,7 @@ func (f *stderrForwarder) emit(text string) {
 		f.next = (f.next + 1) % stderrTailLines
 	}
 	f.mu.Unlock()
-	f.log.Log(context.Background(), level, text, KeyResource, resource)
+	f.log.Log(context.Background(), level, text, attrs...)
 }
 
 // lineLevel is Info for plain lines; a JSON line keeps its own level
@@ -163,9 +168,11 @@ func lineLevel(text string) slog.Level {
 	return slog.LevelInfo
 }
 
-func (f *stderrForwarder) setResource(resource string) {
+// setRequest attributes the lines that follow to the request in flight:
+// its resource, and its request_id once it is sent.
+func (f *stderrForwarder) setRequest(resource string, id int) {
 	f.mu.Lock()
-	f.resource = resource
+	f.resource, f.request = resource, id
 	f.mu.Unlock()
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/host/internal/termtext"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 func TestLineLevel(t *testing.T) {
@@ -70,7 +71,7 @@ func TestStderrForwarder(t *testing.T) {
 			}
 			var logs logBuffer
 			f := newStderrForwarder(r, slog.New(slog.NewJSONHandler(&logs, nil)))
-			f.setResource("web.db")
+			f.setRequest("web.db", 0)
 			go func() {
 				w.WriteString(tc.input)
 				w.Close()
@@ -85,7 +86,7 @@ func TestStderrForwarder(t *testing.T) {
 				t.Errorf("logged %d records, want %d", len(recs), tc.wantLogs)
 			}
 			for _, rec := range recs {
-				if rec[KeyResource] != "web.db" {
+				if rec[logkey.Resource] != "web.db" {
 					t.Errorf("record %v lacks resource=web.db", rec)
 				}
 			}

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/pierhq/pier/host/provider"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // This file keeps a resource's sensitive values out of the lines its
@@ -75,7 +75,7 @@ func (h *redactingHandler) Enabled(ctx context.Context, l slog.Level) bool {
 func (h *redactingHandler) Handle(ctx context.Context, r slog.Record) error {
 	addr := h.resource
 	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == provider.KeyResource {
+		if a.Key == logkey.Resource {
 			addr = a.Value.String()
 			return false
 		}
@@ -103,7 +103,7 @@ func (h *redactingHandler) Handle(ctx context.Context, r slog.Record) error {
 func (h *redactingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	c := *h
 	for _, a := range attrs {
-		if a.Key == provider.KeyResource {
+		if a.Key == logkey.Resource {
 			c.resource = a.Value.String()
 		}
 	}

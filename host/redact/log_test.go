@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/statedoc"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 func TestRedactingHandler(t *testing.T) {
@@ -21,15 +21,15 @@ func TestRedactingHandler(t *testing.T) {
 		want string
 	}{
 		"line about the resource": {
-			log:  func(l *slog.Logger) { l.Info("got hunter2-pw here", provider.KeyResource, "db") },
+			log:  func(l *slog.Logger) { l.Info("got hunter2-pw here", logkey.Resource, "db") },
 			want: `msg="got (sensitive value) here" resource=db`,
 		},
 		"resource given with With": {
-			log:  func(l *slog.Logger) { l.With(provider.KeyResource, "db").Warn("hunter2-pw") },
+			log:  func(l *slog.Logger) { l.With(logkey.Resource, "db").Warn("hunter2-pw") },
 			want: `msg="(sensitive value)" resource=db`,
 		},
 		"another resource": {
-			log:  func(l *slog.Logger) { l.Info("hunter2-pw is not db's here", provider.KeyResource, "web") },
+			log:  func(l *slog.Logger) { l.Info("hunter2-pw is not db's here", logkey.Resource, "web") },
 			want: `msg="hunter2-pw is not db's here" resource=web`,
 		},
 		"no resource": {

@@ -18,6 +18,7 @@ import (
 	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/internal/termtext"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // DefaultTimeout bounds one schema fetch: starting a Terraform provider
@@ -176,7 +177,7 @@ func (f *Fetcher) start(h *holder, config []byte) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	log = log.With("terraform_provider", h.plugin)
+	log = log.With(logkey.TerraformProvider, h.plugin)
 	go h.copyStderr(log)
 
 	line, err := h.readLine(timeout, maxSchemaSize)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // FollowEvery is how often pier ui looks for state events that another
@@ -86,7 +87,7 @@ func (s *Server) follow(ctx context.Context, f LogFollower) {
 		t, err := f.Tail(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.log.Warn("pier ui: follow the state logs", "err", err)
+				s.log.Warn("pier ui: follow the state logs", logkey.Error, err)
 			}
 			return false
 		}
@@ -107,7 +108,7 @@ func (s *Server) follow(ctx context.Context, f LogFollower) {
 		// past it.
 		landed, err := tail.Landed(ctx)
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("pier ui: follow the state logs", "err", err)
+			s.log.Warn("pier ui: follow the state logs", logkey.Error, err)
 		}
 		for _, h := range slices.Sorted(maps.Keys(landed)) {
 			for _, ev := range landed[h] {

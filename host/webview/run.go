@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // A run is one apply (or destroy), from its plan to its summary. The
@@ -352,7 +353,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer cancel()
 		defer eng.Close()
-		s.log.Info("pier ui: apply started", "plan", now.ID[:12])
+		s.log.Info("pier ui: apply started", logkey.Plan, now.ID[:12])
 		res, err := eng.Apply(ctx, run.stop, p)
 		if res != nil {
 			s.runs.publish(run, s.vocab.Summary(res, p.Destroy, err))
@@ -424,7 +425,7 @@ func (s *Server) Begin(p *engine.Plan) (*Watch, error) {
 	if err != nil {
 		// A saved plan's changes have no execution graph to show; the
 		// summary still says what the run does.
-		s.log.Warn("pier ui: show the plan", "err", err)
+		s.log.Warn("pier ui: show the plan", logkey.Error, err)
 		obj = map[string]any{"message_type": "plan", "summary": p.Summary()}
 	}
 	s.runs.publish(run, obj)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 const resourceType = "dir"
@@ -151,7 +152,7 @@ func main() {
 	defer stop()
 	log := providersdk.Logger()
 	if err := providersdk.Serve(ctx, provider{}, providersdk.Options{Logger: log}); err != nil {
-		log.Error("serve", "err", err)
+		log.Error("serve", logkey.Error, err)
 		stop()
 		os.Exit(1)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/schema/logkey"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -105,7 +106,7 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{name: name, path: name, log: log, version: a.ProtocolVersion}
-	c.sink = &logSink{log: log.With("provider", name), module: "provider." + name}
+	c.sink = &logSink{log: log.With(logkey.Provider, name), module: "provider." + name}
 	var addr net.Addr
 	switch a.Network {
 	case "unix":
@@ -180,7 +181,7 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 	}
 	c.proto = p
 	c.schema = s
-	log.Debug("attached to provider", "provider", name, "protocol", c.version, "pid", a.Pid)
+	log.Debug("attached to provider", logkey.Provider, name, logkey.Protocol, c.version, logkey.Pid, a.Pid)
 	return c, nil
 }
 

@@ -16,6 +16,8 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/providersdk"
+	"github.com/pierhq/pier/schema/logkey"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -121,7 +123,7 @@ func Start(opts Options) (*Client, error) {
 	}
 	name := filepath.Base(path)
 	c := &Client{name: name, path: path, log: log}
-	c.sink = &logSink{log: log.With("provider", name), module: "provider." + name, providerLogs: opts.ProviderLogs}
+	c.sink = &logSink{log: log.With(logkey.Provider, name), module: "provider." + name, providerLogs: opts.ProviderLogs}
 
 	c.sockDir, err = os.MkdirTemp(socketBase(), "pier-tf-")
 	if err != nil {
@@ -209,7 +211,7 @@ func Start(opts Options) (*Client, error) {
 	}
 	c.proto = proto
 	c.version = c.plugin.NegotiatedVersion()
-	log.Debug("provider started", "provider", name, "protocol", c.version)
+	log.Debug("provider started", logkey.Provider, name, logkey.Protocol, c.version)
 	return c, nil
 }
 
@@ -337,14 +339,22 @@ func (c *Client) exited() bool {
 // call runs f, and if ctx ends while it runs, asks the provider to stop
 // (StopProvider / Stop), which cancels whatever it is doing.
 func (c *Client) call(ctx context.Context, method string, f func(context.Context) error) error {
+	// Each call names the v0 request it serves, so that it can be matched
+	// with pier's log; a call made before any request (the schema, at
+	// start) has none.
+	log := c.log.With(logkey.Provider, c.name, logkey.Call, method)
+	if id := providersdk.RequestID(ctx); id > 0 {
+		log = log.With(logkey.RequestID, id)
+	}
+	log.Debug("call")
 	stopped := make(chan struct{})
 	done := context.AfterFunc(ctx, func() {
 		defer close(stopped)
-		c.log.Debug("asking the provider to stop", "provider", c.name, "call", method)
+		log.Debug("asking the provider to stop")
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 		defer cancel()
 		if err := c.Stop(sctx); err != nil {
-			c.log.Warn("stop provider", "provider", c.name, "err", err)
+			log.Warn("stop provider", logkey.Error, err)
 		}
 	})
 	err := f(ctx)

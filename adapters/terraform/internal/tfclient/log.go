@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/pierhq/pier/schema/logkey"
 )
 
 // stderrTail is how many of the provider's last log lines an error about
@@ -84,7 +85,7 @@ func (s *logSink) emit(line []byte) {
 		attrs = append(attrs, slog.Any(k, entry[k]))
 	}
 	if m, ok := entry["@module"].(string); ok {
-		attrs = append(attrs, slog.String("module", m))
+		attrs = append(attrs, slog.String(logkey.Module, m))
 	}
 	s.log.LogAttrs(context.Background(), level, msg, attrs...)
 }
