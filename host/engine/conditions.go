@@ -49,6 +49,13 @@ func conditionErrors(r *source.Resource, kind source.ConditionKind) []error {
 	return errs
 }
 
+// FailedConditions are r's preconditions and postconditions known to
+// fail, as [*ConditionError] values: what a plan refuses, and what pier
+// validate reports.
+func FailedConditions(r *source.Resource) []error {
+	return append(conditionErrors(r, source.Precondition), conditionErrors(r, source.Postcondition)...)
+}
+
 // conditionsKnown reports whether every condition of kind that r has is
 // known.
 func conditionsKnown(r *source.Resource, kind source.ConditionKind) bool {
@@ -84,8 +91,7 @@ func (pl *planner) checkConditions() error {
 		if t := pl.plan.Targets; len(t) > 0 && !targeted(c.Addr(), t) {
 			continue
 		}
-		errs = append(errs, conditionErrors(r, source.Precondition)...)
-		errs = append(errs, conditionErrors(r, source.Postcondition)...)
+		errs = append(errs, FailedConditions(r)...)
 	}
 	return errors.Join(errs...)
 }
