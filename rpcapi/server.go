@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -207,11 +208,7 @@ func (s *Server) GetLockedProviderDependencies(ctx context.Context, req *pier1.G
 	}
 	f := obj.(*lockfile.File)
 	resp := &pier1.GetLockedProviderDependencies_Response{}
-	keys := make([]string, 0, len(f.Entries))
-	for k := range f.Entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(f.Entries))
 	for _, k := range keys {
 		e := f.Entries[k]
 		resp.SelectedProviders = append(resp.SelectedProviders, &pier1.ProviderLock{Key: e.Key, Version: e.Version, Hashes: slices.Clone(e.Hashes), Executable: e.Executable, Terraform: e.Terraform, StorePath: e.StorePath})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -138,11 +139,7 @@ func validateWrapper(message string, defs map[string]messageDef, v any, ops []Op
 		return "", nil, &ValidationError{Message: message, Problems: []Problem{{Expected: fmt.Sprintf("a JSON object with exactly one of %s", kindList(defs, ops))}}}
 	}
 	if len(wrapper) != 1 {
-		keys := make([]string, 0, len(wrapper))
-		for k := range wrapper {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(wrapper))
 		return "", nil, &ValidationError{Message: message, Problems: []Problem{{
 			Expected: fmt.Sprintf("exactly one key, got %d (%s)", len(keys), strings.Join(keys, ", ")),
 		}}}

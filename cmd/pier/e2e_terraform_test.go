@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -435,7 +436,7 @@ watch:
 		sawProvider = sawProvider || strings.HasPrefix(c, fixture)
 	}
 	if !sawBridge || !sawProvider {
-		t.Errorf("the watch missed the fixture bridge (%v) or provider (%v); saw:\n%s", sawBridge, sawProvider, strings.Join(sortedKeys(seen), "\n"))
+		t.Errorf("the watch missed the fixture bridge (%v) or provider (%v); saw:\n%s", sawBridge, sawProvider, strings.Join(slices.Sorted(maps.Keys(seen)), "\n"))
 	}
 	got, err := os.ReadFile(filepath.Join(d.dir, "files", "secret.txt"))
 	if err != nil || string(got) != "file-secret-content" {
@@ -551,13 +552,4 @@ func scanProcs(t *testing.T, root int, secret string, seen map[string]bool) []st
 		}
 	}
 	return leaks
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

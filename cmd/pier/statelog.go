@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 
 	"github.com/pierhq/pier/adapters/postgres"
 	"github.com/pierhq/pier/host/engine"
@@ -88,11 +88,7 @@ func pickHandler(handlers map[string]engine.Handler, name string) (engine.Handle
 			return h, nil
 		}
 	}
-	names := make([]string, 0, len(handlers))
-	for n := range handlers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(handlers))
 	return engine.Handler{}, usagef("the deployment has several state handlers (%v): name one with --state", names)
 }
 

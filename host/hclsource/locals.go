@@ -74,11 +74,7 @@ func (d *Deployment) decodeLocals(u *unit, blocks hcl.Blocks) hcl.Diagnostics {
 	for _, b := range blocks {
 		attrs, ds := b.Body.JustAttributes()
 		diags = append(diags, ds...)
-		names := make([]string, 0, len(attrs))
-		for name := range attrs {
-			names = append(names, name)
-		}
-		slices.Sort(names)
+		names := slices.Sorted(maps.Keys(attrs))
 		for _, name := range names {
 			a := attrs[name]
 			if prev, ok := u.locals[name]; ok {

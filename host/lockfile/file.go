@@ -193,11 +193,7 @@ func firstNonEmpty(a, b string) string {
 func (f *File) Bytes() []byte {
 	out := hclwrite.NewEmptyFile()
 	body := out.Body()
-	keys := make([]string, 0, len(f.Entries))
-	for k := range f.Entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(f.Entries))
 	for i, k := range keys {
 		e := f.Entries[k]
 		if i > 0 {

@@ -158,11 +158,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 	if s.checked == nil {
 		s.checked = map[string]bool{}
 	}
-	names := make([]string, 0, len(snap.Providers))
-	for n := range snap.Providers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(snap.Providers))
 	var unlocked []string
 	for _, n := range names {
 		if s.checked[n] {
@@ -199,11 +195,7 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 func (f *File) Lock(decls map[string]*source.Provider, dir string, upgrade bool) (*File, error) {
 	out := New()
 	out.Modules = maps.Clone(f.Modules) // pins are pier modules update's
-	names := make([]string, 0, len(decls))
-	for n := range decls {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(decls))
 	for _, n := range names {
 		cur, err := Identify(decls[n], dir)
 		if err != nil {

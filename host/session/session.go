@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -382,7 +383,7 @@ func (d *Deployment) Components(ctx context.Context) (*Components, error) {
 		c.Resources = append(c.Resources, r)
 	}
 	slices.SortFunc(c.Resources, func(a, b Resource) int { return strings.Compare(a.Address, b.Address) })
-	for _, name := range sortedKeys(snap.Providers) {
+	for _, name := range slices.Sorted(maps.Keys(snap.Providers)) {
 		c.Providers = append(c.Providers, Describe(snap.Providers[name]))
 	}
 	if h, ok := d.hcl(); ok {
@@ -423,15 +424,6 @@ func Describe(p *source.Provider) ProviderInfo {
 		info.Kind, info.Where = "executable", p.Executable
 	}
 	return info
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // Inspector reads the deployment's recorded state (starting only its
@@ -477,7 +469,7 @@ func (d *Deployment) Ref() (Ref, error) {
 	if d.opts.Flake == "" {
 		r.Dir = d.dir
 	}
-	for _, k := range sortedKeys(d.opts.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(d.opts.Vars)) {
 		r.Vars = append(r.Vars, k+"="+d.opts.Vars[k])
 	}
 	for _, f := range d.opts.VarFiles {

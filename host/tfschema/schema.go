@@ -76,7 +76,7 @@ func splitPath(p string) (prefix, name string) {
 
 // TypeNames returns the schema's type names, sorted.
 func (s *Schema) TypeNames() []string {
-	names := make([]string, 0, len(s.Types))
+	names := make([]string, 0, len(s.Types)) // never nil: no types is an empty list
 	for n := range s.Types {
 		names = append(names, n)
 	}
@@ -142,11 +142,7 @@ func (t *Type) Check(inputs map[string]any) []Unknown {
 }
 
 func (t *Type) check(prefix string, path []any, obj map[string]any, out *[]Unknown) {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(obj))
 	for _, k := range keys {
 		p := prefix + k
 		at := append(slices.Clip(path), k)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"go/format"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -86,7 +87,7 @@ func Generate(fsys fs.FS) ([]byte, error) {
 			return nil, err
 		}
 		defs, _ := d.root["definitions"].(map[string]any)
-		for _, name := range sortedKeys(defs) {
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			s, ok := defs[name].(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("%s#/definitions/%s is not a schema object", d.id, name)
@@ -189,7 +190,7 @@ func (g *generator) name(prefix string) string {
 // its schema; then enum; then the keywords of the value's kind; then
 // $ref, anyOf and oneOf.
 func (g *generator) node(w *bytes.Buffer, d *doc, where string, s map[string]any, v, at, r, ok string) error {
-	for _, k := range sortedKeys(s) {
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		if !annotations[k] && !assertions[k] {
 			return fmt.Errorf("%s: keyword %q is not supported by the generator", where, k)
 		}
@@ -342,7 +343,7 @@ func (g *generator) object(w *bytes.Buffer, d *doc, where string, s map[string]a
 	props, _ := s["properties"].(map[string]any)
 	req, _ := s["required"].([]any)
 	var checked []string // properties whose schema checks anything
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		ps, isObj := props[name].(map[string]any)
 		if !isObj {
 			return fmt.Errorf("%s/properties/%s: not a schema object", where, name)
@@ -397,7 +398,7 @@ func (g *generator) object(w *bytes.Buffer, d *doc, where string, s map[string]a
 			return "false"
 		}
 		var cases []string
-		for _, name := range sortedKeys(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			cases = append(cases, fmt.Sprintf("%s == %q", k, name))
 		}
 		return strings.Join(cases, " || ")
@@ -464,13 +465,4 @@ func (g *generator) resolve(d *doc, ref string) (*doc, string, error) {
 		return nil, "", fmt.Errorf("$ref %q: no such definition", ref)
 	}
 	return td, def, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
