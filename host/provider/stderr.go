@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -122,7 +121,7 @@ func (f *stderrForwarder) emit(text string) {
 	if strings.HasPrefix(text, "panic:") || strings.HasPrefix(text, "fatal error:") {
 		f.panicked = true
 	}
-	level := lineLevel(text)
+	level := termtext.LineLevel(text)
 	if f.panicked {
 		level = slog.LevelError
 	}
@@ -140,36 +139,6 @@ func (f *stderrForwarder) emit(text string) {
 	f.log.Log(context.Background(), level, text, attrs...)
 }
 
-// lineLevel is Info for plain lines; a JSON line keeps its own level
-// ("level" or hclog's "@level").
-func lineLevel(text string) slog.Level {
-	if !strings.HasPrefix(text, "{") {
-		return slog.LevelInfo
-	}
-	var fields struct {
-		Level   string `json:"level"`
-		AtLevel string `json:"@level"`
-	}
-	if json.Unmarshal([]byte(text), &fields) != nil {
-		return slog.LevelInfo
-	}
-	name := fields.Level
-	if name == "" {
-		name = fields.AtLevel
-	}
-	switch strings.ToLower(name) {
-	case "trace", "debug":
-		return slog.LevelDebug
-	case "warn", "warning":
-		return slog.LevelWarn
-	case "error", "fatal", "panic", "critical":
-		return slog.LevelError
-	}
-	return slog.LevelInfo
-}
-
-// setRequest attributes the lines that follow to the request in flight:
-// its resource, and its request_id once it is sent.
 func (f *stderrForwarder) setRequest(resource string, id int) {
 	f.mu.Lock()
 	f.resource, f.request = resource, id

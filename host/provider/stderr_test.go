@@ -13,32 +13,6 @@ import (
 	"github.com/pierhq/pier/schema/logkey"
 )
 
-func TestLineLevel(t *testing.T) {
-	t.Parallel()
-	cases := map[string]struct {
-		line string
-		want slog.Level
-	}{
-		"plain":            {line: "starting", want: slog.LevelInfo},
-		"empty":            {line: "", want: slog.LevelInfo},
-		"json debug":       {line: `{"level":"debug","msg":"x"}`, want: slog.LevelDebug},
-		"json warn":        {line: `{"level":"WARN","msg":"x"}`, want: slog.LevelWarn},
-		"json error":       {line: `{"level":"error"}`, want: slog.LevelError},
-		"hclog trace":      {line: `{"@level":"trace","@message":"x"}`, want: slog.LevelDebug},
-		"json no level":    {line: `{"msg":"x"}`, want: slog.LevelInfo},
-		"broken json":      {line: `{"level":"error"`, want: slog.LevelInfo},
-		"json level wrong": {line: `{"level":7}`, want: slog.LevelInfo},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			if got := lineLevel(tc.line); got != tc.want {
-				t.Errorf("lineLevel(%q) = %v, want %v", tc.line, got, tc.want)
-			}
-		})
-	}
-}
-
 // TestStderrForwarder feeds lines through a real pipe and checks the ring
 // buffer keeps the last stderrTailLines, long lines are truncated, and
 // every line is logged.

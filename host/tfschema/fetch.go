@@ -276,7 +276,7 @@ func (h *holder) copyStderr(log *slog.Logger) {
 		h.stderr.Write([]byte(text))
 		h.stderr.Write([]byte("\n"))
 		h.stderrMu.Unlock()
-		log.Log(context.Background(), lineLevel(sc.Bytes()), text)
+		log.Log(context.Background(), termtext.LineLevel(sc.Text()), text)
 	}
 	_, _ = io.Copy(io.Discard, h.p.Stderr())
 }
@@ -446,28 +446,4 @@ func lastError(stderr string) string {
 		return strings.TrimPrefix(stderr[i:], "pier: ")
 	}
 	return stderr
-}
-
-// lineLevel is Info for a plain stderr line; a JSON log line (pier's own,
-// or hclog's) keeps its level.
-func lineLevel(line []byte) slog.Level {
-	if len(line) == 0 || line[0] != '{' {
-		return slog.LevelInfo
-	}
-	var f struct {
-		Level   string `json:"level"`
-		AtLevel string `json:"@level"`
-	}
-	if json.Unmarshal(line, &f) != nil {
-		return slog.LevelInfo
-	}
-	name := f.Level
-	if name == "" {
-		name = f.AtLevel
-	}
-	var l slog.Level
-	if l.UnmarshalText([]byte(name)) != nil {
-		return slog.LevelInfo
-	}
-	return l
 }

@@ -1,12 +1,14 @@
 // Package termtext makes text that pier did not write (a provider's
 // stderr, error messages and diagnostics) safe to show on a terminal. It
 // is the one place that decides what a terminal may receive from a
-// provider; host/provider and host/tfschema call it where provider text
-// comes in.
+// provider, and at what level a provider's stderr line is logged;
+// host/provider and host/tfschema call it where provider text comes in.
 package termtext
 
 import (
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"unicode/utf8"
 )
@@ -131,3 +133,36 @@ func needsEscape(r rune) bool {
 	}
 	return false
 }
+
+// LineLevel is the level a provider's stderr line is logged at: Info for a
+// plain line, while a JSON log line (pier's own, or hclog's) keeps its
+// level, from "level" or hclog's "@level", in any case: trace and debug,
+// info, warn and warning, error, fatal, panic and critical.
+func LineLevel(text string) slog.Level {
+	if !strings.HasPrefix(text, "{") {
+		return slog.LevelInfo
+	}
+	var fields struct {
+		Level   string `json:"level"`
+		AtLevel string `json:"@level"`
+	}
+	if json.Unmarshal([]byte(text), &fields) != nil {
+		return slog.LevelInfo
+	}
+	name := fields.Level
+	if name == "" {
+		name = fields.AtLevel
+	}
+	switch strings.ToLower(name) {
+	case "trace", "debug":
+		return slog.LevelDebug
+	case "warn", "warning":
+		return slog.LevelWarn
+	case "error", "fatal", "panic", "critical":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// setRequest attributes the lines that follow to the request in flight:
+// its resource, and its request_id once it is sent.

@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -59,4 +60,35 @@ func FuzzPrintable(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestLineLevel(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		line string
+		want slog.Level
+	}{
+		"plain":            {line: "starting", want: slog.LevelInfo},
+		"empty":            {line: "", want: slog.LevelInfo},
+		"json debug":       {line: `{"level":"debug","msg":"x"}`, want: slog.LevelDebug},
+		"json warn":        {line: `{"level":"WARN","msg":"x"}`, want: slog.LevelWarn},
+		"json error":       {line: `{"level":"error"}`, want: slog.LevelError},
+		"hclog trace":      {line: `{"@level":"trace","@message":"x"}`, want: slog.LevelDebug},
+		"json no level":    {line: `{"msg":"x"}`, want: slog.LevelInfo},
+		"broken json":      {line: `{"level":"error"`, want: slog.LevelInfo},
+		"json level wrong": {line: `{"level":7}`, want: slog.LevelInfo},
+		"json warning":     {line: `{"level":"warning"}`, want: slog.LevelWarn},
+		"hclog fatal":      {line: `{"@level":"FATAL"}`, want: slog.LevelError},
+		"json critical":    {line: `{"level":"critical"}`, want: slog.LevelError},
+		"json panic":       {line: `{"level":"panic"}`, want: slog.LevelError},
+		"slog json info":   {line: `{"time":"2026-12-02T03:11:06Z","level":"INFO","msg":"x"}`, want: slog.LevelInfo},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := LineLevel(tc.line); got != tc.want {
+				t.Errorf("LineLevel(%q) = %v, want %v", tc.line, got, tc.want)
+			}
+		})
+	}
 }
