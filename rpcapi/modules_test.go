@@ -43,6 +43,7 @@ resource "page" {
   state    = var.state
   inputs   = { initialize_with = "page-${resource.title.outputs.value}" }
 }
+output "url" { value = resource.page.outputs.value }
 `,
 }
 
@@ -50,7 +51,7 @@ resource "page" {
 // Python gRPC client: the module addresses are what PlannedChange,
 // AppliedChange and ResourceStatus say, spelt as pier plan spells them,
 // and targets and replace take them; the inspector reads the instances'
-// recorded resources by them.
+// outputs and recorded resources by them.
 func TestModuleAddressesOverRPC(t *testing.T) {
 	t.Parallel()
 	python := grpcPython(t)
@@ -120,6 +121,7 @@ func TestModuleAddressesOverRPC(t *testing.T) {
 		"inspected": {map[string]any{
 			`module.site["blog"].resource.page.outputs.value`: "page-blog",
 			`module.site["shop"].resource.page.outputs.value`: "page-shop",
+			`module.site["blog"].url`:                         "page-blog",
 		}, got.Inspected},
 	}
 	for name, c := range checks {

@@ -22,7 +22,8 @@ func newEvalCommand(g *globalOptions) *cli.Command {
 deployment's variables), path.root, the functions deployments can call,
 resource.NAME.inputs and .outputs (and deployment.C.resource.NAME…, and
 module.M["KEY"].resource.NAME… in a module instance) as recorded in
-state, and output.NAME as recorded by the last apply:
+state, output.NAME as recorded by the last apply, and a module
+instance's outputs, module.M["KEY"].NAME, evaluated against the state:
 
     pier eval 'resource.db.outputs.port + 1'
 

@@ -569,3 +569,51 @@ output "first" { value = module.counted[0].url }
 		}
 	})
 }
+
+// TestModuleOutputs: the inspector's module outputs are evaluated against
+// the recorded outputs; what reads nothing recorded is unknown.
+func TestModuleOutputs(t *testing.T) {
+	t.Parallel()
+	dir := writeTree(t, map[string]string{
+		"main.pier.hcl": `
+provider "local" { builtin = "local" }
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "s.json" }
+}
+module "site" {
+  source    = "./m"
+  for_each  = toset(["blog", "shop"])
+  name      = each.key
+  state     = resource.state
+  providers = { local = provider.local }
+}
+`,
+		"m/main.pier.hcl": siteModule,
+	})
+	d := mustLoad(t, dir, Options{})
+	got, err := d.ModuleOutputs(t.Context(), source.Outputs{`module.site["blog"].page`: {"value": "page-blog!"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, o := range got {
+		if o.Value.ContainsMarked() {
+			t.Errorf("%s.%s carries marks, none of them sensitive: %#v", o.Module, o.Name, o.Value)
+		}
+		v := "(unknown)"
+		if o.Value.IsKnown() {
+			v = o.Value.AsString()
+		}
+		lines = append(lines, o.Module.String()+"."+o.Name+" = "+v)
+	}
+	want := []string{`module.site["blog"].url = page-blog!`, `module.site["shop"].url = (unknown)`}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("module outputs (-want +got):\n%s", diff)
+	}
+	flat := mustLoad(t, writeDir(t, map[string]string{"main.pier.hcl": `provider "local" { builtin = "local" }`}), Options{})
+	if got, err := flat.ModuleOutputs(t.Context(), nil); err != nil || got != nil {
+		t.Errorf("without modules: %v, %v", got, err)
+	}
+}

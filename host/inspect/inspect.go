@@ -27,13 +27,14 @@ type Inspector struct {
 // New builds an inspector. base is the deployment's evaluation context
 // ([hclsource.Deployment.EvalContext]) or nil for a source without one (a
 // Nix flake), which gets the functions only. states are the recorded
-// states, by handler.
-func New(base *hcl.EvalContext, states map[string]*statedoc.View) *Inspector {
+// states, by handler; modules are the module instances' outputs
+// evaluated against them ([hclsource.Deployment.ModuleOutputs]).
+func New(base *hcl.EvalContext, states map[string]*statedoc.View, modules []hclsource.ModuleOutput) *Inspector {
 	if base == nil {
 		base = &hcl.EvalContext{Functions: hclsource.Functions()}
 	}
 	ctx := base.NewChild()
-	ctx.Variables = stateVariables(states)
+	ctx.Variables = stateVariables(states, modules)
 	return &Inspector{ctx: ctx}
 }
 
@@ -119,9 +120,13 @@ func (r Result) Text() string {
 	return string(b)
 }
 
-// stateVariables builds resource, deployment and output from state. A
-// resource recorded in several states takes the first handler's entry.
-func stateVariables(states map[string]*statedoc.View) map[string]cty.Value {
+// stateVariables builds resource, deployment, module and output from
+// state and the modules' outputs. A resource recorded in several states
+// takes the first handler's entry. A module instance's object holds its
+// outputs, as the deployment reads them (module.site["blog"].url), and
+// its recorded resources (module.site["blog"].resource.page); an output
+// named resource, module or deployment hides those.
+func stateVariables(states map[string]*statedoc.View, modules []hclsource.ModuleOutput) map[string]cty.Value {
 	handlers := make([]string, 0, len(states))
 	for h := range states {
 		handlers = append(handlers, h)
@@ -144,6 +149,10 @@ func stateVariables(states map[string]*statedoc.View) map[string]cty.Value {
 			}
 			outputs[name] = jsonValue(o.Value)
 		}
+	}
+	for _, mo := range modules {
+		v := mo.Value
+		root.at(mo.Module).child(mo.Name).leaf = &v
 	}
 	vars := root.value()
 	out := map[string]cty.Value{"output": cty.ObjectVal(outputs)}
@@ -201,19 +210,8 @@ func (n *node) instance(name string, key any) *node {
 // import blocks spell it; count and for_each instances, of resources and
 // of modules, gather under their name as a tuple or object.
 func (n *node) insert(addr source.Address, v cty.Value) {
-	cur := n
-	for _, s := range addr[:len(addr)-1] {
-		switch {
-		case !s.Module:
-			cur = cur.child("deployment").child(s.Name)
-		case s.Key == nil:
-			cur = cur.child("module").child(s.Name)
-		default:
-			cur = cur.child("module").instance(s.Name, s.Key)
-		}
-	}
 	last := addr[len(addr)-1]
-	res := cur.child("resource")
+	res := n.at(addr[:len(addr)-1]).child("resource")
 	if last.Key == nil {
 		res.child(last.Name).leaf = &v
 		return
@@ -225,6 +223,22 @@ func (n *node) insert(addr source.Address, v cty.Value) {
 		res.keyed[last.Name] = map[any]cty.Value{}
 	}
 	res.keyed[last.Name][last.Key] = v
+}
+
+// at is the node of the deployment block or module instance path names.
+func (n *node) at(path source.Address) *node {
+	cur := n
+	for _, s := range path {
+		switch {
+		case !s.Module:
+			cur = cur.child("deployment").child(s.Name)
+		case s.Key == nil:
+			cur = cur.child("module").child(s.Name)
+		default:
+			cur = cur.child("module").instance(s.Name, s.Key)
+		}
+	}
+	return cur
 }
 
 // value renders the tree as objects.

@@ -52,7 +52,15 @@ func testInspector(t *testing.T) *Inspector {
 			"token": {Sensitive: true},
 		},
 	}}
-	return New(base, states)
+	modules := []hclsource.ModuleOutput{
+		{Module: addr(`module.site["blog"]`), Name: "url", Value: cty.StringVal("https://blog")},
+		{Module: addr(`module.site["shop"]`), Name: "url", Value: cty.StringVal("https://shop")},
+		// An instance nothing of which is recorded yet.
+		{Module: addr(`module.site["news"]`), Name: "url", Value: cty.UnknownVal(cty.String)},
+		{Module: addr(`module.site["blog"]`), Name: "key", Value: cty.StringVal("k").Mark(hclsource.SensitiveMark)},
+		{Module: addr(`module.one.module.inner["x"]`), Name: "depth", Value: cty.NumberIntVal(2)},
+	}
+	return New(base, states, modules)
 }
 
 func TestEval(t *testing.T) {
@@ -70,21 +78,26 @@ func TestEval(t *testing.T) {
 		"output of a v0 resource with a sensitive input": {expr: "resource.db.outputs.port + 1", json: "null", typ: "number", sensitive: true},
 		// A Terraform schema says which are: only the one named like the
 		// input is besides.
-		"output port plus one":   {expr: "resource.tfdb.outputs.port + 1", json: "5433", typ: "number"},
-		"terraform echoed input": {expr: "resource.tfdb.outputs.password", json: "null", typ: "string", sensitive: true},
-		"variable":               {expr: "upper(var.name)", json: `"WEB"`, typ: "string"},
-		"count instances":        {expr: "[for w in resource.web : w.outputs.id]", json: `["w0","w1"]`, typ: "tuple([string, string])"},
-		"composite member":       {expr: "deployment.app.resource.cache.outputs.size", json: "64", typ: "number"},
-		"module instance member": {expr: `module.site["shop"].resource.page.outputs.value`, json: `"page-shop"`, typ: "string"},
-		"module instances":       {expr: `[for k, m in module.site : "${k}=${m.resource.page.outputs.value}"]`, json: `["blog=page-blog","shop=page-shop"]`, typ: "tuple([string, string])"},
-		"counted module":         {expr: `module.pool[1].resource.node.outputs.id`, json: `"n1"`, typ: "string"},
-		"nested module":          {expr: `module.one.module.inner["x"].resource.leaf.outputs.ok`, json: `true`, typ: "bool"},
-		"recorded output":        {expr: "output.url", json: `"http://web"`, typ: "string"},
-		"sensitive variable":     {expr: "var.password", json: "null", typ: "string", sensitive: true},
-		"derived from secret":    {expr: "upper(var.password)", json: "null", typ: "string", sensitive: true},
-		"sensitive input":        {expr: "resource.db.inputs.password", json: "null", typ: "string", sensitive: true},
-		"object with a secret":   {expr: "resource.db.inputs", json: "null", sensitive: true, typ: "object({password=string, user=string})"},
-		"other input in clear":   {expr: "resource.db.inputs.user", json: `"app"`, typ: "string"},
+		"output port plus one":       {expr: "resource.tfdb.outputs.port + 1", json: "5433", typ: "number"},
+		"terraform echoed input":     {expr: "resource.tfdb.outputs.password", json: "null", typ: "string", sensitive: true},
+		"variable":                   {expr: "upper(var.name)", json: `"WEB"`, typ: "string"},
+		"count instances":            {expr: "[for w in resource.web : w.outputs.id]", json: `["w0","w1"]`, typ: "tuple([string, string])"},
+		"composite member":           {expr: "deployment.app.resource.cache.outputs.size", json: "64", typ: "number"},
+		"module instance member":     {expr: `module.site["shop"].resource.page.outputs.value`, json: `"page-shop"`, typ: "string"},
+		"module instances":           {expr: `[for k, m in module.site : "${k}=${m.resource.page.outputs.value}" if k != "news"]`, json: `["blog=page-blog","shop=page-shop"]`, typ: "tuple([string, string])"},
+		"counted module":             {expr: `module.pool[1].resource.node.outputs.id`, json: `"n1"`, typ: "string"},
+		"nested module":              {expr: `module.one.module.inner["x"].resource.leaf.outputs.ok`, json: `true`, typ: "bool"},
+		"module output":              {expr: `module.site["shop"].url`, json: `"https://shop"`, typ: "string"},
+		"module outputs":             {expr: `{for k, m in module.site : k => m.url if k != "news"}`, json: `{"blog":"https://blog","shop":"https://shop"}`, typ: "object({blog=string, shop=string})"},
+		"sensitive module output":    {expr: `module.site["blog"].key`, json: "null", typ: "string", sensitive: true},
+		"nested module output":       {expr: `module.one.module.inner["x"].depth + module.one.module.inner["x"].resource.leaf.outputs.ok`, err: true},
+		"nested module output alone": {expr: `module.one.module.inner["x"].depth`, json: "2", typ: "number"},
+		"recorded output":            {expr: "output.url", json: `"http://web"`, typ: "string"},
+		"sensitive variable":         {expr: "var.password", json: "null", typ: "string", sensitive: true},
+		"derived from secret":        {expr: "upper(var.password)", json: "null", typ: "string", sensitive: true},
+		"sensitive input":            {expr: "resource.db.inputs.password", json: "null", typ: "string", sensitive: true},
+		"object with a secret":       {expr: "resource.db.inputs", json: "null", sensitive: true, typ: "object({password=string, user=string})"},
+		"other input in clear":       {expr: "resource.db.inputs.user", json: `"app"`, typ: "string"},
 		// A sensitive object's attribute names are its keys: its type
 		// must not spell them.
 		"secret key":           {expr: "{(var.password) = 1}", json: "null", typ: "object(sensitive)", sensitive: true},
@@ -130,7 +143,7 @@ func TestEval(t *testing.T) {
 
 func TestEvalWithoutBase(t *testing.T) {
 	t.Parallel()
-	r := New(nil, nil).Eval(`join("-", ["a", "b"])`)
+	r := New(nil, nil, nil).Eval(`join("-", ["a", "b"])`)
 	if r.Diagnostics.HasErrors() || string(r.JSON) != `"a-b"` {
 		t.Errorf("Eval = %s %s", r.JSON, r.Diagnostics)
 	}
@@ -154,7 +167,7 @@ func TestEvalKeepsUnknown(t *testing.T) {
 		}}},
 		Outputs: map[string]statedoc.RecordedOutput{"url": {Value: source.Unknown}},
 	}}
-	in := New(nil, states)
+	in := New(nil, states, nil)
 	tests := map[string]struct {
 		expr    string
 		unknown bool

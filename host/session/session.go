@@ -439,13 +439,27 @@ func (d *Deployment) Inspector(ctx context.Context) (*inspect.Inspector, error) 
 		return nil, err
 	}
 	if d.opts.Flake != "" {
-		return inspect.New(nil, states), nil
+		return inspect.New(nil, states, nil), nil
 	}
 	h, err := d.loadHCL()
 	if err != nil {
 		return nil, err
 	}
-	return inspect.New(h.EvalContext(), states), nil
+	// Module outputs are not recorded: they are evaluated against the
+	// recorded outputs, as a plan would see them.
+	known := source.Outputs{}
+	for _, h := range slices.Sorted(maps.Keys(states)) {
+		for addr, rec := range states[h].Entries {
+			if _, ok := known[addr]; !ok && rec.Entry.OutputProperties != nil {
+				known[addr] = rec.Entry.OutputProperties
+			}
+		}
+	}
+	modules, err := h.ModuleOutputs(ctx, known)
+	if err != nil {
+		return nil, err
+	}
+	return inspect.New(h.EvalContext(), states, modules), nil
 }
 
 // readOnly builds a quiet engine that only reads state.

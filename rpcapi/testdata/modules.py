@@ -72,11 +72,12 @@ step("target_blog", targets=['module.site["blog"]'])
 step("everything")
 # One resource in one instance, replaced though unchanged.
 step("replace_shop_page", replace=['module.site["shop"].page'])
-# The inspector reads module instances' recorded resources by address.
+# The inspector reads module instances' outputs and recorded resources.
 inspector = rpc.InspectorStub(channel)
 ih = inspector.OpenInspector(pb.OpenInspector.Request(deployment_handle=dh)).inspector_handle
 report["inspected"] = {}
-for expr in ['module.site["blog"].resource.page.outputs.value', 'module.site["shop"].resource.page.outputs.value']:
+for expr in ['module.site["blog"].resource.page.outputs.value', 'module.site["shop"].resource.page.outputs.value',
+             'module.site["blog"].url']:
     r = inspector.InspectExpression(pb.InspectExpression.Request(inspector_handle=ih, expression=expr))
     report["inspected"][expr] = json.loads(r.value_json) if r.value_json else [d.summary for d in r.diagnostics]
 inspector.CloseInspector(pb.CloseInspector.Request(inspector_handle=ih))
