@@ -21,6 +21,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/adapters/terraform"
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/inspect"
@@ -558,11 +559,11 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 			out.Send(&pier1.ApplyPlan_Event{Event: &pier1.ApplyPlan_Event_AppliedChange{AppliedChange: &pier1.AppliedChange{Address: rs.Address, DeposedKey: rs.DeposedKey, Action: rs.Action, Provider: rs.Provider}}})
 		}
 	})
-	var res *engine.Result
+	var res *apply.Result
 	if pl.graph != nil {
-		res, err = pl.eng.ApplyGraph(stream.Context(), s.stopped, pl.graph)
+		res, err = apply.RunGraph(stream.Context(), pl.eng, s.stopped, pl.graph)
 	} else {
-		res, err = pl.eng.Apply(stream.Context(), s.stopped, pl.plan)
+		res, err = apply.Run(stream.Context(), pl.eng, s.stopped, pl.plan)
 	}
 	pl.sink.attach(nil)
 	diag := func(d *pier1.Diagnostic) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/planfile"
 )
@@ -131,7 +132,7 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 	if err != nil {
 		return err
 	}
-	res, err := eng.Apply(ctx, stop, plan)
+	res, err := apply.Run(ctx, eng, stop, plan)
 	live.end(res, plan.Destroy, err)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, plan.Destroy, eng.ProvidersStarted())
@@ -178,7 +179,7 @@ func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, st
 	if err != nil {
 		return err
 	}
-	res, err := eng.ApplyGraph(ctx, stop, g)
+	res, err := apply.RunGraph(ctx, eng, stop, g)
 	live.end(res, sp.Destroy, err)
 	view.close()
 	if res == nil {
@@ -190,7 +191,7 @@ func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, st
 // finishApply reports what an apply did and returns its error. An apply
 // that fails after making changes (recording the outputs, say) still says
 // what it changed.
-func finishApply(w io.Writer, jsonOut bool, res *engine.Result, err error, destroy bool, started map[string]int) error {
+func finishApply(w io.Writer, jsonOut bool, res *apply.Result, err error, destroy bool, started map[string]int) error {
 	if res == nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func reportProviders(w io.Writer, jsonOut bool, started map[string]int) {
 // reportResult prints the closing summary and the outputs; main prints
 // the errors, after it.
 // late is an error after the resources were applied, or nil.
-func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, late error) {
+func reportResult(w io.Writer, jsonOut bool, res *apply.Result, destroy bool, late error) {
 	failed := res.Interrupted || len(res.Errors) > 0 || late != nil
 	if jsonOut {
 		for _, msg := range res.CheckWarnings {
@@ -282,7 +283,7 @@ func reportResult(w io.Writer, jsonOut bool, res *engine.Result, destroy bool, l
 // summaryMessage is an apply's closing summary as pier apply --json prints
 // it (and pier ui sends it); late is an error after the resources were
 // applied, or nil.
-func summaryMessage(res *engine.Result, late error) map[string]any {
+func summaryMessage(res *apply.Result, late error) map[string]any {
 	var errs []string
 	for _, e := range res.Errors {
 		errs = append(errs, e.Error())

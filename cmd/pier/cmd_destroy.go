@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/urfave/cli/v2"
 )
 
@@ -80,7 +81,7 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 	if err != nil {
 		return err
 	}
-	res, err := eng.Apply(ctx, stop, plan)
+	res, err := apply.Run(ctx, eng, stop, plan)
 	live.end(res, true, err)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, true, eng.ProvidersStarted())

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
@@ -288,7 +289,7 @@ func runOne(ctx context.Context, o testOptions, stop <-chan struct{}, work strin
 	}
 	checks := plan.Snapshot.Checks
 	if run.Command == testfile.CommandApply {
-		res, err := eng.Apply(ctx, stop, plan)
+		res, err := apply.Run(ctx, eng, stop, plan)
 		applied = true
 		if res != nil && len(res.Checks) > 0 {
 			checks = res.Checks
@@ -337,7 +338,7 @@ func destroyTestState(ctx context.Context, o testOptions, work string, vars map[
 	if err != nil {
 		return fmt.Errorf("destroy the test's objects: %w", err)
 	}
-	res, err := eng.Apply(ctx, nil, plan)
+	res, err := apply.Run(ctx, eng, nil, plan)
 	if err == nil {
 		err = res.Err()
 	}

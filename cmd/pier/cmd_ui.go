@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/adapters/postgres"
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/host/webview"
@@ -93,7 +94,7 @@ func newUIServer(o uiOptions, dep *session.Deployment, watch bool) (*webview.Ser
 				renderPlan(&b, p)
 				return b.String()
 			},
-			Summary: func(res *engine.Result, _ bool, late error) any { return summaryMessage(res, late) },
+			Summary: func(res *apply.Result, _ bool, late error) any { return summaryMessage(res, late) },
 		},
 		Logs:    uiLogs{dep},
 		Listen:  o.Listen,
@@ -239,7 +240,7 @@ func startLiveView(ctx context.Context, ui *uiOptions, o deployOptions, view *pr
 
 // end sends the summary, waits (boundedly) for the watching pages to
 // receive it, and stops serving.
-func (l *liveView) end(res *engine.Result, destroy bool, err error) {
+func (l *liveView) end(res *apply.Result, destroy bool, err error) {
 	if l == nil {
 		return
 	}

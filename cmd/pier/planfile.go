@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/planfile"
@@ -85,7 +86,7 @@ func withStaleExit(err error) error {
 // staleStates turns the engine's refusal of moved states into the saved
 // plan's exit code.
 func staleStates(path string, err error) error {
-	var moved *engine.StaleStateError
+	var moved *apply.StaleStateError
 	if errors.As(err, &moved) {
 		return &staleError{fmt.Sprintf("saved plan %s is stale: %v; run pier plan again", path, moved)}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/source"
@@ -287,7 +288,7 @@ func jsonEvent(ev engine.Event, verbose bool) map[string]any {
 		switch {
 		case ev.Err != nil && ev.Status == engine.StatusErrored:
 			// In the user's words, as the closing diagnostic says it.
-			d := diag.FromResourceError(&engine.ResourceError{Address: ev.Address, Provider: ev.Provider, Action: ev.Action, Err: ev.Err}, verbose)
+			d := diag.FromResourceError(&apply.ResourceError{Address: ev.Address, Provider: ev.Provider, Action: ev.Action, Err: ev.Err}, verbose)
 			m["diagnostics"] = []map[string]string{{"severity": "error", "summary": d.Summary, "detail": d.Detail}}
 		case ev.Err != nil:
 			m["diagnostics"] = []map[string]string{{"severity": "warning", "summary": ev.Err.Error()}}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/lockfile"
@@ -64,7 +65,7 @@ func fromOne(err error, verbose bool) []Diagnostic {
 		pd *engine.PreventDestroyError
 		me *engine.MoveError
 		de *hclsource.DiagnosticsError
-		re *engine.ResourceError
+		re *apply.ResourceError
 		ce *engine.ConditionError
 		ie *tfschema.InputError
 		le *lockfile.DiagnosticsError
@@ -142,7 +143,7 @@ func inputDiagnostic(ie *tfschema.InputError) Diagnostic {
 // disk full". The provider's executable and the protocol request
 // appear only when verbose. Progress events use it for a resource that
 // errored, so that they say it as the closing diagnostic does.
-func FromResourceError(re *engine.ResourceError, verbose bool) Diagnostic {
+func FromResourceError(re *apply.ResourceError, verbose bool) Diagnostic {
 	if ces := conditionErrors(re.Err); len(ces) > 0 {
 		// The resource's own rule refused it, before or after its
 		// provider ran: said as at plan, once per failed block.
@@ -179,11 +180,11 @@ func FromResourceError(re *engine.ResourceError, verbose bool) Diagnostic {
 	default:
 		d.Detail = re.Err.Error()
 	}
-	var kept *engine.IntentKeptError
+	var kept *apply.IntentKeptError
 	if !verbose && errors.As(re.Err, &kept) && !strings.Contains(d.Detail, kept.Note()) {
 		d.Detail += "\n" + kept.Note()
 	}
-	var unrecorded *engine.UnrecordedError
+	var unrecorded *apply.UnrecordedError
 	if !verbose && errors.As(re.Err, &unrecorded) && !strings.Contains(d.Detail, unrecorded.Note()) {
 		d.Detail += " " + unrecorded.Note()
 	}

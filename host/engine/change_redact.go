@@ -34,7 +34,7 @@ func (c *Change) RedactDiffs(diffs []Diff) []Diff {
 	}
 	// What the provider plans may repeat a sensitive input elsewhere (an
 	// id made from a secret path).
-	if secrets := c.secretTexts(); len(secrets) > 0 {
+	if secrets := c.SecretTexts(); len(secrets) > 0 {
 		out = replaceInDiffs(out, secrets)
 	}
 	return out
@@ -85,10 +85,10 @@ func redactDiffs(diffs []Diff, steps []any) {
 	}
 }
 
-// secretTexts lists the texts of c's sensitive values, longest first: its
+// SecretTexts lists the texts of c's sensitive values, longest first: its
 // inputs at its sensitive paths, and its prior object's sensitive inputs
 // and outputs.
-func (c *Change) secretTexts() []string {
+func (c *Change) SecretTexts() []string {
 	var out []string
 	if c.Resource != nil {
 		// A change resolved during apply has its resource's paths only.

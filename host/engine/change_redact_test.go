@@ -31,7 +31,7 @@ func TestRedactProviderErrors(t *testing.T) {
 			SensitiveInputs:  []string{"old"},
 		}},
 	}
-	secrets := change.secretTexts()
+	secrets := change.SecretTexts()
 	if diff := cmp.Diff([]string{"dir/hunter2-path", "old-secret-value", "rule-secret", "tok-123456", "tf-new"}, secrets); diff != "" {
 		t.Errorf("secret texts (-want +got):\n%s", diff)
 	}

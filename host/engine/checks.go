@@ -6,10 +6,10 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
-// checkWarnings are the warnings of the check blocks' asserts that failed
+// CheckWarnings are the warnings of the check blocks' asserts that failed
 // in snap, as Terraform's check blocks: they warn, at plan and after
 // apply, and never fail either. An assert not known yet says nothing.
-func checkWarnings(snap *source.Snapshot) []string {
+func CheckWarnings(snap *source.Snapshot) []string {
 	if snap == nil {
 		return nil
 	}

@@ -1,9 +1,9 @@
 package engine
 
-// depIndex says which changes a change must follow. Plan.Graph and apply
+// DepIndex says which changes a change must follow. Plan.Graph and apply
 // both order by it, so the saved graph and the run agree. It grows with
 // the changes added to it: apply adds the changes it learns of.
-type depIndex struct {
+type DepIndex struct {
 	// priorDependents are, per address, the changes to objects recorded
 	// as depending on it (destroys, updates, replaces): its destroy
 	// follows them.
@@ -18,11 +18,11 @@ type depIndex struct {
 	dependents map[string][]string
 }
 
-func newDepIndex() *depIndex {
-	return &depIndex{priorDependents: map[string][]string{}, deposedOf: map[string][]string{}, dependents: map[string][]string{}}
+func NewDepIndex() *DepIndex {
+	return &DepIndex{priorDependents: map[string][]string{}, deposedOf: map[string][]string{}, dependents: map[string][]string{}}
 }
 
-func (ix *depIndex) add(c *Change) {
+func (ix *DepIndex) Add(c *Change) {
 	key := c.Addr()
 	if p := c.Prior; p != nil && (c.Action == ActionDestroy || c.Action == ActionUpdate || c.Action == ActionReplace) {
 		for _, d := range p.Entry.Dependencies {
@@ -43,8 +43,8 @@ func (ix *depIndex) add(c *Change) {
 	}
 }
 
-// deps lists the change names c must follow.
-func (ix *depIndex) deps(c *Change) []string {
+// Deps lists the change names c must follow.
+func (ix *DepIndex) Deps(c *Change) []string {
 	addr := c.Address.String()
 	switch {
 	case c.Deposed != "":

@@ -61,7 +61,7 @@ func DiffInputs(old, new map[string]any) []Diff {
 				}
 				continue
 			}
-			if source.IsUnknown(n) || !sameInputs(map[string]any{"v": o}, map[string]any{"v": n}) {
+			if source.IsUnknown(n) || !SameInputs(map[string]any{"v": o}, map[string]any{"v": n}) {
 				out = append(out, Diff{Key: k, Kind: DiffChanged, Old: o, New: n})
 			}
 		}

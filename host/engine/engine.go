@@ -18,7 +18,7 @@ import (
 // one goroutine; Close stops every provider the engine started.
 type Engine struct {
 	cfg       Config
-	providers *providers
+	providers *Providers
 	// secrets redacts what providers write to stderr about a resource;
 	// see redact_log.go.
 	secrets *redact.Secrets
@@ -26,11 +26,11 @@ type Engine struct {
 	tf *tfCheck
 }
 
-// handlerRef is a state handler as run during planning.
-type handlerRef struct {
-	resource *source.Resource
-	outputs  map[string]any
-	view     *statedoc.View
+// HandlerRef is a state handler as run during planning.
+type HandlerRef struct {
+	Resource *source.Resource
+	Outputs  map[string]any
+	View     *statedoc.View
 }
 
 // New returns an engine for a deployment.
@@ -48,26 +48,26 @@ func (e *Engine) Close() error { return e.providers.close() }
 // provider name.
 func (e *Engine) ProvidersStarted() map[string]int { return e.providers.started() }
 
-// resolve asks the source for a snapshot and declares its providers.
-func (e *Engine) resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
+// Snapshot asks the source for a snapshot and declares its providers.
+func (e *Engine) Snapshot(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
 	snap, err := e.cfg.Source.Resolve(ctx, known)
 	if err != nil {
 		return nil, err
 	}
-	e.providers.declare(snap.Providers)
+	e.providers.Declare(snap.Providers)
 	for _, d := range snap.Providers {
 		if _, err := e.cfg.declaredOperations(d); err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Range, err)
 		}
 	}
 	if snap.Evaluation != nil {
-		e.emit(Event{Type: EventEvaluation, Round: snap.Evaluation.Round, Elapsed: snap.Evaluation.Duration,
+		e.Emit(Event{Type: EventEvaluation, Round: snap.Evaluation.Round, Elapsed: snap.Evaluation.Duration,
 			Message: fmt.Sprintf("evaluation round %d: %d ready, %d blocked", snap.Evaluation.Round, len(snap.Ready), len(snap.Blocked))})
 	}
 	return snap, nil
 }
 
-func (e *Engine) emit(ev Event) {
+func (e *Engine) Emit(ev Event) {
 	if e.cfg.Events == nil {
 		return
 	}
@@ -89,11 +89,11 @@ func (e *Engine) States(ctx context.Context) (map[string]*statedoc.View, error) 
 
 // readOnly reads the states into a plan that changes nothing.
 func (e *Engine) readOnly(ctx context.Context) (*Plan, error) {
-	snap, err := e.resolve(ctx, source.Outputs{})
+	snap, err := e.Snapshot(ctx, source.Outputs{})
 	if err != nil {
 		return nil, err
 	}
-	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*statedoc.Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, handlers: map[string]*HandlerRef{}}, recorded: map[string]*statedoc.Recorded{}}
 	if err := pl.readStates(ctx, snap); err != nil {
 		return nil, err
 	}
@@ -126,14 +126,14 @@ func (e *Engine) Forget(ctx context.Context, addr, state string) (handler string
 	}
 	h := in[0]
 	rec := states[h].Entries[addr]
-	r := newRecorder(e, h, p.handlers[h])
-	defer r.close()
-	if err := r.record(ctx, "forget", func(pb *statedoc.PatchBuilder) error {
+	r := NewRecorder(e, h, p.handlers[h])
+	defer r.Close()
+	if err := r.Record(ctx, "forget", func(pb *statedoc.PatchBuilder) error {
 		pb.Remove(rec.Address)
 		return nil
 	}); err != nil {
 		ref := p.handlers[h]
-		return "", fmt.Errorf("forget %s in state %s (provider %s): %w", addr, h, ref.resource.Provider, err)
+		return "", fmt.Errorf("forget %s in state %s (provider %s): %w", addr, h, ref.Resource.Provider, err)
 	}
 	return h, nil
 }

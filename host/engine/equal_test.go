@@ -125,7 +125,7 @@ func BenchmarkSameInputs(b *testing.B) {
 	c := map[string]any{"initialize_with": "value-1234", "n": json.Number("3"), "tags": map[string]any{"env": "prod", "team": "x"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if !sameInputs(a, c) {
+		if !SameInputs(a, c) {
 			b.Fatal("not equal")
 		}
 	}

@@ -81,7 +81,7 @@ func (ev Event) ResourceAddress() string {
 	if ev.Deposed == "" {
 		return ev.Address
 	}
-	return strings.TrimSuffix(ev.Address, deposedSuffix(ev.Deposed))
+	return strings.TrimSuffix(ev.Address, DeposedSuffix(ev.Deposed))
 }
 
 // LogHandler returns a slog handler that turns records about a resource

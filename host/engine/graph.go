@@ -24,7 +24,7 @@ import (
 // The constants' names, as the dump shows them. The controls
 // ([execgraph.Controls]) are a graph's first element.
 const (
-	constControls  = "controls"
+	ConstControls  = "controls"
 	constHash      = "hash"
 	constDeposeKey = "depose-key"
 	constRefreshed = "refreshed"
@@ -97,13 +97,13 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix := newDepIndex()
+	ix := NewDepIndex()
 	for _, c := range todo {
-		ix.add(c)
+		ix.Add(c)
 	}
 	for _, c := range order {
 		var waits []execgraph.Ref
-		for _, d := range ix.deps(c) {
+		for _, d := range ix.Deps(c) {
 			if r, ok := gb.done[d]; ok {
 				waits = append(waits, r)
 			}
@@ -140,7 +140,7 @@ type graphBuilder struct {
 
 func newGraphBuilder(decls map[string]*source.Provider, ctl execgraph.Controls) *graphBuilder {
 	gb := &graphBuilder{b: execgraph.NewBuilder(), decls: decls, done: map[string]execgraph.Ref{}, states: map[string]bool{}}
-	gb.controls = gb.b.Constant(constControls, ctl)
+	gb.controls = gb.b.Constant(ConstControls, ctl)
 	return gb
 }
 
@@ -260,7 +260,7 @@ func (p *Plan) addDestroyAbsent(b *execgraph.Builder, c *Change, expand execgrap
 		v := p.States[h]
 		for _, addr := range slices.Sorted(maps.Keys(v.Entries)) {
 			rec := v.Entries[addr]
-			if !rec.Address.HasPrefix(c.Address) || p.Change(addr) != nil || (len(p.Targets) > 0 && !targeted(addr, p.Targets)) {
+			if !rec.Address.HasPrefix(c.Address) || p.Change(addr) != nil || (len(p.Targets) > 0 && !Targeted(addr, p.Targets)) {
 				continue
 			}
 			// Its provider is in the graph: it may be started.
@@ -279,9 +279,9 @@ func (p *Plan) addDestroyAbsent(b *execgraph.Builder, c *Change, expand execgrap
 // (Kahn's algorithm); among the ready ones the earliest in the plan's
 // (address) order goes first, so the graph is stable.
 func graphOrder(todo []*Change) ([]*Change, error) {
-	ix := newDepIndex()
+	ix := NewDepIndex()
 	for _, c := range todo {
-		ix.add(c)
+		ix.Add(c)
 	}
 	pos := map[string]int{}
 	for i, c := range todo {
@@ -290,7 +290,7 @@ func graphOrder(todo []*Change) ([]*Change, error) {
 	waiting := make([]int, len(todo))
 	followers := make([][]int, len(todo))
 	for i, c := range todo {
-		for _, d := range ix.deps(c) {
+		for _, d := range ix.Deps(c) {
 			if j, ok := pos[d]; ok && j != i {
 				waiting[i]++
 				followers[j] = append(followers[j], i)

@@ -93,7 +93,7 @@ func DecodeGraph(data []byte) (*execgraph.Graph, error) {
 			return w.recorded()
 		case execgraph.KindConstant:
 			switch name {
-			case constControls:
+			case ConstControls:
 				var c execgraph.Controls
 				return c, decodeNumbers(raw, &c)
 			case constRefreshed:

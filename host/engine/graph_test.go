@@ -1,16 +1,12 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
-	"github.com/pierhq/pier/internal/testbin"
 )
 
 // graphPlan builds plans by hand for the graph's golden tests: one state
@@ -285,60 +281,5 @@ result t = 7
 `
 	if diff := cmp.Diff(want, eg.String()); diff != "" {
 		t.Errorf("graph (-want +got):\n%s", diff)
-	}
-}
-
-// TestGraphRunsOnAnotherEngine: a plan's graph carries all apply needs, so
-// it runs on an engine that did not plan it, which reads the states again
-// through the read-state operations: a saved and loaded graph applies, and
-// once a state moved, the same graph is refused before anything runs.
-func TestGraphRunsOnAnotherEngine(t *testing.T) {
-	t.Parallel()
-	s := newScripted(t)
-	dir := t.TempDir()
-	answer := func(known source.Outputs) *source.Snapshot {
-		snap := &source.Snapshot{Ready: []*source.Resource{s.handler(), s.memo("a")}}
-		if has(known, "a") {
-			snap.Ready = append(snap.Ready, s.memo("b", "a"))
-		} else {
-			snap.Blocked = append(snap.Blocked, &source.Blocked{Address: addr(t, "b"), WaitsOn: []source.Address{addr(t, "a")}, Resource: s.memo("b", "a")})
-		}
-		return snap
-	}
-	newEngine := func() *Engine {
-		return New(Config{Source: &scriptSource{answer: answer, providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}},
-			Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
-	}
-	planner := newEngine()
-	p, err := planner.Plan(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := p.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := EncodeGraph(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The planning engine's state handler holds the state's lock.
-	planner.Close()
-	loaded, err := DecodeGraph(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEngine()
-	res, err := e.ApplyGraph(t.Context(), nil, loaded)
-	e.Close()
-	if err != nil || res.Err() != nil || res.Created != 2 {
-		t.Fatalf("apply of the loaded graph: %+v, %v", res, err)
-	}
-	e = newEngine()
-	defer e.Close()
-	_, err = e.ApplyGraph(t.Context(), nil, loaded)
-	var stale *StaleStateError
-	if !errors.As(err, &stale) || fmt.Sprint(stale.Handlers) != "[state]" {
-		t.Fatalf("second apply of the graph: %v, want the moved state refused", err)
 	}
 }

@@ -25,7 +25,7 @@ type Handler struct {
 // Handlers returns the deployment's state handlers, by address, without
 // starting any provider.
 func (e *Engine) Handlers(ctx context.Context) (map[string]Handler, error) {
-	snap, err := e.resolve(ctx, source.Outputs{})
+	snap, err := e.Snapshot(ctx, source.Outputs{})
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +66,8 @@ func (e *Engine) prestartHandlers(ctx context.Context) {
 			continue
 		}
 		// An unknown builtin gets no pool; resolving reports it.
-		e.providers.declare(map[string]*source.Provider{h.Provider.Name: h.Provider})
-		if pl, err := e.providers.handlerPool(h.Provider.Name, h.Address); err == nil {
+		e.providers.Declare(map[string]*source.Provider{h.Provider.Name: h.Provider})
+		if pl, err := e.providers.HandlerPool(h.Provider.Name, h.Address); err == nil {
 			pl.Prestart(ctx)
 		}
 	}

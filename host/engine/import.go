@@ -42,11 +42,11 @@ func (e *Engine) Import(ctx context.Context, addr, id string) (ImportResult, err
 // readStatesOnly reads the states, as readOnly does, and returns the
 // snapshot they were read for.
 func (e *Engine) readStatesOnly(ctx context.Context) (*planner, *source.Snapshot, error) {
-	snap, err := e.resolve(ctx, source.Outputs{})
+	snap, err := e.Snapshot(ctx, source.Outputs{})
 	if err != nil {
 		return nil, nil, err
 	}
-	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, handlers: map[string]*handlerRef{}}, recorded: map[string]*statedoc.Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, handlers: map[string]*HandlerRef{}}, recorded: map[string]*statedoc.Recorded{}}
 	if err := pl.readStates(ctx, snap); err != nil {
 		return nil, nil, err
 	}
@@ -67,7 +67,7 @@ func (e *Engine) importInto(ctx context.Context, pl *planner, snap *source.Snaps
 	if rec := pl.recorded[a.String()]; rec != nil {
 		return ImportResult{}, fmt.Errorf("%s is already recorded in state %s; to import another object, forget it first (pier state forget %s)", a, rec.Handler, a)
 	}
-	if !e.providers.supports(r.Provider, schema.OperationImport) {
+	if !e.providers.Supports(r.Provider, schema.OperationImport) {
 		ops := []string{}
 		for _, op := range e.providers.operations(r.Provider) {
 			ops = append(ops, string(op))
@@ -83,12 +83,12 @@ func (e *Engine) importInto(ctx context.Context, pl *planner, snap *source.Snaps
 	if err != nil {
 		return ImportResult{}, err
 	}
-	rd := newRecorder(e, h, ref)
-	defer rd.close()
-	if err := rd.record(ctx, "import", func(pb *statedoc.PatchBuilder) error { return pb.Put(a, entry) }); err != nil {
-		return ImportResult{}, fmt.Errorf("import %s: record it in state %s (provider %s): %w", a, h, ref.resource.Provider, err)
+	rd := NewRecorder(e, h, ref)
+	defer rd.Close()
+	if err := rd.Record(ctx, "import", func(pb *statedoc.PatchBuilder) error { return pb.Put(a, entry) }); err != nil {
+		return ImportResult{}, fmt.Errorf("import %s: record it in state %s (provider %s): %w", a, h, ref.Resource.Provider, err)
 	}
-	_, pending := ref.view.Pending[a.String()]
+	_, pending := ref.View.Pending[a.String()]
 	return ImportResult{Address: a, Handler: h, Provider: r.Provider, Entry: entry, ResolvedPending: pending}, nil
 }
 

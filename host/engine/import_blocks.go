@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -60,7 +59,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 			}
 			continue // imported already
 		}
-		if !pl.e.providers.supports(r.Provider, schema.OperationImport) {
+		if !pl.e.providers.Supports(r.Provider, schema.OperationImport) {
 			ops := []string{}
 			for _, op := range pl.e.providers.operations(r.Provider) {
 				ops = append(ops, string(op))
@@ -105,7 +104,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 // importObject asks r's provider for the object id and returns the entry
 // that records it, as if pier had created it.
 func (e *Engine) importObject(ctx context.Context, r *source.Resource, id string) (statedoc.Entry, error) {
-	resp, err := e.providers.call(ctx, r.Provider, r.Address.String(), &schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: r.Type, ID: id}})
+	resp, err := e.providers.Call(ctx, r.Provider, r.Address.String(), &schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: r.Type, ID: id}})
 	if err != nil {
 		return statedoc.Entry{}, fmt.Errorf("import %s (%s %s, id %q): %w", r.Address, r.Provider, r.Type, id, err)
 	}
@@ -137,18 +136,4 @@ func (pl *planner) markImports() {
 			c.Action = ActionImport
 		}
 	}
-}
-
-// Import records the object an import block adopts, with an
-// "import" event: the graph's import operation (OpImport). For an import
-// alone that is the whole change; an update or replace of the imported
-// object is an operation that follows it, so that a failed update leaves
-// the object recorded as it is.
-func (a *applier) Import(ctx context.Context, op execgraph.Import[*statedoc.Recorded]) (map[string]any, error) {
-	rec := op.Imported
-	entry := rec.Entry
-	if err := a.record(ctx, rec.Handler, "import", func(pb *statedoc.PatchBuilder) error { return pb.Put(rec.Address, entry) }); err != nil {
-		return nil, fmt.Errorf("import id %q: %w", op.ID, err)
-	}
-	return entry.OutputProperties, nil
 }

@@ -231,8 +231,8 @@ func changeReason(p *Plan, c *Change) string {
 	return "its inputs changed"
 }
 
-// targeted reports whether addr is one of targets or below one.
-func targeted(addr string, targets []string) bool {
+// Targeted reports whether addr is one of targets or below one.
+func Targeted(addr string, targets []string) bool {
 	for _, t := range targets {
 		if addr == t || strings.HasPrefix(addr, t+"[") || strings.HasPrefix(addr, t+".") {
 			return true
@@ -252,7 +252,7 @@ func (p *Plan) checkReplace() error {
 		}
 		var under []string
 		for _, c := range p.Changes {
-			if addr := c.Address.String(); !c.StateHandler && c.Deposed == "" && targeted(addr, []string{a}) && !slices.Contains(under, addr) {
+			if addr := c.Address.String(); !c.StateHandler && c.Deposed == "" && Targeted(addr, []string{a}) && !slices.Contains(under, addr) {
 				under = append(under, addr)
 			}
 		}
@@ -298,7 +298,7 @@ func (p *Plan) target() error {
 	matched := map[string]bool{}
 	for _, c := range p.Changes {
 		for _, t := range p.Targets {
-			if targeted(c.Address.String(), []string{t}) {
+			if Targeted(c.Address.String(), []string{t}) {
 				matched[t] = true
 				visit(c.Addr())
 			}

@@ -94,9 +94,9 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 	entry := rec.Entry
 	res := MoveResult{From: from, To: to, FromState: src, ToState: dst}
 	if src == dst {
-		r := newRecorder(e, src, p.handlers[src])
-		defer r.close()
-		err := r.record(ctx, "move", func(pb *statedoc.PatchBuilder) error {
+		r := NewRecorder(e, src, p.handlers[src])
+		defer r.Close()
+		err := r.Record(ctx, "move", func(pb *statedoc.PatchBuilder) error {
 			if err := pb.Put(to, entry); err != nil {
 				return err
 			}
@@ -104,22 +104,22 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 			return nil
 		})
 		if err != nil {
-			return res, fmt.Errorf("move %s to %s in state %s (provider %s): %w", from, to, src, p.handlers[src].resource.Provider, err)
+			return res, fmt.Errorf("move %s to %s in state %s (provider %s): %w", from, to, src, p.handlers[src].Resource.Provider, err)
 		}
 		return res, nil
 	}
 	// Add first, then remove: see the doc comment.
-	rd := newRecorder(e, dst, p.handlers[dst])
-	err = rd.record(ctx, "move", func(pb *statedoc.PatchBuilder) error { return pb.Put(to, entry) })
-	rd.close()
+	rd := NewRecorder(e, dst, p.handlers[dst])
+	err = rd.Record(ctx, "move", func(pb *statedoc.PatchBuilder) error { return pb.Put(to, entry) })
+	rd.Close()
 	if err != nil {
-		return res, fmt.Errorf("move %s: record it in state %s (provider %s): %w; state %s still records it, unchanged", from, dst, p.handlers[dst].resource.Provider, err, src)
+		return res, fmt.Errorf("move %s: record it in state %s (provider %s): %w; state %s still records it, unchanged", from, dst, p.handlers[dst].Resource.Provider, err, src)
 	}
-	rs := newRecorder(e, src, p.handlers[src])
-	err = rs.record(ctx, "move", func(pb *statedoc.PatchBuilder) error { pb.Remove(from); return nil })
-	rs.close()
+	rs := NewRecorder(e, src, p.handlers[src])
+	err = rs.Record(ctx, "move", func(pb *statedoc.PatchBuilder) error { pb.Remove(from); return nil })
+	rs.Close()
 	if err != nil {
-		return res, fmt.Errorf("move %s: it is now recorded in state %s as %s, but removing it from state %s (provider %s) failed: %w; finish with: pier state forget --state %s %s", from, dst, to, src, p.handlers[src].resource.Provider, err, src, from)
+		return res, fmt.Errorf("move %s: it is now recorded in state %s as %s, but removing it from state %s (provider %s) failed: %w; finish with: pier state forget --state %s %s", from, dst, to, src, p.handlers[src].Resource.Provider, err, src, from)
 	}
 	return res, nil
 }

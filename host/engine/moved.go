@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
 
-	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -141,23 +139,4 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 			}
 		}
 	}
-}
-
-// Move records a move (the graph's move operation), as pier state mv
-// does: one "move" event in the record's state that adds it at its new
-// address and removes it from the old one, so it happens entirely or not
-// at all.
-func (a *applier) Move(ctx context.Context, op execgraph.Move[*statedoc.Recorded]) (map[string]any, error) {
-	from, to, entry := op.Prior.Address, op.Desired.Address, op.Prior.Entry
-	err := a.record(ctx, op.Prior.Handler, "move", func(pb *statedoc.PatchBuilder) error {
-		if err := pb.Put(to, entry); err != nil {
-			return err
-		}
-		pb.Remove(from)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("move %s to %s in state %s: %w", from, to, op.Prior.Handler, err)
-	}
-	return entry.OutputProperties, nil
 }

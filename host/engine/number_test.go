@@ -26,7 +26,7 @@ func TestSameInputsNumbers(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if got := sameInputs(map[string]any{"v": tc.a}, map[string]any{"v": tc.b}); got != tc.same {
+			if got := SameInputs(map[string]any{"v": tc.a}, map[string]any{"v": tc.b}); got != tc.same {
 				t.Errorf("sameInputs(%v, %v) = %v, want %v", tc.a, tc.b, got, tc.same)
 			}
 		})

@@ -120,12 +120,12 @@ type Change struct {
 // Addr names the change: the address, and for a deposed object its key.
 func (c *Change) Addr() string {
 	if c.Deposed != "" {
-		return c.Address.String() + deposedSuffix(c.Deposed)
+		return c.Address.String() + DeposedSuffix(c.Deposed)
 	}
 	return c.Address.String()
 }
 
-func deposedSuffix(key string) string { return " (deposed " + key + ")" }
+func DeposedSuffix(key string) string { return " (deposed " + key + ")" }
 
 // Provider is the name of the provider that carries out the change.
 func (c *Change) Provider() string {
@@ -177,7 +177,7 @@ type Plan struct {
 	// handlers are the state handlers as read while planning, by
 	// address: apply records through them. They belong to the plan, not
 	// the engine, so that a plan runs on any engine.
-	handlers map[string]*handlerRef
+	handlers map[string]*HandlerRef
 	// exec is the execution graph, built once the plan is complete.
 	exec *execgraph.Graph
 	// madeBy is the engine that planned: its state handlers are running,
@@ -325,13 +325,13 @@ func (e *Engine) PlanDestroy(ctx context.Context) (*Plan, error) {
 }
 
 func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Plan, error) {
-	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*handlerRef{}, madeBy: e}, recorded: map[string]*statedoc.Recorded{}}
+	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*HandlerRef{}, madeBy: e}, recorded: map[string]*statedoc.Recorded{}}
 	for _, a := range o.Replace {
 		pl.plan.replace[a] = true
 	}
 	pl.replace = pl.plan.replace
 	e.prestartHandlers(ctx)
-	snap, err := e.resolve(ctx, pl.plan.Known)
+	snap, err := e.Snapshot(ctx, pl.plan.Known)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +404,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 	if err := pl.finish(snap); err != nil {
 		return nil, err
 	}
-	pl.plan.Warnings = append(pl.plan.Warnings, checkWarnings(snap)...)
+	pl.plan.Warnings = append(pl.plan.Warnings, CheckWarnings(snap)...)
 	return pl.plan, nil
 }
 
@@ -445,11 +445,11 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 		if r.Stateful() {
 			return fmt.Errorf("%s (%s): a state handler cannot itself be stateful: its state would have to be read before it could be read", h, r.Range)
 		}
-		ref, err := pl.e.readState(ctx, r)
+		ref, err := pl.e.ReadState(ctx, r)
 		if err != nil {
 			return err
 		}
-		view, outputs := ref.view, ref.outputs
+		view, outputs := ref.View, ref.Outputs
 		pl.plan.handlers[h] = ref
 		pl.plan.States[h] = view
 		pl.plan.Known[h] = outputs
@@ -529,8 +529,8 @@ func (e *Engine) handlerNotReady(h string, snap *source.Snapshot) error {
 	return fmt.Errorf("state handler %s is not a resource of the deployment", h)
 }
 
-// readState creates a state handler resource and reads its state.
-func (e *Engine) readState(ctx context.Context, r *source.Resource) (*handlerRef, error) {
+// ReadState creates a state handler resource and reads its state.
+func (e *Engine) ReadState(ctx context.Context, r *source.Resource) (*HandlerRef, error) {
 	addr := r.Address.String()
 	resp, err := e.providers.callHandler(ctx, r.Provider, addr, &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: false,
@@ -550,7 +550,7 @@ func (e *Engine) readState(ctx context.Context, r *source.Resource) (*handlerRef
 		return nil, fmt.Errorf("%w (read through provider %s)", err, r.Provider)
 	}
 	view.SetSize(int64(size))
-	return &handlerRef{resource: r, outputs: outputs, view: view}, nil
+	return &HandlerRef{Resource: r, Outputs: outputs, View: view}, nil
 }
 
 // settle feeds the recorded outputs of unchanged resources back into the
@@ -584,7 +584,7 @@ func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.S
 		if !added {
 			return snap, nil
 		}
-		next, err := pl.e.resolve(ctx, pl.plan.Known)
+		next, err := pl.e.Snapshot(ctx, pl.plan.Known)
 		if err != nil {
 			return nil, err
 		}
@@ -598,7 +598,7 @@ func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.S
 // ones.
 func (pl *planner) unchanged(r *source.Resource, addr string) bool {
 	rec := pl.recorded[addr]
-	return rec != nil && r.Stateful() && rec.Entry.Type == r.Type && !pl.replace[addr] && sameInputs(keptInputs(r, rec), rec.Entry.InputProperties)
+	return rec != nil && r.Stateful() && rec.Entry.Type == r.Type && !pl.replace[addr] && SameInputs(keptInputs(r, rec), rec.Entry.InputProperties)
 }
 
 func recordedOutputs(rec *statedoc.Recorded) map[string]any {
@@ -637,12 +637,12 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 	// was found unchanged already.
 	right := map[*source.Resource]bool{}
 	for {
-		next, err := pl.e.resolve(ctx, pl.plan.Known)
+		next, err := pl.e.Snapshot(ctx, pl.plan.Known)
 		if err != nil {
 			for addr := range guessed {
 				delete(pl.plan.Known, addr)
 			}
-			return pl.e.resolve(ctx, pl.plan.Known)
+			return pl.e.Snapshot(ctx, pl.plan.Known)
 		}
 		wrong := maps.Clone(guessed)
 		for _, r := range next.Ready {
@@ -753,7 +753,7 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 	}
 	sort.Strings(gone)
 	for _, addr := range gone {
-		if underStructural(pl.recorded[addr].Address, snap) {
+		if UnderStructural(pl.recorded[addr].Address, snap) {
 			continue
 		}
 		pl.plan.add(pl.e.orphanChange(pl.recorded[addr], snap))
@@ -767,7 +767,7 @@ func (pl *planner) planDestroyAll() {
 	}
 }
 
-func underStructural(a source.Address, snap *source.Snapshot) bool {
+func UnderStructural(a source.Address, snap *source.Snapshot) bool {
 	for _, b := range snap.Blocked {
 		if b.Structural && a.HasPrefix(b.Address) {
 			return true
@@ -779,12 +779,12 @@ func underStructural(a source.Address, snap *source.Snapshot) bool {
 // changeFor classifies a resource whose inputs are known, with its
 // lifecycle's ignore_changes applied and --replace honoured.
 func (pl *planner) changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
-	return decide(r, rec, pl.replace[r.Address.String()])
+	return Decide(r, rec, pl.replace[r.Address.String()])
 }
 
-// decide classifies a resource whose inputs are known, with its
+// Decide classifies a resource whose inputs are known, with its
 // lifecycle's ignore_changes applied; replace forces a replacement.
-func decide(r *source.Resource, rec *statedoc.Recorded, replace bool) *Change {
+func Decide(r *source.Resource, rec *statedoc.Recorded, replace bool) *Change {
 	if rec != nil {
 		rec = adopted(r, rec)
 	}
@@ -810,7 +810,7 @@ func changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
 		// A provider updates an object of one type; another type is
 		// another object.
 		c.Action, c.Prior = ActionReplace, rec
-	case sameInputs(r.Inputs, rec.Entry.InputProperties) && !moves(r, rec):
+	case SameInputs(r.Inputs, rec.Entry.InputProperties) && !MovesState(r, rec):
 		c.Action, c.Prior = ActionNoOp, rec
 	default:
 		c.Action, c.Prior = ActionUpdate, rec
@@ -818,23 +818,23 @@ func changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
 	switch {
 	case rec != nil && rec.Entry.Type != r.Type:
 		c.Note = fmt.Sprintf("type changed from %s to %s: destroyed, then created", rec.Entry.Type, r.Type)
-	case rec != nil && moves(r, rec):
+	case rec != nil && MovesState(r, rec):
 		c.Note = fmt.Sprintf("moves from state %s to %s", rec.Handler, r.State)
 	}
 	return c
 }
 
-// moves reports whether a stateful resource now names another state
+// MovesState reports whether a stateful resource now names another state
 // handler than the one that records it: the entry must move.
-func moves(r *source.Resource, rec *statedoc.Recorded) bool {
+func MovesState(r *source.Resource, rec *statedoc.Recorded) bool {
 	return r.State != nil && r.State.String() != rec.Handler
 }
 
-func (e *Engine) destroyChange(rec *statedoc.Recorded) *Change {
+func (e *Engine) DestroyChange(rec *statedoc.Recorded) *Change {
 	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
-	if !e.providers.declared(rec.Entry.Provider) {
-		c.Note = "apply will fail for this resource: " + orphanAdvice(rec.Entry.Provider, rec.Address)
-	} else if !e.providers.supports(rec.Entry.Provider, schema.OperationDestroy) {
+	if !e.providers.Declared(rec.Entry.Provider) {
+		c.Note = "apply will fail for this resource: " + OrphanAdvice(rec.Entry.Provider, rec.Address)
+	} else if !e.providers.Supports(rec.Entry.Provider, schema.OperationDestroy) {
 		c.Note = fmt.Sprintf("provider %q does not declare the destroy operation; apply will fail for this resource: remove the real object yourself, then run: pier state forget %s", rec.Entry.Provider, rec.Address)
 	}
 	return c
@@ -852,9 +852,9 @@ func (e *Engine) checkResource(r *source.Resource, states map[string]*statedoc.V
 	return nil
 }
 
-// sameInputs compares JSON inputs as values, so that 1 and 1.0, or a
+// SameInputs compares JSON inputs as values, so that 1 and 1.0, or a
 // json.Number and a float64 of the same value, are equal, and
 // 9007199254740993 and 9007199254740992 are not.
-func sameInputs(a, b map[string]any) bool {
+func SameInputs(a, b map[string]any) bool {
 	return equalJSON(a, b)
 }

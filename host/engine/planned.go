@@ -183,7 +183,7 @@ func (c *Change) RedactedValues() (before, after map[string]any) {
 			redact.At(after, steps)
 		}
 	}
-	if secrets := c.secretTexts(); len(secrets) > 0 {
+	if secrets := c.SecretTexts(); len(secrets) > 0 {
 		before, _ = redact.InValue(before, secrets).(map[string]any)
 		after, _ = redact.InValue(after, secrets).(map[string]any)
 	}

@@ -23,7 +23,7 @@ import (
 func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	var todo []*Change
 	for _, c := range p.Changes {
-		if !previewable(c) || !e.providers.supports(c.Resource.Provider, schema.OperationPreview) {
+		if !previewable(c) || !e.providers.Supports(c.Resource.Provider, schema.OperationPreview) {
 			continue
 		}
 		todo = append(todo, c)
@@ -43,7 +43,7 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	g.SetLimit(e.cfg.parallelism())
 	for i, c := range todo {
 		g.Go(func() error {
-			secrets := c.secretTexts()
+			secrets := c.SecretTexts()
 			e.secrets.Set(c.Addr(), secrets)
 			diags[i], errs[i] = e.preview(ctx, c, loc)
 			if len(secrets) > 0 {
@@ -91,7 +91,7 @@ func previewable(c *Change) bool {
 	case ActionReplace:
 		return c.Prior != nil && c.Prior.Entry.Type != c.Resource.Type
 	case ActionUpdate:
-		return c.Prior != nil && c.Prior.Entry.Type == c.Resource.Type && !sameInputs(c.Resource.Inputs, c.Prior.Entry.InputProperties)
+		return c.Prior != nil && c.Prior.Entry.Type == c.Resource.Type && !SameInputs(c.Resource.Inputs, c.Prior.Entry.InputProperties)
 	}
 	return false
 }
@@ -110,7 +110,7 @@ func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) 
 	} else {
 		req.IsStateful = r.Stateful()
 	}
-	resp, err := e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{PreviewResourceRequest: req})
+	resp, err := e.providers.Call(ctx, r.Provider, c.Addr(), &schema.Request{PreviewResourceRequest: req})
 	if err != nil {
 		return nil, fmt.Errorf("preview the %s of %s (provider %s): %w", what, c.Addr(), r.Provider, err)
 	}

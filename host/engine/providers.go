@@ -24,10 +24,10 @@ import (
 // description's, in Config.Builtins.
 const terraformAdapter = "terraform"
 
-// providers holds one lazily started pool per provider declaration. A pool
+// Providers holds one lazily started pool per provider declaration. A pool
 // starts processes only on first use, so a provider whose resources are all
 // unchanged is never started.
-type providers struct {
+type Providers struct {
 	cfg   Config
 	decls map[string]*source.Provider
 	// tf runs the Terraform providers, one per declaration and command:
@@ -38,8 +38,8 @@ type providers struct {
 	pools map[string]*provider.Pool
 }
 
-func newProviders(cfg Config) *providers {
-	return &providers{cfg: cfg, decls: map[string]*source.Provider{}, pools: map[string]*provider.Pool{},
+func newProviders(cfg Config) *Providers {
+	return &Providers{cfg: cfg, decls: map[string]*source.Provider{}, pools: map[string]*provider.Pool{},
 		tf: &tfschema.Fetcher{Pier: cfg.PierExecutable, Dir: cfg.Dir, Logger: cfg.logger()}}
 }
 
@@ -56,7 +56,7 @@ func tfConfig(d *source.Provider) ([]byte, error) {
 
 // tfSchema returns the schema of a Terraform provider declaration,
 // starting its provider process (shared with its bridges) on first use.
-func (p *providers) tfSchema(ctx context.Context, name string) (*tfschema.Schema, error) {
+func (p *Providers) tfSchema(ctx context.Context, name string) (*tfschema.Schema, error) {
 	d := p.decl(name)
 	if d == nil || d.Terraform == "" {
 		return nil, fmt.Errorf("provider %q is not a Terraform provider declared in the deployment", name)
@@ -68,9 +68,9 @@ func (p *providers) tfSchema(ctx context.Context, name string) (*tfschema.Schema
 	return p.tf.Schema(ctx, d.Terraform, cfg)
 }
 
-// declare records provider declarations seen in a snapshot. A later
+// Declare records provider declarations seen in a snapshot. A later
 // snapshot may add providers (a Nix source discovers them in rounds).
-func (p *providers) declare(decls map[string]*source.Provider) {
+func (p *Providers) Declare(decls map[string]*source.Provider) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for name, d := range decls {
@@ -81,7 +81,7 @@ func (p *providers) declare(decls map[string]*source.Provider) {
 }
 
 // operations returns the optional operations a provider declared.
-func (p *providers) operations(name string) []schema.Operation {
+func (p *Providers) operations(name string) []schema.Operation {
 	p.mu.Lock()
 	d := p.decls[name]
 	p.mu.Unlock()
@@ -92,14 +92,14 @@ func (p *providers) operations(name string) []schema.Operation {
 	return ops
 }
 
-// declared reports whether the deployment declares a provider.
-func (p *providers) declared(name string) bool {
+// Declared reports whether the deployment declares a provider.
+func (p *Providers) Declared(name string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.decls[name] != nil
 }
 
-func (p *providers) supports(name string, op schema.Operation) bool {
+func (p *Providers) Supports(name string, op schema.Operation) bool {
 	return slices.Contains(p.operations(name), op)
 }
 
@@ -125,27 +125,27 @@ func (c Config) declaredOperations(d *source.Provider) ([]schema.Operation, erro
 }
 
 // pool returns the pool of a provider, creating (not starting) it.
-func (p *providers) pool(name string) (*provider.Pool, error) {
+func (p *Providers) pool(name string) (*provider.Pool, error) {
 	return p.poolFor(name, name, 0)
 }
 
-// handlerPool returns a one-process pool dedicated to one state handler.
+// HandlerPool returns a one-process pool dedicated to one state handler.
 // A state provider may lock its storage on first use and hold the lock
 // for its lifetime (state_file does), so every read and event of one
 // handler must reach the same process, and no resource request may queue
 // behind it. The process is never replaced (see
 // [provider.NewHolderPool]): once it is lost, so is the lock.
-func (p *providers) handlerPool(name, handler string) (*provider.Pool, error) {
+func (p *Providers) HandlerPool(name, handler string) (*provider.Pool, error) {
 	return p.poolFor(handlerKey(name, handler), name, holderPool)
 }
 
 func handlerKey(name, handler string) string { return name + " state " + handler }
 
-// retakeHandler replaces a state handler's lost pool with a new one,
+// RetakeHandler replaces a state handler's lost pool with a new one,
 // whose process takes the lock again on its first request: only for
 // recording what was done under the lost one, once the caller has
 // stopped everything else (see applier.retake).
-func (p *providers) retakeHandler(name, handler string) (*provider.Pool, error) {
+func (p *Providers) RetakeHandler(name, handler string) (*provider.Pool, error) {
 	key := handlerKey(name, handler)
 	p.mu.Lock()
 	old := p.pools[key]
@@ -154,7 +154,7 @@ func (p *providers) retakeHandler(name, handler string) (*provider.Pool, error) 
 	if old != nil {
 		_ = old.Close() // its process is gone; this reaps what is left
 	}
-	return p.handlerPool(name, handler)
+	return p.HandlerPool(name, handler)
 }
 
 // holderPool is poolFor's size for a state handler's pool.
@@ -162,7 +162,7 @@ const holderPool = -1
 
 // poolFor returns the pool under key for provider name, sized size (0:
 // the declaration's parallelism; holderPool: a state handler's).
-func (p *providers) poolFor(key, name string, size int) (*provider.Pool, error) {
+func (p *Providers) poolFor(key, name string, size int) (*provider.Pool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pl, ok := p.pools[key]; ok {
@@ -213,7 +213,7 @@ func (p *providers) poolFor(key, name string, size int) (*provider.Pool, error) 
 	return pl, nil
 }
 
-func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
+func (p *Providers) processConfig(d *source.Provider) (provider.Config, error) {
 	ops, err := p.cfg.declaredOperations(d)
 	if err != nil {
 		return provider.Config{}, err
@@ -254,10 +254,10 @@ func (p *providers) processConfig(d *source.Provider) (provider.Config, error) {
 	return pc, nil
 }
 
-// call sends one request to a provider's pool, in the slot the
+// Call sends one request to a provider's pool, in the slot the
 // scheduler reserved for it (see reserve) when ctx carries one.
-func (p *providers) call(ctx context.Context, name, resource string, req *schema.Request) (*schema.Response, error) {
-	if s, ok := ctx.Value(slotKey{}).(*slot); ok && s.name == name && s.rv != nil {
+func (p *Providers) Call(ctx context.Context, name, resource string, req *schema.Request) (*schema.Response, error) {
+	if s, ok := ctx.Value(slotKey{}).(*Slot); ok && s.name == name && s.rv != nil {
 		return s.rv.Call(ctx, resource, req)
 	}
 	pl, err := p.pool(name)
@@ -267,62 +267,63 @@ func (p *providers) call(ctx context.Context, name, resource string, req *schema
 	return pl.Call(ctx, resource, req)
 }
 
-// slot is a request slot of one provider's pool, reserved by the
+// Slot is a request slot of one provider's pool, reserved by the
 // scheduler for one operation.
-type slot struct {
+type Slot struct {
 	name string
 	rv   *provider.Reservation
 }
 
 type slotKey struct{}
 
-// reserve takes a free request slot of a provider's pool without waiting:
+// Reserve takes a free request slot of a provider's pool without waiting:
 // the pool's size is the provider's parallelism, and a provider whose
 // processes are all busy must not hold up the others. A provider without
 // a pool (not declared) gets an empty slot: its call fails on its own.
-func (p *providers) reserve(name, resource string) (*slot, bool) {
+func (p *Providers) Reserve(name, resource string) (*Slot, bool) {
 	pl, err := p.pool(name)
 	if err != nil {
-		return &slot{name: name}, true
+		return &Slot{name: name}, true
 	}
 	rv, ok := pl.TryReserve(resource)
 	if !ok {
 		return nil, false
 	}
-	return &slot{name: name, rv: rv}, true
+	return &Slot{name: name, rv: rv}, true
 }
 
-// warmIndex is the index of the first of nodes whose resource the
-// provider's pool would serve on the process that last served it (see
+// WarmIndex is the index of the first of n queued resources (addr spells
+// the ith's address) that the provider's pool would serve on the process
+// that last served it (see
 // [provider.Pool.FirstWarm]), or 0. Only a provider that previews keeps
 // anything from one request of a resource to the next (the Terraform
 // bridge keeps its plan), so only its queue is searched.
-func (p *providers) warmIndex(name string, nodes []*node) int {
-	if len(nodes) < 2 || !p.supports(name, schema.OperationPreview) {
+func (p *Providers) WarmIndex(name string, n int, addr func(i int) string) int {
+	if n < 2 || !p.Supports(name, schema.OperationPreview) {
 		return 0
 	}
 	pl, err := p.pool(name)
 	if err != nil {
 		return 0
 	}
-	return max(pl.FirstWarm(len(nodes), func(i int) string { return nodes[i].addr() }), 0)
+	return max(pl.FirstWarm(n, addr), 0)
 }
 
-// withSlot makes the provider calls under ctx use s.
-func withSlot(ctx context.Context, s *slot) context.Context {
+// WithSlot makes the provider calls under ctx use s.
+func WithSlot(ctx context.Context, s *Slot) context.Context {
 	return context.WithValue(ctx, slotKey{}, s)
 }
 
-// release gives back a slot no call used.
-func (s *slot) release() {
+// Release gives back a slot no call used.
+func (s *Slot) Release() {
 	if s.rv != nil {
 		s.rv.Release()
 	}
 }
 
 // callHandler sends one request to a state handler's own process.
-func (p *providers) callHandler(ctx context.Context, name, handler string, req *schema.Request) (*schema.Response, error) {
-	pl, err := p.handlerPool(name, handler)
+func (p *Providers) callHandler(ctx context.Context, name, handler string, req *schema.Request) (*schema.Response, error) {
+	pl, err := p.HandlerPool(name, handler)
 	if err != nil {
 		return nil, err
 	}
@@ -331,8 +332,8 @@ func (p *providers) callHandler(ctx context.Context, name, handler string, req *
 
 // callHandlerSized is callHandler that also returns the response line's
 // length: for a state read, the size of the state.
-func (p *providers) callHandlerSized(ctx context.Context, name, handler string, req *schema.Request) (*schema.Response, int, error) {
-	pl, err := p.handlerPool(name, handler)
+func (p *Providers) callHandlerSized(ctx context.Context, name, handler string, req *schema.Request) (*schema.Response, int, error) {
+	pl, err := p.HandlerPool(name, handler)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -340,7 +341,7 @@ func (p *providers) callHandlerSized(ctx context.Context, name, handler string, 
 }
 
 // started counts provider processes started so far, by provider name.
-func (p *providers) started() map[string]int {
+func (p *Providers) started() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]int{}
@@ -354,7 +355,7 @@ func (p *providers) started() map[string]int {
 }
 
 // close stops every provider process and waits for them.
-func (p *providers) close() error {
+func (p *Providers) close() error {
 	p.mu.Lock()
 	pools := p.pools
 	p.pools = map[string]*provider.Pool{}

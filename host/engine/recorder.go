@@ -10,14 +10,14 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-// recorder appends state events to one state handler. It commits in
+// Recorder appends state events to one state handler. It commits in
 // groups: while one append is in flight, later changes queue up and go out
 // together as one event with one patch, so durability costs one sync per
 // batch rather than one per resource.
-type recorder struct {
+type Recorder struct {
 	e       *Engine
 	handler string
-	ref     *handlerRef
+	ref     *HandlerRef
 	doc     *statedoc.Stored
 	reqs    chan *recordReq
 	done    chan struct{}
@@ -33,14 +33,17 @@ type recordReq struct {
 	err   chan error
 }
 
-func newRecorder(e *Engine, handler string, ref *handlerRef) *recorder {
-	r := &recorder{e: e, handler: handler, ref: ref, doc: ref.view.Stored(), reqs: make(chan *recordReq, 64), done: make(chan struct{})}
+func NewRecorder(e *Engine, handler string, ref *HandlerRef) *Recorder {
+	r := &Recorder{e: e, handler: handler, ref: ref, doc: ref.View.Stored(), reqs: make(chan *recordReq, 64), done: make(chan struct{})}
 	go r.loop()
 	return r
 }
 
-// record queues a change and waits until it is durable.
-func (r *recorder) record(ctx context.Context, event string, build func(*statedoc.PatchBuilder) error) error {
+// Ref is the state handler the recorder appends through.
+func (r *Recorder) Ref() *HandlerRef { return r.ref }
+
+// Record queues a change and waits until it is durable.
+func (r *Recorder) Record(ctx context.Context, event string, build func(*statedoc.PatchBuilder) error) error {
 	req := &recordReq{ctx: ctx, event: event, build: build, err: make(chan error, 1)}
 	select {
 	case r.reqs <- req:
@@ -55,12 +58,12 @@ func (r *recorder) record(ctx context.Context, event string, build func(*statedo
 	}
 }
 
-func (r *recorder) close() {
+func (r *Recorder) Close() {
 	close(r.reqs)
 	<-r.done
 }
 
-func (r *recorder) loop() {
+func (r *Recorder) loop() {
 	defer close(r.done)
 	for req := range r.reqs {
 		batch := []*recordReq{req}
@@ -81,7 +84,7 @@ func (r *recorder) loop() {
 }
 
 // commit builds one patch from a batch and appends it as one event.
-func (r *recorder) commit(batch []*recordReq) {
+func (r *Recorder) commit(batch []*recordReq) {
 	if r.broken != nil {
 		for _, req := range batch {
 			req.err <- fmt.Errorf("an earlier append to this state failed: %w", r.broken)
@@ -127,6 +130,10 @@ func (r *recorder) commit(batch []*recordReq) {
 	}
 }
 
+// EventPending names an event that records only intents, or clears one
+// whose operation the provider refused.
+const EventPending = "pending"
+
 // batchEvent names the event of a group commit after what it records, in
 // order, so that the log still says a replace's destroy happened when it
 // shares an event with an update ("destroy+update"). An intent riding
@@ -134,15 +141,15 @@ func (r *recorder) commit(batch []*recordReq) {
 // still a forget.
 func batchEvent(events []string) string {
 	if len(events) > 1 {
-		events = slices.DeleteFunc(slices.Clone(events), func(e string) bool { return e == eventPending })
+		events = slices.DeleteFunc(slices.Clone(events), func(e string) bool { return e == EventPending })
 	}
 	return strings.Join(events, "+")
 }
 
-func (r *recorder) append(ctx context.Context, event string, patch schema.Patch) error {
-	res := r.ref.resource
+func (r *Recorder) append(ctx context.Context, event string, patch schema.Patch) error {
+	res := r.ref.Resource
 	_, err := r.e.providers.callHandler(ctx, res.Provider, r.handler, &schema.Request{StateResourceEvent: &schema.StateResourceEvent{
-		Resource:      schema.ExtantResource{Type: res.Type, InputProperties: res.Inputs, OutputProperties: r.ref.outputs},
+		Resource:      schema.ExtantResource{Type: res.Type, InputProperties: res.Inputs, OutputProperties: r.ref.Outputs},
 		Event:         event,
 		NixopsVersion: r.e.cfg.nixopsVersion(),
 		Patch:         patch,

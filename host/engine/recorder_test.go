@@ -8,9 +8,9 @@ func TestBatchEvent(t *testing.T) {
 		want   string
 	}{
 		{[]string{"create"}, "create"},
-		{[]string{eventPending}, eventPending},
-		{[]string{eventPending, "forget"}, "forget"},
-		{[]string{"destroy", eventPending, "update"}, "destroy+update"},
+		{[]string{EventPending}, EventPending},
+		{[]string{EventPending, "forget"}, "forget"},
+		{[]string{"destroy", EventPending, "update"}, "destroy+update"},
 		{[]string{"create", "destroy"}, "create+destroy"},
 	}
 	for _, tc := range tests {

@@ -107,7 +107,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 		if !o.refreshes(rec.Address) && always[addr] == nil {
 			continue
 		}
-		if !pl.e.providers.declared(rec.Entry.Provider) || !pl.e.providers.supports(rec.Entry.Provider, schema.OperationRead) {
+		if !pl.e.providers.Declared(rec.Entry.Provider) || !pl.e.providers.Supports(rec.Entry.Provider, schema.OperationRead) {
 			if r := always[addr]; r != nil {
 				who := fmt.Sprintf("%s (%s) sets", addr, r.Range)
 				if !r.Refresh {
@@ -138,8 +138,8 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 			secrets := redact.EntrySecrets(rec.Entry)
 			pl.e.secrets.Set(addr, secrets)
 			start := time.Now()
-			pl.e.emit(Event{Type: EventStatus, Status: StatusRefreshing, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
-			resp, err := pl.e.providers.call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
+			pl.e.Emit(Event{Type: EventStatus, Status: StatusRefreshing, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
+			resp, err := pl.e.providers.Call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
 				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
 			}})
 			if err != nil {
@@ -147,7 +147,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 				return nil
 			}
 			results[i].resp = resp.ReadResourceResponse
-			pl.e.emit(Event{Type: EventStatus, Status: StatusRefreshed, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
+			pl.e.Emit(Event{Type: EventStatus, Status: StatusRefreshed, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
 			return nil
 		})
 	}
@@ -173,7 +173,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 		if read.InputProperties != nil {
 			now.InputProperties = read.InputProperties
 		}
-		if sameInputs(now.InputProperties, rec.Entry.InputProperties) && sameInputs(now.OutputProperties, rec.Entry.OutputProperties) {
+		if SameInputs(now.InputProperties, rec.Entry.InputProperties) && SameInputs(now.OutputProperties, rec.Entry.OutputProperties) {
 			continue
 		}
 		pl.plan.Drift = append(pl.plan.Drift, &Drift{Address: rec.Address, Handler: rec.Handler, Recorded: rec.Entry, Now: now})
@@ -203,28 +203,6 @@ func (p *Plan) DriftOf(addr string) *Drift {
 	for _, d := range p.Drift {
 		if d.Address.String() == addr {
 			return d
-		}
-	}
-	return nil
-}
-
-// recordDrift records, before anything else is applied, what a refresh
-// read of the objects the plan leaves alone, so that state matches them.
-// Changed objects record their new entry when changed; gone ones when
-// created again or destroyed.
-func (a *applier) recordDrift(ctx context.Context) error {
-	for _, d := range a.live.Drift {
-		c := a.live.Change(d.Address.String())
-		if d.Gone || c == nil || c.Action != ActionNoOp {
-			continue
-		}
-		r := a.recorders[d.Handler]
-		if r == nil {
-			return fmt.Errorf("record the refreshed %s: state handler %s was not read", d.Address, d.Handler)
-		}
-		now := d.Now
-		if err := r.record(ctx, "refresh", func(pb *statedoc.PatchBuilder) error { return pb.Put(d.Address, now) }); err != nil {
-			return fmt.Errorf("record the refreshed %s in state %s: %w", d.Address, d.Handler, err)
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/statedoc"
 )
 
@@ -45,26 +44,11 @@ func (pl *planner) planRefreshOnly(ctx context.Context) (*Plan, error) {
 			p.Known[addr] = out
 		}
 	}
-	snap, err := pl.e.resolve(ctx, p.Known)
+	snap, err := pl.e.Snapshot(ctx, p.Known)
 	if err != nil {
 		return nil, err
 	}
 	p.Snapshot = snap
 	p.sort()
 	return p, nil
-}
-
-// Refresh records one object as a refresh-only read found it (op.Now):
-// its entry as read, or, when it is gone, no entry, in the state the read
-// was of. No provider is called.
-func (a *applier) Refresh(ctx context.Context, op execgraph.Refresh[*statedoc.Recorded]) (map[string]any, error) {
-	addr := op.Prior.Address
-	if op.Now == nil {
-		return nil, a.record(ctx, op.State, "refresh", func(pb *statedoc.PatchBuilder) error {
-			pb.Remove(addr)
-			return nil
-		})
-	}
-	now := op.Now.Entry
-	return now.OutputProperties, a.record(ctx, op.State, "refresh", func(pb *statedoc.PatchBuilder) error { return pb.Put(addr, now) })
 }

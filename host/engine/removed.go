@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -35,14 +33,14 @@ func (e *Engine) orphanChange(rec *statedoc.Recorded, snap *source.Snapshot) *Ch
 	rm := removedFor(snap, rec.Address)
 	switch {
 	case rm == nil:
-		return e.destroyChange(rec)
+		return e.DestroyChange(rec)
 	case !rm.Destroy:
 		return &Change{Address: rec.Address, Action: ActionForget, Prior: rec,
 			Note: fmt.Sprintf("removed block at %s: destroy = false, so the object is left alone and pier forgets it", rm.Range)}
 	case rm.Provider != "":
 		r := *rec
 		r.Entry.Provider = rm.Provider
-		c := e.destroyChange(&r)
+		c := e.DestroyChange(&r)
 		note := fmt.Sprintf("through provider %s, as the removed block at %s says", rm.Provider, rm.Range)
 		if c.Note != "" {
 			note += "; " + c.Note
@@ -50,12 +48,12 @@ func (e *Engine) orphanChange(rec *statedoc.Recorded, snap *source.Snapshot) *Ch
 		c.Note = note
 		return c
 	}
-	return e.destroyChange(rec)
+	return e.DestroyChange(rec)
 }
 
-// orphanAdvice says how to proceed with a record pier cannot destroy
+// OrphanAdvice says how to proceed with a record pier cannot destroy
 // because its provider is missing.
-func orphanAdvice(provider string, addr source.Address) string {
+func OrphanAdvice(provider string, addr source.Address) string {
 	from := removedFrom(addr)
 	if provider == "" {
 		return fmt.Sprintf("its state entry names no provider (it was written without one, e.g. by NixOps4), so pier cannot tell which provider destroys it: add removed { from = %s, provider = provider.NAME } to destroy it through a declared provider, or removed { from = %s, destroy = false } to forget it and leave the object", from, from)
@@ -77,13 +75,4 @@ func removedFrom(a source.Address) string {
 		}
 	}
 	return s
-}
-
-// Forget removes a record a removed block with destroy = false lets go
-// of, with a "forget" event; its provider is not asked.
-func (a *applier) Forget(ctx context.Context, op execgraph.Forget[*statedoc.Recorded]) error {
-	return a.record(ctx, op.Prior.Handler, "forget", func(pb *statedoc.PatchBuilder) error {
-		pb.Remove(op.Prior.Address)
-		return nil
-	})
 }

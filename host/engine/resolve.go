@@ -109,10 +109,10 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 		build = func(pb *statedoc.PatchBuilder) error { pb.Remove(a); return nil }
 	}
 	ref := pl.plan.handlers[h]
-	r := newRecorder(e, h, ref)
-	defer r.close()
-	if err := r.record(ctx, event, build); err != nil {
-		return res, fmt.Errorf("resolve the pending %s of %s in state %s (provider %s): %w", p.Operation, addr, h, ref.resource.Provider, err)
+	r := NewRecorder(e, h, ref)
+	defer r.Close()
+	if err := r.Record(ctx, event, build); err != nil {
+		return res, fmt.Errorf("resolve the pending %s of %s in state %s (provider %s): %w", p.Operation, addr, h, ref.Resource.Provider, err)
 	}
 	return res, nil
 }
@@ -124,7 +124,7 @@ func (e *Engine) canImportPending(a source.Address, h string, p statedoc.Pending
 	switch {
 	case recorded:
 		return fmt.Errorf("state %s still records the object %s was replacing, so a second object cannot be recorded there: if the new object exists, remove it yourself, then run pier state resolve %s --absent, and the next apply replaces it again", h, a, a)
-	case !e.providers.supports(p.Provider, schema.OperationImport):
+	case !e.providers.Supports(p.Provider, schema.OperationImport):
 		return fmt.Errorf("provider %q does not declare import, so pier cannot learn the outputs of the object its interrupted create may have made, and records no object with made-up outputs: if it exists, remove it yourself, then run pier state resolve %s --absent, and the next apply creates it", p.Provider, a)
 	case id == "":
 		return fmt.Errorf("--created needs the object's id, to import it from provider %q: pier state resolve %s --created ID (the id pier import takes)", p.Provider, a)

@@ -110,7 +110,7 @@ func fmtErr(c *Change, err error) error {
 }
 
 // decl returns a provider's declaration, or nil.
-func (p *providers) decl(name string) *source.Provider {
+func (p *Providers) decl(name string) *source.Provider {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.decls[name]

@@ -78,5 +78,5 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 	if !changed {
 		return snap, nil
 	}
-	return pl.e.resolve(ctx, pl.plan.Known)
+	return pl.e.Snapshot(ctx, pl.plan.Known)
 }

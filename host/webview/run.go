@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/schema/logkey"
 )
@@ -354,7 +355,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		defer eng.Close()
 		s.log.Info("pier ui: apply started", logkey.Plan, now.ID[:12])
-		res, err := eng.Apply(ctx, run.stop, p)
+		res, err := apply.Run(ctx, eng, run.stop, p)
 		if res != nil {
 			s.runs.publish(run, s.vocab.Summary(res, p.Destroy, err))
 		} else if err != nil {
@@ -436,7 +437,7 @@ func (s *Server) Begin(p *engine.Plan) (*Watch, error) {
 func (w *Watch) Event(ev engine.Event) { w.s.runs.publish(w.run, w.s.vocab.Event(ev)) }
 
 // End sends the summary and ends the run.
-func (w *Watch) End(res *engine.Result, destroy bool, err error) {
+func (w *Watch) End(res *apply.Result, destroy bool, err error) {
 	if res != nil {
 		w.s.runs.publish(w.run, w.s.vocab.Summary(res, destroy, err))
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/session"
 )
@@ -32,7 +33,7 @@ type Vocabulary struct {
 	PlanText func(*engine.Plan) string
 	// Summary is the closing summary line of pier apply --json; late is an
 	// error after the resources were applied.
-	Summary func(res *engine.Result, destroy bool, late error) any
+	Summary func(res *apply.Result, destroy bool, late error) any
 }
 
 // Options configure a [Server].

@@ -1,8 +1,9 @@
-package engine
+package apply
 
 import (
 	"context"
 	"fmt"
+	"github.com/pierhq/pier/host/engine"
 	"sync"
 	"time"
 
@@ -11,13 +12,13 @@ import (
 
 // This file records what apply did in the state handlers' logs.
 
-func (a *applier) recordPut(ctx context.Context, event string, c *Change, outputs map[string]any) error {
+func (a *applier) recordPut(ctx context.Context, event string, c *engine.Change, outputs map[string]any) error {
 	return a.recordPutWith(ctx, event, c, outputs, nil)
 }
 
 // recordPutWith records c's new object, and with also what then
 // belongs in the same event.
-func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, outputs map[string]any, with func(*statedoc.PatchBuilder) error) error {
+func (a *applier) recordPutWith(ctx context.Context, event string, c *engine.Change, outputs map[string]any, with func(*statedoc.PatchBuilder) error) error {
 	r := c.Resource
 	if !r.Stateful() {
 		return nil
@@ -27,7 +28,7 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, ou
 		deps = append(deps, d.String())
 	}
 	entry := statedoc.Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
-	if c.Action == ActionUpdate && c.Prior != nil {
+	if c.Action == engine.ActionUpdate && c.Prior != nil {
 		// Still the object it was imported as; a replacement is not.
 		entry.ImportID = c.Prior.Entry.ImportID
 	}
@@ -39,7 +40,7 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *Change, ou
 	}); err != nil {
 		return err
 	}
-	if c.Prior == nil || !moves(r, c.Prior) {
+	if c.Prior == nil || !engine.MovesState(r, c.Prior) {
 		return nil
 	}
 	// Recorded in the new state first: were pier stopped in between, the
@@ -67,8 +68,8 @@ func (a *applier) commitRecord(ctx context.Context, handler, event string, build
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	if err := rec.record(ctx, event, build); err != nil {
-		if event == eventPending {
+	if err := rec.Record(ctx, event, build); err != nil {
+		if event == engine.EventPending {
 			// An intent, or the clearing of one: no change rides on it.
 			return fmt.Errorf("record in state %s: %w", handler, err)
 		}

@@ -1,4 +1,4 @@
-package engine
+package apply
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
@@ -18,7 +19,7 @@ import (
 type ResourceError struct {
 	Address  string
 	Provider string
-	Action   Action
+	Action   engine.Action
 	Err      error
 }
 
@@ -97,11 +98,11 @@ func (r *Result) Err() error {
 // owned by the scheduling goroutine (Apply's); workers communicate only
 // through channels.
 type applier struct {
-	e     *Engine
+	e     *engine.Engine
 	graph *execgraph.Graph
 	// live is the plan the graph was built from when it is applied by the
 	// engine that planned it (its drift is recorded); nil for a saved plan.
-	live     *Plan
+	live     *engine.Plan
 	controls execgraph.Controls
 	// decls are the graph's providers, by name.
 	decls map[string]*source.Provider
@@ -139,11 +140,11 @@ type applier struct {
 	resolveAgain bool
 	done         chan nodeResult
 	resolved     chan resolveResult
-	recorders    map[string]*recorder
+	recorders    map[string]*engine.Recorder
 	stopped      bool
 	lastSnap     *source.Snapshot
 	// deps orders the nodes added at run time; see deps.go.
-	deps *depIndex
+	deps *engine.DepIndex
 	// unlinked are the nodes added since the last link.
 	unlinked []*node
 	// absorbed are the ready resources absorbed already: a source returns
@@ -162,30 +163,30 @@ type applier struct {
 	conds conditionWaits
 }
 
-// Apply carries out a plan: it runs the plan's execution graph. Closing
+// Run carries out a plan on the engine e that made it: it runs the plan's execution graph. Closing
 // stop makes it start nothing new and wait for running operations, which
 // are still recorded; cancelling ctx also cancels the running provider
 // requests. Apply returns an error only when it could not run at all;
 // per-resource failures are in the Result.
-func (e *Engine) Apply(ctx context.Context, stop <-chan struct{}, plan *Plan) (*Result, error) {
+func Run(ctx context.Context, e *engine.Engine, stop <-chan struct{}, plan *engine.Plan) (*Result, error) {
 	g, err := plan.Graph()
 	if err != nil {
 		return nil, err
 	}
-	return e.run(ctx, stop, g, plan)
+	return run(ctx, e, stop, g, plan)
 }
 
-// ApplyGraph carries out a saved plan's execution graph on this engine,
+// RunGraph carries out a saved plan's execution graph on the engine e,
 // without planning: its read-state operations start the state handlers
 // and read the states again, and a state whose content moved since the
 // plan refuses it with a [*StaleStateError] before anything changes. The
 // source is asked only for what the graph leaves to run time (resolve and
 // expand operations) and for the deployment's outputs.
-func (e *Engine) ApplyGraph(ctx context.Context, stop <-chan struct{}, g *execgraph.Graph) (*Result, error) {
-	return e.run(ctx, stop, g, nil)
+func RunGraph(ctx context.Context, e *engine.Engine, stop <-chan struct{}, g *execgraph.Graph) (*Result, error) {
+	return run(ctx, e, stop, g, nil)
 }
 
-func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Graph, live *Plan) (*Result, error) {
+func run(ctx context.Context, e *engine.Engine, stop <-chan struct{}, g *execgraph.Graph, live *engine.Plan) (*Result, error) {
 	a := &applier{
 		e: e, graph: g, live: live,
 		states:   map[string]*statedoc.View{},
@@ -198,8 +199,8 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 		done:     make(chan nodeResult),
 		resolved: make(chan resolveResult, 1),
 
-		recorders: map[string]*recorder{},
-		deps:      newDepIndex(),
+		recorders: map[string]*engine.Recorder{},
+		deps:      engine.NewDepIndex(),
 		absorbed:  map[*source.Resource]bool{},
 
 		absorbedBlocked: map[*source.Blocked]bool{},
@@ -208,7 +209,7 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 	if live != nil {
 		a.lastSnap = live.Snapshot
 		if live.Snapshot != nil {
-			e.providers.declare(live.Snapshot.Providers)
+			e.Providers().Declare(live.Snapshot.Providers)
 		}
 	}
 	ops, err := execgraph.Compile[*statedoc.Recorded](g)
@@ -225,19 +226,19 @@ func (e *Engine) run(ctx context.Context, stop <-chan struct{}, g *execgraph.Gra
 		case execgraph.KindProvider:
 			decls[el.Name] = el.Value.(*source.Provider)
 		case execgraph.KindConstant:
-			if c, ok := el.Value.(execgraph.Controls); ok && el.Name == constControls {
+			if c, ok := el.Value.(execgraph.Controls); ok && el.Name == engine.ConstControls {
 				a.controls = c
 			}
 		}
 	}
-	e.providers.declare(decls)
+	e.Providers().Declare(decls)
 	a.decls = decls
 	for _, r := range a.controls.Replace {
 		a.replaceAddrs[r] = true
 	}
 	defer func() {
 		for _, r := range a.recorders {
-			r.close()
+			r.Close()
 		}
 	}()
 	if err := a.readStates(ctx); err != nil {
@@ -324,26 +325,26 @@ func (a *applier) readStates(ctx context.Context) error {
 // are read. The handlers the planning engine read already are reused.
 func (a *applier) ReadState(ctx context.Context, op execgraph.ReadState[*statedoc.Recorded]) error {
 	h := op.Handler.Address.String()
-	var ref *handlerRef
-	if a.live != nil && a.live.madeBy == a.e {
+	var ref *engine.HandlerRef
+	if a.live != nil && a.live.MadeBy(a.e) {
 		// Read by this engine when planning: the same state, its handler
 		// still running.
-		ref = a.live.handlers[h]
+		ref = a.live.HandlerRef(h)
 	}
 	if ref == nil {
 		var err error
-		if ref, err = a.e.readState(ctx, op.Handler); err != nil {
+		if ref, err = a.e.ReadState(ctx, op.Handler); err != nil {
 			return err
 		}
-		if ref.view.ContentHash() != op.Hash.ContentHash() {
+		if ref.View.ContentHash() != op.Hash.ContentHash() {
 			a.moved = append(a.moved, h)
 			return nil
 		}
 	}
-	a.states[h] = ref.view
-	a.known[h] = ref.outputs
+	a.states[h] = ref.View
+	a.known[h] = ref.Outputs
 	a.planned[h] = true
-	a.recorders[h] = newRecorder(a.e, h, ref)
+	a.recorders[h] = engine.NewRecorder(a.e, h, ref)
 	return nil
 }
 
@@ -357,17 +358,17 @@ func (a *applier) build() {
 		if op.Opcode() == execgraph.OpReadState {
 			continue
 		}
-		n := &node{run: op, ref: i, status: StatusPending, change: subject(op)}
+		n := &node{run: op, ref: i, status: engine.StatusPending, change: subject(op)}
 		// A destroy-absent is not a resource: no events.
 		n.quiet = op.Opcode() == execgraph.OpDestroyAbsent
 		a.nodes[i] = n
 		if r, ok := g.Result(n.change.Address.String()); (ok && r == i) || op.Opcode() == execgraph.OpDestroyDeposed {
 			a.byAddr[n.change.Addr()] = n
 		}
-		a.deps.add(n.change)
+		a.deps.Add(n.change)
 		a.unlinked = append(a.unlinked, n)
 		if !n.quiet {
-			a.e.emit(Event{Type: EventStatus, Address: n.change.Addr(), Deposed: n.change.Deposed, Action: n.change.Action, Status: StatusPending, Provider: n.change.Provider()})
+			a.e.Emit(engine.Event{Type: engine.EventStatus, Address: n.change.Addr(), Deposed: n.change.Deposed, Action: n.change.Action, Status: engine.StatusPending, Provider: n.change.Provider()})
 		}
 	}
 	a.link()
@@ -377,43 +378,43 @@ func (a *applier) build() {
 // the scheduler orders and skips by, what progress events and errors
 // name, with the action a plan shows for it. It is the node's own copy,
 // which a resolve fills in at run time.
-func subject(op execgraph.Operation[*statedoc.Recorded]) *Change {
+func subject(op execgraph.Operation[*statedoc.Recorded]) *engine.Change {
 	switch o := op.(type) {
 	case execgraph.Create[*statedoc.Recorded]:
-		return &Change{Address: o.Desired.Address, Action: ActionCreate, Resource: o.Desired}
+		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionCreate, Resource: o.Desired}
 	case execgraph.Update[*statedoc.Recorded]:
-		return &Change{Address: o.Desired.Address, Action: ActionUpdate, Resource: o.Desired, Prior: o.Prior}
+		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionUpdate, Resource: o.Desired, Prior: o.Prior}
 	case execgraph.Destroy[*statedoc.Recorded]:
-		return &Change{Address: o.Prior.Address, Action: ActionDestroy, Prior: o.Prior}
+		return &engine.Change{Address: o.Prior.Address, Action: engine.ActionDestroy, Prior: o.Prior}
 	case execgraph.CreateDepose[*statedoc.Recorded]:
-		return &Change{Address: o.Desired.Address, Action: ActionReplace, Resource: o.Desired, Prior: o.Prior, CreateBeforeDestroy: true, DeposeKey: o.DeposeKey}
+		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionReplace, Resource: o.Desired, Prior: o.Prior, CreateBeforeDestroy: true, DeposeKey: o.DeposeKey}
 	case execgraph.DestroyDeposed[*statedoc.Recorded]:
-		return &Change{Address: o.Deposed.Address, Action: ActionDestroy, Prior: o.Deposed, Deposed: o.Key}
+		return &engine.Change{Address: o.Deposed.Address, Action: engine.ActionDestroy, Prior: o.Deposed, Deposed: o.Key}
 	case execgraph.Resolve[*statedoc.Recorded]:
 		addr, _ := source.ParseAddress(o.Address)
-		c := &Change{Address: addr, Action: ActionCreate, Resource: o.Desired, Pending: true, WaitsOn: o.WaitsOn}
+		c := &engine.Change{Address: addr, Action: engine.ActionCreate, Resource: o.Desired, Pending: true, WaitsOn: o.WaitsOn}
 		if o.Prior != nil {
-			c.Action, c.Prior = ActionUpdate, o.Prior
+			c.Action, c.Prior = engine.ActionUpdate, o.Prior
 		}
 		return c
 	case execgraph.Expand[*statedoc.Recorded]:
 		addr, _ := source.ParseAddress(o.Address)
-		return &Change{Address: addr, Action: ActionCreate, Resource: o.Desired, Pending: true, Structural: true, WaitsOn: o.WaitsOn}
+		return &engine.Change{Address: addr, Action: engine.ActionCreate, Resource: o.Desired, Pending: true, Structural: true, WaitsOn: o.WaitsOn}
 	case execgraph.DestroyAbsent[*statedoc.Recorded]:
 		addr, _ := source.ParseAddress(o.Composite)
-		return &Change{Address: addr, Action: ActionDestroy, Structural: true}
+		return &engine.Change{Address: addr, Action: engine.ActionDestroy, Structural: true}
 	case execgraph.Forget[*statedoc.Recorded]:
-		return &Change{Address: o.Prior.Address, Action: ActionForget, Prior: o.Prior}
+		return &engine.Change{Address: o.Prior.Address, Action: engine.ActionForget, Prior: o.Prior}
 	case execgraph.Move[*statedoc.Recorded]:
-		return &Change{Address: o.Desired.Address, Action: ActionMove, Resource: o.Desired, Prior: o.Prior, Move: &MoveSpec{From: o.Prior.Address}}
+		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionMove, Resource: o.Desired, Prior: o.Prior, Move: &engine.MoveSpec{From: o.Prior.Address}}
 	case execgraph.Import[*statedoc.Recorded]:
-		return &Change{Address: o.Desired.Address, Action: ActionImport, Resource: o.Desired, Prior: o.Imported, Import: &ImportSpec{ID: o.ID}}
+		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionImport, Resource: o.Desired, Prior: o.Imported, Import: &engine.ImportSpec{ID: o.ID}}
 	case execgraph.Refresh[*statedoc.Recorded]:
-		d := &Drift{Address: o.Prior.Address, Handler: o.State, Recorded: o.Prior.Entry, Gone: true}
+		d := &engine.Drift{Address: o.Prior.Address, Handler: o.State, Recorded: o.Prior.Entry, Gone: true}
 		if o.Now != nil {
 			d.Now, d.Gone = o.Now.Entry, false
 		}
-		return &Change{Address: o.Prior.Address, Action: ActionRefresh, Prior: o.Prior, Refreshed: d}
+		return &engine.Change{Address: o.Prior.Address, Action: engine.ActionRefresh, Prior: o.Prior, Refreshed: d}
 	}
 	panic(fmt.Sprintf("no subject for a %s operation: this is a bug in pier", op.Opcode()))
 }

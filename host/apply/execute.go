@@ -1,8 +1,9 @@
-package engine
+package apply
 
 import (
 	"context"
 	"fmt"
+	"github.com/pierhq/pier/host/engine"
 	"time"
 
 	"github.com/pierhq/pier/host/execgraph"
@@ -19,17 +20,17 @@ var _ execgraph.Operations[*statedoc.Recorded] = (*applier)(nil)
 
 func (a *applier) start(ctx context.Context, n *node) {
 	a.running++
-	n.status = StatusApplying
+	n.status = engine.StatusApplying
 	n.started = time.Now()
 	c := n.change
-	a.e.secrets.Set(c.Addr(), c.secretTexts())
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusApplying, Provider: c.Provider()})
+	a.e.Secrets().Set(c.Addr(), c.SecretTexts())
+	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: engine.StatusApplying, Provider: c.Provider()})
 	ctx = withChange(a.withWake(ctx, n), c)
 	op := n.run
 	go func() {
 		ctx := ctx
 		if n.slot != nil {
-			ctx = withSlot(ctx, n.slot)
+			ctx = engine.WithSlot(ctx, n.slot)
 		}
 		var out map[string]any
 		err := a.recordable(c)
@@ -39,7 +40,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 		if n.slot != nil {
 			// Before the scheduler hears of it: it may reserve the slot
 			// again at once.
-			n.slot.release()
+			n.slot.Release()
 		}
 		a.done <- nodeResult{n: n, outputs: out, err: err}
 	}()
@@ -47,7 +48,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 
 // recordable refuses, before any provider call, a change that cannot be
 // recorded: one whose state handler the plan did not read.
-func (a *applier) recordable(c *Change) error {
+func (a *applier) recordable(c *engine.Change) error {
 	if r := c.Resource; r != nil && r.Stateful() && a.recorders[r.State.String()] == nil {
 		return fmt.Errorf("%s: state handler %s was not read when planning, so nothing was done: a resource known only during apply must use a state handler the plan already reads", r.Range, r.State)
 	}
@@ -58,11 +59,11 @@ func (a *applier) recordable(c *Change) error {
 // (op.Replaces), that object's Destroy ran first.
 func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &Change{Address: r.Address, Action: ActionCreate, Resource: r}
+	c := &engine.Change{Address: r.Address, Action: engine.ActionCreate, Resource: r}
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
-	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 	}})
 	if err != nil {
@@ -80,16 +81,16 @@ func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Reco
 // record moves to another state, the provider is not asked.
 func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &Change{Address: r.Address, Action: ActionUpdate, Resource: r, Prior: op.Prior}
+	c := &engine.Change{Address: r.Address, Action: engine.ActionUpdate, Resource: r, Prior: op.Prior}
 	prior := op.Prior.Entry
-	if moves(r, op.Prior) && prior.Type == r.Type && sameInputs(r.Inputs, prior.InputProperties) {
+	if engine.MovesState(r, op.Prior) && prior.Type == r.Type && engine.SameInputs(r.Inputs, prior.InputProperties) {
 		// Only the record moves; the provider has nothing to change.
 		return prior.OutputProperties, a.recordPut(ctx, "update", c, prior.OutputProperties)
 	}
 	if err := a.recordIntent(ctx, c, pendingUpdate); err != nil {
 		return nil, err
 	}
-	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
+	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
 		Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 		InputProperties: r.Inputs,
 	}})
@@ -107,10 +108,10 @@ func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Reco
 // is.
 func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Recorded]) error {
 	rec := op.Prior
-	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
+	c := &engine.Change{Address: rec.Address, Action: engine.ActionDestroy, Prior: rec}
 	prior, prov, addr := rec.Entry, rec.Entry.Provider, c.Addr()
 	if op.Replacing {
-		if !a.e.providers.supports(prov, schema.OperationDestroy) {
+		if !a.e.Providers().Supports(prov, schema.OperationDestroy) {
 			return fmt.Errorf("replacing it needs the old object destroyed, but provider %q does not declare the destroy operation (or is no longer declared); remove the real object yourself, then run: pier state forget %s", prov, addr)
 		}
 		// A replace is refused before its first step when its create
@@ -119,17 +120,17 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Re
 			return err
 		}
 	} else {
-		if !a.e.providers.declared(prov) {
-			return fmt.Errorf("%s", orphanAdvice(prov, c.Address))
+		if !a.e.Providers().Declared(prov) {
+			return fmt.Errorf("%s", engine.OrphanAdvice(prov, c.Address))
 		}
-		if !a.e.providers.supports(prov, schema.OperationDestroy) {
+		if !a.e.Providers().Supports(prov, schema.OperationDestroy) {
 			return fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
 		}
 	}
 	if err := a.recordIntent(ctx, c, statedoc.PendingDestroy); err != nil {
 		return err
 	}
-	if _, err := a.e.providers.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+	if _, err := a.e.Providers().Call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
 		err = a.intentFailed(ctx, c, statedoc.PendingDestroy, err)
@@ -150,11 +151,11 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Re
 // the old object later.
 func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &Change{Address: r.Address, Action: ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
+	c := &engine.Change{Address: r.Address, Action: engine.ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
-	resp, err := a.e.providers.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
 	}})
 	if err != nil {
@@ -174,10 +175,10 @@ func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDepose
 	rec := op.Deposed
 	prior := rec.Entry
 	prov := prior.Provider
-	if !a.e.providers.supports(prov, schema.OperationDestroy) {
+	if !a.e.Providers().Supports(prov, schema.OperationDestroy) {
 		return fmt.Errorf("provider %q does not declare the destroy operation (or is no longer declared), so pier cannot destroy this deposed object; remove the real object yourself, then run: pier state forget %s", prov, rec.Address)
 	}
-	if _, err := a.e.providers.call(ctx, prov, rec.Address.String()+deposedSuffix(op.Key), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+	if _, err := a.e.Providers().Call(ctx, prov, rec.Address.String()+engine.DeposedSuffix(op.Key), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
 		return fmt.Errorf("destroy the deposed object (it stays recorded; the next apply tries again): %w", err)
@@ -195,7 +196,7 @@ func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDepose
 // resource's lifecycle says: nothing would destroy a deposed object
 // later in this run.
 func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*statedoc.Recorded]) (map[string]any, error) {
-	c := decide(op.Desired, op.Prior, a.replaceAddrs[op.Address])
+	c := engine.Decide(op.Desired, op.Prior, a.replaceAddrs[op.Address])
 	c.Resource, c.CreateBeforeDestroy, c.DeposeKey = op.Desired, false, ""
 	d, err := a.compileChange(c)
 	if err != nil {
@@ -215,20 +216,20 @@ type decided []execgraph.Operation[*statedoc.Recorded]
 // built directly, not through a graph of their own: a chain of resources
 // known only during apply runs one per resource, and a builder's maps
 // would cost more than the change.
-func (a *applier) compileChange(c *Change) (decided, error) {
+func (a *applier) compileChange(c *engine.Change) (decided, error) {
 	r, prior := c.Resource, c.Prior
 	state := ""
 	if r != nil && r.State != nil {
 		state = r.State.String()
 	}
 	switch c.Action {
-	case ActionCreate:
+	case engine.ActionCreate:
 		return decided{execgraph.Create[*statedoc.Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state}}, nil
-	case ActionUpdate:
+	case engine.ActionUpdate:
 		return decided{execgraph.Update[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, PriorState: prior.Handler}}, nil
-	case ActionDestroy:
+	case engine.ActionDestroy:
 		return decided{execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler}}, nil
-	case ActionReplace:
+	case engine.ActionReplace:
 		if c.CreateBeforeDestroy {
 			return decided{execgraph.CreateDepose[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, DeposeKey: c.DeposeKey}}, nil
 		}
@@ -258,4 +259,61 @@ func (d decided) Run(ctx context.Context, ops execgraph.Operations[*statedoc.Rec
 		}
 	}
 	return out, nil
+}
+
+// Refresh records one object as a refresh-only read found it (op.Now):
+// its entry as read, or, when it is gone, no entry, in the state the read
+// was of. No provider is called.
+func (a *applier) Refresh(ctx context.Context, op execgraph.Refresh[*statedoc.Recorded]) (map[string]any, error) {
+	addr := op.Prior.Address
+	if op.Now == nil {
+		return nil, a.record(ctx, op.State, "refresh", func(pb *statedoc.PatchBuilder) error {
+			pb.Remove(addr)
+			return nil
+		})
+	}
+	now := op.Now.Entry
+	return now.OutputProperties, a.record(ctx, op.State, "refresh", func(pb *statedoc.PatchBuilder) error { return pb.Put(addr, now) })
+}
+
+// Import records the object an import block adopts, with an
+// "import" event: the graph's import operation (OpImport). For an import
+// alone that is the whole change; an update or replace of the imported
+// object is an operation that follows it, so that a failed update leaves
+// the object recorded as it is.
+func (a *applier) Import(ctx context.Context, op execgraph.Import[*statedoc.Recorded]) (map[string]any, error) {
+	rec := op.Imported
+	entry := rec.Entry
+	if err := a.record(ctx, rec.Handler, "import", func(pb *statedoc.PatchBuilder) error { return pb.Put(rec.Address, entry) }); err != nil {
+		return nil, fmt.Errorf("import id %q: %w", op.ID, err)
+	}
+	return entry.OutputProperties, nil
+}
+
+// Move records a move (the graph's move operation), as pier state mv
+// does: one "move" event in the record's state that adds it at its new
+// address and removes it from the old one, so it happens entirely or not
+// at all.
+func (a *applier) Move(ctx context.Context, op execgraph.Move[*statedoc.Recorded]) (map[string]any, error) {
+	from, to, entry := op.Prior.Address, op.Desired.Address, op.Prior.Entry
+	err := a.record(ctx, op.Prior.Handler, "move", func(pb *statedoc.PatchBuilder) error {
+		if err := pb.Put(to, entry); err != nil {
+			return err
+		}
+		pb.Remove(from)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("move %s to %s in state %s: %w", from, to, op.Prior.Handler, err)
+	}
+	return entry.OutputProperties, nil
+}
+
+// Forget removes a record a removed block with destroy = false lets go
+// of, with a "forget" event; its provider is not asked.
+func (a *applier) Forget(ctx context.Context, op execgraph.Forget[*statedoc.Recorded]) error {
+	return a.record(ctx, op.Prior.Handler, "forget", func(pb *statedoc.PatchBuilder) error {
+		pb.Remove(op.Prior.Address)
+		return nil
+	})
 }

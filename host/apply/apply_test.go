@@ -1,4 +1,4 @@
-package engine_test
+package apply_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/adapters/builtin"
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/internal/testbin"
@@ -69,7 +70,7 @@ resource "f%d" {
 	if s := plan.Summary(); s.Create != 40 {
 		t.Fatalf("plan %+v, want 40 creates", s)
 	}
-	res, err := e.Apply(t.Context(), nil, plan)
+	res, err := apply.Run(t.Context(), e, nil, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ resource "f%d" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.Apply(t.Context(), nil, plan)
+	res, err = apply.Run(t.Context(), e, nil, plan)
 	if err != nil || res.Err() != nil || res.Destroyed != 40 {
 		t.Fatalf("destroy: %d destroyed, %v %v", res.Destroyed, err, res.Err())
 	}
@@ -174,7 +175,7 @@ resource "m" {
 	}
 	planner.Close()
 	runner := newEngine()
-	res, err := runner.Apply(t.Context(), nil, plan)
+	res, err := apply.Run(t.Context(), runner, nil, plan)
 	if err != nil || res.Err() != nil || res.Created != 1 {
 		t.Fatalf("apply on another engine: %+v, %v, %v", res, err, res.Err())
 	}

@@ -1,4 +1,4 @@
-package engine_test
+package apply_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/adapters/builtin"
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/internal/testbin"
@@ -66,7 +67,7 @@ resource "c%d" {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				res, err := e.Apply(b.Context(), nil, plan)
+				res, err := apply.Run(b.Context(), e, nil, plan)
 				if err != nil || res.Err() != nil {
 					b.Fatal(err, res.Err())
 				}

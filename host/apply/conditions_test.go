@@ -1,4 +1,4 @@
-package engine_test
+package apply_test
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/adapters/builtin"
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/internal/testbin"
@@ -150,7 +151,7 @@ func TestConditionsApply(t *testing.T) {
 			if err != nil {
 				return
 			}
-			res, err := e.Apply(t.Context(), nil, plan)
+			res, err := apply.Run(t.Context(), e, nil, plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +240,7 @@ func TestPreconditionBeforeReplace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(o engine.PlanOptions) *engine.Result {
+	run := func(o engine.PlanOptions) *apply.Result {
 		src, err := hclsource.Load(dir, hclsource.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -250,7 +251,7 @@ func TestPreconditionBeforeReplace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := e.Apply(t.Context(), nil, plan)
+		res, err := apply.Run(t.Context(), e, nil, plan)
 		if err != nil {
 			t.Fatal(err)
 		}

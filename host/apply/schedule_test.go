@@ -1,8 +1,9 @@
-package engine
+package apply
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -16,9 +17,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pierhq/pier/adapters/builtin"
+	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/internal/testbin"
 )
+
+func addr(t *testing.T, s string) source.Address {
+	t.Helper()
+	a, err := source.ParseAddress(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
 
 // scriptSource answers Resolve from a function of the known outputs. It
 // stands in for a lazy source (Nix) whose blocked members name only the
@@ -88,8 +99,8 @@ func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *so
 	t.Helper()
 	var mu sync.Mutex
 	var events []string
-	record := func(ev Event) {
-		if ev.Type != EventStatus {
+	record := func(ev engine.Event) {
+		if ev.Type != engine.EventStatus {
 			return
 		}
 		mu.Lock()
@@ -102,7 +113,7 @@ func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *so
 		// state_file is not known to pier as a state type.
 		"plain": {Name: "plain", Executable: testbin.Pier(t), Args: []string{"adapter", "local"}, Operations: []string{"destroy"}},
 	}
-	e := New(Config{Source: &scriptSource{answer: answer, providers: providers}, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities, Parallelism: 4, Events: record})
+	e := engine.New(engine.Config{Source: &scriptSource{answer: answer, providers: providers}, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities, Parallelism: 4, Events: record})
 	defer e.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -116,7 +127,7 @@ func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *so
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := e.Apply(ctx, nil, plan)
+		res, err := Run(ctx, e, nil, plan)
 		done <- out{res, err}
 	}()
 	select {
@@ -299,7 +310,7 @@ func TestPlanErrorsNamePositions(t *testing.T) {
 			s := newScripted(t)
 			src := &scriptSource{providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}},
 				answer: func(source.Outputs) *source.Snapshot { return tc.answer(s) }}
-			e := New(Config{Source: src, Dir: t.TempDir(), PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
+			e := engine.New(engine.Config{Source: src, Dir: t.TempDir(), PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 			defer e.Close()
 			_, err := e.Plan(t.Context())
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -337,7 +348,7 @@ func TestDeferredDestroy(t *testing.T) {
 	if res.Err() != nil || res.Destroyed != 1 || res.Created != 1 {
 		t.Fatalf("second apply: %d created, %d destroyed, %v", res.Created, res.Destroyed, res.Err())
 	}
-	e := New(Config{Source: &scriptSource{answer: answer, providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}}, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
+	e := engine.New(engine.Config{Source: &scriptSource{answer: answer, providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}}, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 	defer e.Close()
 	states, err := e.States(t.Context())
 	if err != nil {
@@ -345,5 +356,60 @@ func TestDeferredDestroy(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"g.keep"}, slices.Sorted(maps.Keys(states["state"].Entries))); diff != "" {
 		t.Errorf("recorded (-want +got):\n%s", diff)
+	}
+}
+
+// TestGraphRunsOnAnotherEngine: a plan's graph carries all apply needs, so
+// it runs on an engine that did not plan it, which reads the states again
+// through the read-state operations: a saved and loaded graph applies, and
+// once a state moved, the same graph is refused before anything runs.
+func TestGraphRunsOnAnotherEngine(t *testing.T) {
+	t.Parallel()
+	s := newScripted(t)
+	dir := t.TempDir()
+	answer := func(known source.Outputs) *source.Snapshot {
+		snap := &source.Snapshot{Ready: []*source.Resource{s.handler(), s.memo("a")}}
+		if has(known, "a") {
+			snap.Ready = append(snap.Ready, s.memo("b", "a"))
+		} else {
+			snap.Blocked = append(snap.Blocked, &source.Blocked{Address: addr(t, "b"), WaitsOn: []source.Address{addr(t, "a")}, Resource: s.memo("b", "a")})
+		}
+		return snap
+	}
+	newEngine := func() *engine.Engine {
+		return engine.New(engine.Config{Source: &scriptSource{answer: answer, providers: map[string]*source.Provider{"local": {Name: "local", Builtin: "local"}}},
+			Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
+	}
+	planner := newEngine()
+	p, err := planner.Plan(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := engine.EncodeGraph(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The planning engine's state handler holds the state's lock.
+	planner.Close()
+	loaded, err := engine.DecodeGraph(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine()
+	res, err := RunGraph(t.Context(), e, nil, loaded)
+	e.Close()
+	if err != nil || res.Err() != nil || res.Created != 2 {
+		t.Fatalf("apply of the loaded graph: %+v, %v", res, err)
+	}
+	e = newEngine()
+	defer e.Close()
+	_, err = RunGraph(t.Context(), e, nil, loaded)
+	var stale *StaleStateError
+	if !errors.As(err, &stale) || fmt.Sprint(stale.Handlers) != "[state]" {
+		t.Fatalf("second apply of the graph: %v, want the moved state refused", err)
 	}
 }

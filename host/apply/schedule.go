@@ -1,4 +1,4 @@
-package engine
+package apply
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
@@ -28,17 +29,17 @@ type node struct {
 	// run time.
 	ref execgraph.Ref
 	// change is what the node does to its resource (see subject).
-	change *Change
+	change *engine.Change
 	// quiet nodes (destroy-absent) are not resources: no events.
 	quiet   bool
 	waiting int // unfinished nodes this one waits for
 	linked  bool
 	// dependents are woken when this node finishes.
 	dependents []*node
-	status     Status
+	status     engine.Status
 	started    time.Time
 	// slot is the provider request slot reserved for the node's run.
-	slot *slot
+	slot *engine.Slot
 	// address caches change.Addr() for the scheduler's searches.
 	address string
 }
@@ -67,19 +68,19 @@ type resolveResult struct {
 
 // addNode adds a node the graph did not have, running op: a member of an
 // expanded composite, or the destroy of one that is gone.
-func (a *applier) addNode(c *Change, op execgraph.Operation[*statedoc.Recorded]) *node {
-	n := &node{run: op, ref: execgraph.None, change: c, status: StatusPending}
+func (a *applier) addNode(c *engine.Change, op execgraph.Operation[*statedoc.Recorded]) *node {
+	n := &node{run: op, ref: execgraph.None, change: c, status: engine.StatusPending}
 	a.byAddr[c.Addr()] = n
 	a.nodes = append(a.nodes, n)
 	a.unlinked = append(a.unlinked, n)
-	a.deps.add(c)
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusPending, Provider: c.Provider()})
+	a.deps.Add(c)
+	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: engine.StatusPending, Provider: c.Provider()})
 	return n
 }
 
 // addDecided adds a node for a change decided at run time; one that
 // cannot be compiled fails.
-func (a *applier) addDecided(c *Change) {
+func (a *applier) addDecided(c *engine.Change) {
 	d, err := a.compileChange(c)
 	n := a.addNode(c, d)
 	if err != nil {
@@ -100,7 +101,7 @@ func (a *applier) dependencies(n *node) []*node {
 		}
 		return out
 	}
-	for _, d := range a.deps.deps(n.change) {
+	for _, d := range a.deps.Deps(n.change) {
 		if dn := a.byAddr[d]; dn != nil {
 			out = append(out, dn)
 		}
@@ -116,7 +117,7 @@ func (a *applier) link() {
 	sort.SliceStable(batch, func(i, j int) bool { return batch[i].change.Addr() < batch[j].change.Addr() })
 	for _, n := range batch {
 		addr := n.change.Addr()
-		if n.linked || n.status != StatusPending {
+		if n.linked || n.status != engine.StatusPending {
 			n.linked = true
 			continue
 		}
@@ -124,8 +125,8 @@ func (a *applier) link() {
 		var failed *node
 		for _, d := range a.dependencies(n) {
 			switch {
-			case d == n || d.status == StatusApplied:
-			case d.status == StatusErrored || d.status == StatusSkipped:
+			case d == n || d.status == engine.StatusApplied:
+			case d.status == engine.StatusErrored || d.status == engine.StatusSkipped:
 				failed = d
 			default:
 				d.dependents = append(d.dependents, n)
@@ -166,7 +167,7 @@ func (n *node) follows(addr string) bool {
 // operations run at once; a provider's own parallelism is its process
 // pool's size, whose free slots dequeue reserves.
 func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
-	sem := a.e.cfg.parallelism()
+	sem := a.e.Parallelism()
 	for {
 		if !a.stopped {
 			select {
@@ -256,7 +257,7 @@ func (a *applier) startResolve(ctx context.Context) {
 	a.resolvedGen = a.knownGen
 	known := maps.Clone(a.known)
 	go func() {
-		snap, err := a.e.resolve(ctx, known)
+		snap, err := a.e.Snapshot(ctx, known)
 		a.resolved <- resolveResult{snap, err}
 	}()
 }
@@ -308,13 +309,13 @@ func (a *applier) absorbReady(res *source.Resource) {
 		if prior == nil {
 			prior = a.recordedEntry(addr)
 		}
-		c := decide(res, prior, a.replaceAddrs[addr])
-		if c.Action != ActionNoOp {
+		c := engine.Decide(res, prior, a.replaceAddrs[addr])
+		if c.Action != engine.ActionNoOp {
 			// The resolved resource may depend on more than the blocked
 			// one said (a lazy source may not know a blocked member's
 			// dependencies at all): follow those too.
 			a.rewait(n, res.DependsOn)
-			if n.status != StatusPending {
+			if n.status != engine.StatusPending {
 				return
 			}
 		}
@@ -322,7 +323,7 @@ func (a *applier) absorbReady(res *source.Resource) {
 		// and its operation, with the inputs now known.
 		n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
 		n.run = execgraph.Resolve[*statedoc.Recorded]{Address: addr, Desired: res, Prior: prior, WaitsOn: n.change.WaitsOn}
-		if c.Action == ActionNoOp {
+		if c.Action == engine.ActionNoOp {
 			a.complete(n, c.Prior.Entry.OutputProperties)
 			return
 		}
@@ -334,8 +335,8 @@ func (a *applier) absorbReady(res *source.Resource) {
 	if a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) {
 		return
 	}
-	c := decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
-	if c.Action == ActionNoOp {
+	c := engine.Decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
+	if c.Action == engine.ActionNoOp {
 		a.planned[addr] = true
 		a.setKnown(addr, c.Prior.Entry.OutputProperties)
 		return
@@ -361,10 +362,10 @@ func (a *applier) absorbBlocked(b *source.Blocked) {
 	for _, w := range b.WaitsOn {
 		waits = append(waits, w.String())
 	}
-	c := &Change{Address: b.Address, Action: ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
+	c := &engine.Change{Address: b.Address, Action: engine.ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
 	if b.Resource != nil && b.Resource.Stateful() {
 		if prior := a.recordedEntry(addr); prior != nil {
-			c.Action, c.Prior = ActionUpdate, prior
+			c.Action, c.Prior = engine.ActionUpdate, prior
 		}
 	}
 	// Its operation until the source resolves it: a composite found
@@ -399,7 +400,7 @@ func (a *applier) endExpands(ctx context.Context, snap *source.Snapshot) {
 				a.fail(n, err)
 				continue
 			}
-			n.status = StatusApplied
+			n.status = engine.StatusApplied
 			a.wake(n)
 		}
 	}
@@ -412,7 +413,7 @@ func (a *applier) destroyAbsent(ctx context.Context, n *node) {
 		a.fail(n, err)
 		return
 	}
-	n.status = StatusApplied
+	n.status = engine.StatusApplied
 	a.wake(n)
 	a.link()
 }
@@ -459,10 +460,10 @@ func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*stated
 	}
 	for _, rec := range candidates {
 		addr := rec.Address.String()
-		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && underStructural(rec.Address, a.lastSnap)) {
+		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && engine.UnderStructural(rec.Address, a.lastSnap)) {
 			continue
 		}
-		a.addDecided(a.e.destroyChange(rec))
+		a.addDecided(a.e.DestroyChange(rec))
 	}
 }
 
@@ -479,8 +480,8 @@ func (a *applier) rewait(n *node, waits []source.Address) {
 		n.change.WaitsOn = append(n.change.WaitsOn, ws)
 		d := a.byAddr[ws]
 		switch {
-		case d == nil || d == n || d.status == StatusApplied:
-		case d.status == StatusErrored || d.status == StatusSkipped:
+		case d == nil || d == n || d.status == engine.StatusApplied:
+		case d.status == engine.StatusErrored || d.status == engine.StatusSkipped:
 			why := fmt.Errorf("depends on %s, which did not apply", ws)
 			delete(a.pending, n.change.Addr())
 			a.skip(n, why)
@@ -496,7 +497,7 @@ func (a *applier) rewait(n *node, waits []source.Address) {
 // inTargets reports whether a resource learnt of during apply belongs to
 // a targeted plan.
 func (a *applier) inTargets(addr string) bool {
-	return len(a.controls.Targets) == 0 || targeted(addr, a.controls.Targets)
+	return len(a.controls.Targets) == 0 || engine.Targeted(addr, a.controls.Targets)
 }
 
 func (a *applier) recordedEntry(addr string) *statedoc.Recorded {
@@ -535,9 +536,9 @@ func (a *applier) dequeue() *node {
 		}
 		// Take the first node whose provider process is warm for it
 		// (it previewed the change), keeping the others in order.
-		i := a.e.providers.warmIndex(p, q[:min(len(q), warmScan)])
+		i := a.e.Providers().WarmIndex(p, min(len(q), warmScan), func(i int) string { return q[i].addr() })
 		n := q[i]
-		s, ok := a.e.providers.reserve(p, n.addr())
+		s, ok := a.e.Providers().Reserve(p, n.addr())
 		if !ok {
 			continue
 		}
@@ -567,23 +568,23 @@ func (a *applier) finish(r nodeResult) {
 }
 
 // count adds a change that is done to the result's totals.
-func (a *applier) count(c *Change) {
+func (a *applier) count(c *engine.Change) {
 	switch c.Action {
-	case ActionCreate:
+	case engine.ActionCreate:
 		a.result.Created++
-	case ActionUpdate:
+	case engine.ActionUpdate:
 		a.result.Updated++
-	case ActionDestroy:
+	case engine.ActionDestroy:
 		a.result.Destroyed++
-	case ActionRefresh:
+	case engine.ActionRefresh:
 		a.result.Recorded++
-	case ActionForget:
+	case engine.ActionForget:
 		a.result.Forgotten++
-	case ActionImport:
+	case engine.ActionImport:
 		a.result.Imported++
-	case ActionMove:
+	case engine.ActionMove:
 		a.result.Moved++
-	case ActionReplace:
+	case engine.ActionReplace:
 		a.result.Created++
 		if !c.CreateBeforeDestroy {
 			// Otherwise its deposed half counts the destroy.
@@ -594,7 +595,7 @@ func (a *applier) count(c *Change) {
 
 func (a *applier) complete(n *node, outputs map[string]any) {
 	c := n.change
-	if c.Action != ActionDestroy {
+	if c.Action != engine.ActionDestroy {
 		a.setKnown(c.Addr(), outputs)
 	}
 	if a.hold(n) {
@@ -605,13 +606,13 @@ func (a *applier) complete(n *node, outputs map[string]any) {
 
 // applied marks a node done and wakes its dependents.
 func (a *applier) applied(n *node) {
-	n.status = StatusApplied
+	n.status = engine.StatusApplied
 	c := n.change
 	var elapsed time.Duration
 	if !n.started.IsZero() {
 		elapsed = time.Since(n.started)
 	}
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusApplied, Provider: c.Provider(), Elapsed: elapsed})
+	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: engine.StatusApplied, Provider: c.Provider(), Elapsed: elapsed})
 	a.wake(n)
 }
 
@@ -626,26 +627,26 @@ func (a *applier) setKnown(addr string, outputs map[string]any) {
 func (a *applier) wake(n *node) {
 	for _, d := range n.dependents {
 		d.waiting--
-		if d.waiting == 0 && d.status == StatusPending && a.pending[d.change.Addr()] != d {
+		if d.waiting == 0 && d.status == engine.StatusPending && a.pending[d.change.Addr()] != d {
 			a.enqueue(d)
 		}
 	}
 }
 
 func (a *applier) fail(n *node, err error) {
-	n.status = StatusErrored
+	n.status = engine.StatusErrored
 	c := n.change
-	err = redact.Error(err, c.secretTexts())
+	err = redact.Error(err, c.SecretTexts())
 	re := &ResourceError{Address: c.Addr(), Provider: c.Provider(), Action: c.Action, Err: err}
 	a.result.Errors = append(a.result.Errors, re)
-	a.e.emit(Event{Type: EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: StatusErrored, Provider: c.Provider(), Err: err})
+	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: engine.StatusErrored, Provider: c.Provider(), Err: err})
 	a.skipDependents(n, fmt.Errorf("depends on %s, which failed", c.Addr()))
 }
 
 // skip marks a node skipped and says so, once per address: the two steps
 // of a replace are one resource.
 func (a *applier) skip(n *node, why error) {
-	n.status = StatusSkipped
+	n.status = engine.StatusSkipped
 	if n.quiet {
 		return
 	}
@@ -653,12 +654,12 @@ func (a *applier) skip(n *node, why error) {
 	if !slices.Contains(a.result.Skipped, addr) {
 		a.result.Skipped = append(a.result.Skipped, addr)
 	}
-	a.e.emit(Event{Type: EventStatus, Address: addr, Action: n.change.Action, Status: StatusSkipped, Provider: n.change.Provider(), Err: why})
+	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: addr, Action: n.change.Action, Status: engine.StatusSkipped, Provider: n.change.Provider(), Err: why})
 }
 
 func (a *applier) skipDependents(n *node, why error) {
 	for _, d := range n.dependents {
-		if d.status != StatusPending {
+		if d.status != engine.StatusPending {
 			continue
 		}
 		delete(a.pending, d.change.Addr())
@@ -671,7 +672,7 @@ func (a *applier) skipDependents(n *node, why error) {
 func (a *applier) skipAll(why error) {
 	a.releaseHeld()
 	for _, n := range a.sortedNodes() {
-		if n.status == StatusPending {
+		if n.status == engine.StatusPending {
 			a.skip(n, why)
 		}
 	}
@@ -695,7 +696,7 @@ func (a *applier) failPending() {
 	for _, addr := range slices.Sorted(maps.Keys(a.pending)) {
 		n := a.pending[addr]
 		delete(a.pending, addr)
-		if n.status != StatusPending {
+		if n.status != engine.StatusPending {
 			continue
 		}
 		a.fail(n, fmt.Errorf("%s", failPendingMessage(n)))
@@ -703,7 +704,7 @@ func (a *applier) failPending() {
 	// Nothing may end the run unreported: a node still waiting here lost
 	// its wake-up, which is a bug, but the user must see it.
 	for _, n := range a.sortedNodes() {
-		if n.status == StatusPending && !n.quiet {
+		if n.status == engine.StatusPending && !n.quiet {
 			a.fail(n, fmt.Errorf("never became ready (waits on %d unfinished operations): this is a bug in pier", n.waiting))
 		}
 	}

@@ -1,4 +1,4 @@
-package engine_test
+package apply_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/adapters/builtin"
+	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/internal/testbin"
@@ -57,7 +58,7 @@ resource "m" {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res, err := e.Apply(b.Context(), nil, plan)
+		res, err := apply.Run(b.Context(), e, nil, plan)
 		if err != nil || res.Err() != nil {
 			b.Fatal(err, res.Err())
 		}

@@ -1,4 +1,4 @@
-package engine
+package apply
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema/logkey"
@@ -85,7 +86,7 @@ type lostState struct {
 // state handler was lost.
 type unrecorded struct {
 	handler string
-	change  *Change
+	change  *engine.Change
 	event   string
 	build   func(*statedoc.PatchBuilder) error
 }
@@ -94,7 +95,7 @@ type changeKey struct{}
 
 // withChange marks a worker's ctx with the change it carries out, so that
 // a record that fails can say what it was for.
-func withChange(ctx context.Context, c *Change) context.Context {
+func withChange(ctx context.Context, c *engine.Change) context.Context {
 	return context.WithValue(ctx, changeKey{}, c)
 }
 
@@ -105,7 +106,7 @@ func (a *applier) watchHandlers() (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for h, r := range a.recorders {
-		pl, err := a.e.providers.handlerPool(r.ref.resource.Provider, h)
+		pl, err := a.e.Providers().HandlerPool(r.Ref().Resource.Provider, h)
 		if err != nil {
 			continue
 		}
@@ -167,8 +168,8 @@ func (a *applier) noteIntent(addr source.Address, p statedoc.PendingOperation) {
 // handler is lost, for retake. Intents are not outcomes: nothing was sent
 // for one that failed.
 func (a *applier) noteFailedRecord(ctx context.Context, handler, event string, build func(*statedoc.PatchBuilder) error) {
-	c, _ := ctx.Value(changeKey{}).(*Change)
-	if c == nil || event == eventPending || a.handlerLost(handler) == nil {
+	c, _ := ctx.Value(changeKey{}).(*engine.Change)
+	if c == nil || event == engine.EventPending || a.handlerLost(handler) == nil {
 		return
 	}
 	a.lostState.mu.Lock()
@@ -182,7 +183,7 @@ func (a *applier) handlerLost(handler string) error {
 	if r == nil {
 		return nil
 	}
-	pl, err := a.e.providers.handlerPool(r.ref.resource.Provider, handler)
+	pl, err := a.e.Providers().HandlerPool(r.Ref().Resource.Provider, handler)
 	if err != nil {
 		return nil
 	}
@@ -201,7 +202,7 @@ func (a *applier) retake(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
 	for _, h := range a.lostState.handlers {
-		res := a.recorders[h].ref.resource
+		res := a.recorders[h].Ref().Resource
 		herr := &HandlerLostError{Handler: h, Provider: res.Provider, Err: a.handlerLost(h)}
 		if herr.Err == nil {
 			herr.Err = errors.New("its process exited")
@@ -230,19 +231,19 @@ func (a *applier) retakeHandler(ctx context.Context, herr *HandlerLostError, res
 		}
 		return
 	}
-	rec := newRecorder(a.e, herr.Handler, ref)
-	defer rec.close()
+	rec := engine.NewRecorder(a.e, herr.Handler, ref)
+	defer rec.Close()
 	for _, u := range us {
-		if alreadyRecorded(ref.view, u) {
+		if alreadyRecorded(ref.View, u) {
 			herr.Recorded = append(herr.Recorded, fmt.Sprintf("%s (%s, by the lost process before it exited)", u.change.Addr(), u.event))
 			a.recovered(u.change)
 			continue
 		}
-		if why := a.notOurs(ref.view, u); why != "" {
+		if why := a.notOurs(ref.View, u); why != "" {
 			notRecorded(u, why)
 			continue
 		}
-		if err := rec.record(ctx, u.event, u.build); err != nil {
+		if err := rec.Record(ctx, u.event, u.build); err != nil {
 			notRecorded(u, fmt.Sprintf("recording it under the lock taken again failed: %v", err))
 			continue
 		}
@@ -253,13 +254,13 @@ func (a *applier) retakeHandler(ctx context.Context, herr *HandlerLostError, res
 
 // takeAgain starts a new process for a lost handler, which takes the
 // lock, and reads the state as it is now.
-func (a *applier) takeAgain(ctx context.Context, res *source.Resource) (*handlerRef, error) {
-	if _, err := a.e.providers.retakeHandler(res.Provider, res.Address.String()); err != nil {
+func (a *applier) takeAgain(ctx context.Context, res *source.Resource) (*engine.HandlerRef, error) {
+	if _, err := a.e.Providers().RetakeHandler(res.Provider, res.Address.String()); err != nil {
 		return nil, err
 	}
-	a.e.cfg.logger().Warn("starting a new process for a lost state handler, to take its lock again and record what was done",
+	a.e.Logger().Warn("starting a new process for a lost state handler, to take its lock again and record what was done",
 		logkey.Provider, res.Provider, logkey.Resource, res.Address.String())
-	return a.e.readState(ctx, res)
+	return a.e.ReadState(ctx, res)
 }
 
 // notOurs says why u's outcome may not be recorded in state as view now
@@ -326,10 +327,10 @@ func sameJSON(a, b []byte) bool {
 }
 
 // recovered counts a change recorded by retake as done, not failed.
-func (a *applier) recovered(c *Change) {
+func (a *applier) recovered(c *engine.Change) {
 	addr := c.Addr()
 	a.result.Errors = slices.DeleteFunc(a.result.Errors, func(e *ResourceError) bool { return e.Address == addr })
 	a.count(c)
-	a.e.emit(Event{Type: EventStatus, Address: addr, Action: c.Action, Status: StatusApplied, Provider: c.Provider(),
+	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: addr, Action: c.Action, Status: engine.StatusApplied, Provider: c.Provider(),
 		Message: "recorded once the state's lock was held again"})
 }

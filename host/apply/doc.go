@@ -1,0 +1,24 @@
+// Package apply carries out a plan: it runs the plan's execution graph
+// ([execgraph.Graph]) with bounded parallelism, recording every stateful
+// change as a state event before anything that depends on it starts.
+//
+//   - apply.go sets a run up: it compiles the graph and reads (or, for a
+//     saved plan, reads again) the states. Start reading at [Run] and
+//     [RunGraph].
+//   - schedule.go decides what runs when: ordering, failure and skip
+//     propagation, interrupts, and resolving blocked resources as their
+//     inputs' outputs arrive (deciding them with [engine.Decide]).
+//   - execute.go carries out one operation: the applier is the graph's
+//     [execgraph.Operations], one method per opcode (a replace is its
+//     create and destroy halves there).
+//   - recording.go records an operation's outcome through the state's
+//     [engine.Recorder]; intents.go records a create's or destroy's
+//     intent before it is sent (pending operations); handler_lost.go
+//     takes a lost state handler's lock again and records what it missed.
+//   - outputs.go records the deployment outputs; drift.go what a refresh
+//     found of objects the plan leaves alone.
+//
+// Planning is host/engine's: apply reads the plan and the engine's
+// providers, and never decides a plan of its own beyond the resources
+// that were blocked at plan time.
+package apply
