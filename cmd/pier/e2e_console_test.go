@@ -1,7 +1,8 @@
 package main
 
+// Not a scenario: pier console runs in a tmux pane; the test types keys and polls the screen.
+
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -50,54 +51,6 @@ output "shout" {
   value = upper(resource.a.outputs.value)
 }
 `
-
-func TestEvalAgainstState(t *testing.T) {
-	t.Parallel()
-	d := newDeployment(t, map[string]string{"main.pier.hcl": evalDeployment})
-	d.mustRun("apply")
-	tests := map[string]struct {
-		args []string
-		want string
-	}{
-		"output of a resource":  {args: []string{"eval", `resource.a.outputs.value`}, want: `"hello"` + "\n"},
-		"expression":            {args: []string{"eval", `"${resource.a.outputs.value}!"`}, want: `"hello!"` + "\n"},
-		"recorded output":       {args: []string{"eval", `output.shout`}, want: `"HELLO"` + "\n"},
-		"variable override":     {args: []string{"eval", "--var", "greeting=hi", `var.greeting`}, want: `"hi"` + "\n"},
-		"sensitive variable":    {args: []string{"eval", `var.password`}, want: "(sensitive value)\n"},
-		"sensitive input":       {args: []string{"eval", `resource.secret.inputs.value`}, want: "(sensitive value)\n"},
-		"json":                  {args: []string{"eval", "--json", `resource.a.outputs`}, want: `{"message_type":"eval","value":{"serial":1,"value":"hello"},"type":"object({serial=number, value=string})"}` + "\n"},
-		"json sensitive":        {args: []string{"eval", "--json", `var.password`}, want: `{"message_type":"eval","value":null,"type":"string","sensitive":true}` + "\n"},
-		"function of state":     {args: []string{"eval", `max(resource.a.outputs.serial, 5) + 1`}, want: "6\n"},
-		"no secret on the line": {args: []string{"eval", `resource.secret`}, want: "(sensitive value)\n"},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			out, stderr, code := d.run(tc.args...)
-			if code != 0 {
-				t.Fatalf("pier %v: exit %d\n%s", tc.args, code, stderr)
-			}
-			if name == "json" {
-				// serial depends on the journal provider; compare the shape.
-				var v map[string]any
-				if err := json.Unmarshal([]byte(out), &v); err != nil || v["type"] != "object({serial=number, value=string})" {
-					t.Errorf("pier %v = %s", tc.args, out)
-				}
-				return
-			}
-			if out != tc.want {
-				t.Errorf("pier %v = %q, want %q", tc.args, out, tc.want)
-			}
-			if strings.Contains(out+stderr, "hunter2") {
-				t.Errorf("the secret was printed:\n%s%s", out, stderr)
-			}
-		})
-	}
-	_, stderr, code := d.run("eval", "resource.nope.outputs.x")
-	if code != 1 || !strings.Contains(stderr, `<expression>:1:9: Unsupported attribute`) {
-		t.Errorf("bad expression: exit %d\n%s", code, stderr)
-	}
-}
 
 // TestConsoleThroughTmux drives pier console on a real terminal: tmux
 // gives it a pty, send-keys types, capture-pane reads the screen.
