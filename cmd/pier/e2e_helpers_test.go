@@ -51,15 +51,6 @@ func (d *deployment) write(files map[string]string) {
 	}
 }
 
-// writeRaw writes one file into the deployment as it is, with no
-// JOURNAL_PROVIDER to expand.
-func (d *deployment) writeRaw(name, content string) {
-	d.t.Helper()
-	if err := os.WriteFile(filepath.Join(d.dir, name), []byte(content), 0o644); err != nil {
-		d.t.Fatal(err)
-	}
-}
-
 // command prepares a pier command in the deployment's directory.
 func (d *deployment) command(args ...string) *exec.Cmd {
 	cmd := exec.Command(d.pier, args...)

@@ -36,6 +36,7 @@ var fileCmds = map[string]func(ts *testscript.TestScript, neg bool, args []strin
 	"repeat":     cmdRepeat,
 	"nixops4":    cmdNixOps4,
 	"sha256":     cmdSHA256,
+	"capture":    cmdCapture,
 }
 
 // cmdState prints the document the state log FILE replays to, or the value
@@ -211,6 +212,18 @@ func cmdSHA256(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	sum := sha256.Sum256(data)
 	ts.Setenv(args[0], hex.EncodeToString(sum[:]))
+}
+
+// cmdCapture sets the variable NAME to the last command's standard
+// output, without its final newline: a value pier chose (a deposed
+// object's key, a hash) that a later command must name.
+//
+//	capture NAME
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: capture NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSuffix(ts.ReadFile("stdout"), "\n"))
 }
 
 // cmdNixOps4 reads a state file as NixOps4 does (internal/nixops4state),

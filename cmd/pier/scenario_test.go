@@ -17,7 +17,7 @@ package main
 //
 // and, in scenario_cmds_test.go, state (the replayed state document),
 // nixops4 (a state file as NixOps4 reads and writes it), append, mkfifo,
-// repeat and sha256 (see there and the README).
+// repeat, sha256 and capture (see there and the README).
 //
 // $TFPROVIDERS is the directory of the Terraform provider binaries (make
 // tfproviders builds them); $TFPLATFORM the platform directory a
