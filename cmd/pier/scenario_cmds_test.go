@@ -77,8 +77,11 @@ func cmdState(ts *testscript.TestScript, neg bool, args []string) {
 		if !ok && v != nil {
 			ts.Fatalf("state -keys: %s is not an object", args[len(args)-1])
 		}
+		// Stdout even when there are no keys: stdout must then be empty,
+		// not the previous command's.
+		w := ts.Stdout()
 		for _, k := range slices.Sorted(maps.Keys(m)) {
-			fmt.Fprintln(ts.Stdout(), k)
+			fmt.Fprintln(w, k)
 		}
 		return
 	}
