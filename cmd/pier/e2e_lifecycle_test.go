@@ -18,28 +18,6 @@ import (
 // real pier binary and the journal provider, and check that the next apply
 // converges.
 
-// logEvent is one line of pier statefile log --json.
-type logEvent struct {
-	Meta struct {
-		Event string `json:"event"`
-	} `json:"meta"`
-	Paths []string `json:"paths"`
-}
-
-// stateLog returns the events of state.json.
-func (d *deployment) stateLog() []logEvent {
-	d.t.Helper()
-	var out []logEvent
-	for _, line := range strings.Split(strings.TrimSpace(d.mustRun("statefile", "log", "--json", "state.json")), "\n") {
-		var e logEvent
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			d.t.Fatalf("statefile log line %q: %v", line, err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
 // entry returns a recorded resource of state.json, or nil.
 func (d *deployment) entry(name string) map[string]any {
 	res, _ := d.state("state.json")["resources"].(map[string]any)

@@ -1,7 +1,8 @@
 package main
 
+// Not a scenario: while pier runs, the test reads every descendant's argv and environment in /proc.
+
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,9 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -49,205 +47,6 @@ func countingPlugin(t *testing.T, name string) (string, func() int) {
 			t.Fatal(err)
 		}
 		return strings.Count(string(data), "start\n")
-	}
-}
-
-// exampleDeployment copies an example's deployment files into a fresh
-// directory, as a user would copy it.
-func exampleDeployment(t *testing.T, example string) *deployment {
-	t.Helper()
-	src := filepath.Join(testbin.ModuleRoot(), "examples", example)
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &deployment{t: t, dir: t.TempDir(), pier: testbin.Pier(t)}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".pier.hcl") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d.dir, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return d
-}
-
-// jsonLines returns the --json messages of one message_type.
-func jsonLines(t *testing.T, out, messageType string) []map[string]any {
-	t.Helper()
-	var msgs []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("--json line %q: %v", sc.Text(), err)
-		}
-		if m["message_type"] == messageType {
-			msgs = append(msgs, m)
-		}
-	}
-	return msgs
-}
-
-// outputValue reads one deployment output with pier output.
-func (d *deployment) outputValue(name string, args ...string) string {
-	d.t.Helper()
-	out := d.mustRun(append(append([]string{"output"}, args...), name)...)
-	var s string
-	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &s); err != nil {
-		d.t.Fatalf("pier output %s = %q: %v", name, out, err)
-	}
-	return s
-}
-
-func TestTerraformTimeExample(t *testing.T) {
-	t.Parallel()
-	plugin, starts := countingPlugin(t, "terraform-provider-time")
-	d := exampleDeployment(t, "terraform-time")
-	tp := "time_provider=" + plugin
-
-	out := d.mustRun("apply", "--var", tp)
-	if !strings.Contains(out, "Apply complete! Resources: 2 created, 0 updated, 0 destroyed.") {
-		t.Fatalf("first apply:\n%s", out)
-	}
-	if !strings.Contains(out, "Provider processes started: local×1, time×1.") {
-		t.Errorf("first apply should start one bridge:\n%s", out)
-	}
-	// One provider process serves the input check's schema read and the
-	// bridge, for the whole command.
-	if n := starts(); n != 1 {
-		t.Errorf("first apply started terraform-provider-time %d times, want 1", n)
-	}
-	released := d.outputValue("released_at", "--var", tp)
-	graceEnds := d.outputValue("grace_ends_at", "--var", tp)
-	r1, err := time.Parse(time.RFC3339, released)
-	if err != nil {
-		t.Fatalf("released_at: %v", err)
-	}
-	if g, err := time.Parse(time.RFC3339, graceEnds); err != nil || !g.Equal(r1.AddDate(0, 0, 30)) {
-		t.Errorf("grace_ends_at = %s (%v), want released_at + 30 days = %s", graceEnds, err, r1.AddDate(0, 0, 30).Format(time.RFC3339))
-	}
-
-	// Unchanged: the Terraform provider is not started at all, neither
-	// for the bridge nor for the schema check, and the outputs stay.
-	out = d.mustRun("apply", "--json", "--var", tp)
-	provs := jsonLines(t, out, "providers")
-	if len(provs) != 1 {
-		t.Fatalf("no-op apply: %d providers messages:\n%s", len(provs), out)
-	}
-	if diff := cmp.Diff(map[string]any{"local": 1.0}, provs[0]["started"]); diff != "" {
-		t.Errorf("no-op apply started providers (-want +got):\n%s", diff)
-	}
-	if n := starts(); n != 1 {
-		t.Errorf("no-op apply started terraform-provider-time: %d starts in all, want still 1", n)
-	}
-	outs := jsonLines(t, out, "outputs")
-	wantOuts := map[string]any{"released_at": map[string]any{"value": released}, "grace_ends_at": map[string]any{"value": graceEnds}}
-	if len(outs) != 1 || cmp.Diff(wantOuts, outs[0]["outputs"]) != "" {
-		t.Errorf("no-op apply outputs = %v, want %v", outs, wantOuts)
-	}
-
-	// A new trigger forces a replacement: time_static records a new
-	// timestamp (wait for the next second, its resolution). The plan knows
-	// it from the bridge's preview and says which attribute forces it;
-	// grace_ends waits on the new timestamp, so it stays an update.
-	time.Sleep(time.Until(r1.Add(time.Second + 50*time.Millisecond)))
-	plan := d.mustRun("plan", "--var", tp, "--var", "release=v2")
-	for _, want := range []string{
-		"# released will be replaced (triggers forces a new object)",
-		"-/+ released (time time_static)",
-		`~ release = "v1" -> "v2"`,
-		"# grace_ends will be updated in place (inputs depend on outputs of released)",
-		"Plan: 0 to create, 1 to update, 0 to destroy, 1 to replace, 0 unchanged.",
-	} {
-		if !strings.Contains(plan, want) {
-			t.Errorf("plan for release=v2 lacks %q:\n%s", want, plan)
-		}
-	}
-	// The JSON plan says the same to machines.
-	planJSON := d.mustRun("plan", "--json", "--var", tp, "--var", "release=v2")
-	plans := jsonLines(t, planJSON, "plan")
-	if len(plans) != 1 {
-		t.Fatalf("plan --json: %d plan messages:\n%s", len(plans), planJSON)
-	}
-	var jsonPlan struct {
-		Summary engine.Summary
-		Graph   engine.Graph
-	}
-	data, err := json.Marshal(plans[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &jsonPlan); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(engine.Summary{Update: 1, Replace: 1}, jsonPlan.Summary); diff != "" {
-		t.Errorf("plan --json summary (-want +got):\n%s", diff)
-	}
-	ops := map[string][]string{}
-	for _, op := range jsonPlan.Graph.Operations {
-		ops[op.Address] = append(ops[op.Address], op.Op)
-	}
-	// A replace is its two recorded steps; grace_ends reads released's
-	// new outputs, so it is resolved at run time.
-	if diff := cmp.Diff(map[string][]string{"state": {"read-state"}, "released": {"destroy", "create"}, "grace_ends": {"resolve"}}, ops); diff != "" {
-		t.Errorf("plan --json operations (-want +got):\n%s", diff)
-	}
-	cmd := d.command("apply", "--yes", "--var", tp, "--var", "release=v2")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("apply release=v2: %v\n%s\n%s", err, stdout.String(), stderr.String())
-	}
-	// The replace counts as one created and one destroyed, as in
-	// Terraform, and is carried out as two recorded steps of pier's own.
-	if !strings.Contains(stdout.String(), "released will be replaced (triggers forces a new object)") ||
-		!strings.Contains(stdout.String(), "Apply complete! Resources: 1 created, 1 updated, 1 destroyed.") {
-		t.Errorf("apply release=v2:\n%s", stdout.String())
-	}
-	if !strings.Contains(stdout.String(), "Provider processes started: local×1, time×1.") {
-		t.Errorf("apply release=v2 should preview and replace with one bridge:\n%s", stdout.String())
-	}
-	// The old object's destroy is recorded before the new one's create.
-	stateLog, err := os.ReadFile(filepath.Join(d.dir, "time.state.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if raw := string(stateLog); !strings.Contains(raw, `"event":"destroy"`) || strings.Index(raw, `"event":"destroy"`) > strings.LastIndex(raw, `"event":"create"`) {
-		t.Errorf("state events after the replace:\n%s", raw)
-	}
-	// Each of the two plans and the apply started the provider once, for
-	// the schema read and the bridge's previews and changes.
-	if n := starts(); n != 4 {
-		t.Errorf("after two plans and the apply of the replace: %d starts of terraform-provider-time in all, want 4", n)
-	}
-	released2 := d.outputValue("released_at", "--var", tp, "--var", "release=v2")
-	if released2 == released {
-		t.Errorf("released_at did not change on replace: %s", released2)
-	}
-	r2, err := time.Parse(time.RFC3339, released2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := d.outputValue("grace_ends_at", "--var", tp, "--var", "release=v2"), r2.AddDate(0, 0, 30).Format(time.RFC3339); got != want {
-		t.Errorf("grace_ends_at after replace = %s, want %s", got, want)
-	}
-
-	out = d.mustRun("destroy", "--yes", "--var", tp, "--var", "release=v2")
-	if !strings.Contains(out, "Destroy complete! Resources: 2 destroyed.") {
-		t.Fatalf("destroy:\n%s", out)
-	}
-	if got := resources(d.state("time.state.json")); len(got) != 0 {
-		t.Errorf("state after destroy still holds %v", got)
-	}
-	if n := starts(); n != 5 {
-		t.Errorf("the destroy started terraform-provider-time %d times, want 1", n-4)
 	}
 }
 
