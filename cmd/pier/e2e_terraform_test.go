@@ -24,32 +24,6 @@ import (
 // engine starts `pier tf hold`, which starts the provider, and bridges
 // (`pier adapter terraform --attach`) that share it.
 
-// countingPlugin writes a wrapper around a Terraform provider binary that
-// appends a line to a file each time it starts, then becomes the provider
-// (exec, so go-plugin and Pdeathsig see the provider itself). It returns
-// the wrapper's path and a function counting the starts so far. The count
-// covers every start: one command should start a provider once, for its
-// schema check and all its bridges.
-func countingPlugin(t *testing.T, name string) (string, func() int) {
-	t.Helper()
-	real := tfProviderForTest(t, name)
-	dir := t.TempDir()
-	count := filepath.Join(dir, "starts")
-	wrapper := filepath.Join(dir, name)
-	script := fmt.Sprintf("#!/bin/sh\necho start >> '%s'\nexec '%s' \"$@\"\n", count, real)
-	testbin.WriteExecutable(t, wrapper, []byte(script), 0o755)
-	return wrapper, func() int {
-		data, err := os.ReadFile(count)
-		if errors.Is(err, os.ErrNotExist) {
-			return 0
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Count(string(data), "start\n")
-	}
-}
-
 // fixtureDeployment uses the fixture provider (plugin protocol 6), whose
 // configuration holds a sensitive token, beside a time_sleep that keeps
 // the run going long enough to look at every process while it runs.

@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: the test SIGKILLs pier mid-apply and then watches /proc for the provider to die.
+
 import (
 	"bytes"
 	"errors"
@@ -12,65 +14,6 @@ import (
 
 	"github.com/pierhq/pier/internal/testbin"
 )
-
-// tfShareDeployment declares n bridged time_static resources on one
-// Terraform provider, more than one bridge process serves.
-func tfShareDeployment(t *testing.T, plugin string, n int, trigger string) map[string]string {
-	return map[string]string{"main.pier.hcl": fmt.Sprintf(`
-provider "local" {
-  builtin = "local"
-}
-provider "time" {
-  terraform = %q
-}
-resource "state" {
-  provider = provider.local
-  type     = "state_file"
-  inputs   = { name = "state.json" }
-}
-resource "t" {
-  count    = %d
-  provider = provider.time
-  type     = "time_static"
-  state    = resource.state
-  inputs   = { triggers = { v = %q } }
-}
-`, plugin, n, trigger)}
-}
-
-// TestTerraformOneProviderProcess: however many bridges a command runs,
-// it starts its Terraform provider once, for the plan's schema check, the
-// previews and every change; an unchanged deployment starts none.
-func TestTerraformOneProviderProcess(t *testing.T) {
-	t.Parallel()
-	plugin, starts := countingPlugin(t, "terraform-provider-time")
-	d := newDeployment(t, tfShareDeployment(t, plugin, 24, "a"))
-	steps := []struct {
-		name    string
-		args    []string
-		trigger string
-		want    string
-		starts  int
-	}{
-		{"create", []string{"apply"}, "a", "Apply complete! Resources: 24 created", 1},
-		{"no-op", []string{"apply"}, "a", "Apply complete! Resources: 0 created", 0},
-		{"plan of a replace", []string{"plan"}, "b", "24 to replace", 1},
-		{"replace", []string{"apply", "--yes"}, "b", "Apply complete! Resources: 24 created, 0 updated, 24 destroyed", 1},
-		{"destroy", []string{"destroy", "--yes"}, "b", "Destroy complete! Resources: 24 destroyed.", 1},
-	}
-	before := 0
-	for _, s := range steps {
-		d.write(tfShareDeployment(t, plugin, 24, s.trigger))
-		out := d.mustRun(s.args...)
-		if !strings.Contains(out, s.want) {
-			t.Fatalf("%s: output lacks %q:\n%s", s.name, s.want, out)
-		}
-		if n := starts() - before; n != s.starts {
-			t.Errorf("%s started terraform-provider-time %d times, want %d", s.name, n, s.starts)
-		}
-		before = starts()
-	}
-}
 
 // TestTerraformProviderDiesWithPier: the shared provider process belongs
 // to no bridge; when pier is killed outright (SIGKILL, no cleanup) while
