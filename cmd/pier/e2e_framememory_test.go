@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: the test reads the kernel's peak resident set (rusage) of the pier process.
+
 import (
 	"bytes"
 	"errors"

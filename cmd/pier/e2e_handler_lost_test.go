@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: the test kills the state handler's process while an apply holds a create in flight.
+
 import (
 	"bytes"
 	"fmt"

@@ -1,5 +1,7 @@
 package main
 
+// Not scenarios: these are the helpers of the Go end-to-end tests, each of which says why it is one.
+
 import (
 	"bufio"
 	"bytes"

@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: a plan runs while another pier's apply is held mid-create, two processes at once.
+
 import (
 	"os"
 	"path/filepath"

@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: two piers race for the state lock while one holds it, two processes at once.
+
 import (
 	"os"
 	"path/filepath"

@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: the test SIGKILLs pier while a Terraform create is in flight, found by polling.
+
 import (
 	"bytes"
 	"fmt"

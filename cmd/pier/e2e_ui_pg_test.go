@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: a headless chromium watches pier ui while another pier applies to PostgreSQL.
+
 import (
 	"os"
 	"os/exec"

@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: the tests drive pier ui with a headless chromium and read the page it renders.
+
 import (
 	"bufio"
 	"context"
