@@ -1,5 +1,7 @@
 package main
 
+// Not a scenario: the tests interrupt or kill pier mid-apply, at moments found by polling.
+
 import (
 	"errors"
 	"fmt"
@@ -194,44 +196,6 @@ func TestKilledApplyConverges(t *testing.T) {
 	if got := resources(d.state("state.json")); len(got) != 6 {
 		t.Errorf("after re-apply recorded %v, want 6 resources", got)
 	}
-}
-
-// TestGroupCommit checks that changes completing while an append is in
-// flight are recorded together: fewer state events than resources, and
-// every resource recorded.
-func TestGroupCommit(t *testing.T) {
-	t.Parallel()
-	d := newDeployment(t, map[string]string{"main.pier.hcl": `
-provider "local" {
-  builtin = "local"
-  parallelism = 8
-}
-resource "state" {
-  provider = provider.local
-  type     = "state_file"
-  inputs   = { name = "state.json" }
-}
-resource "m" {
-  count    = 200
-  provider = provider.local
-  type     = "memo"
-  state    = resource.state
-  inputs   = { initialize_with = count.index }
-}
-`})
-	d.mustRun("apply", "--parallelism", "16")
-	if got := len(resources(d.state("state.json"))); got != 200 {
-		t.Fatalf("recorded %d resources, want 200", got)
-	}
-	data, err := os.ReadFile(filepath.Join(d.dir, "state.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := strings.Count(string(data), `"event":"`)
-	if events >= 200 {
-		t.Errorf("%d state events for 200 resources: changes were not committed in groups", events)
-	}
-	t.Logf("200 resources recorded in %d events", events)
 }
 
 // TestSecondInterruptStopsProviders checks the second Ctrl-C: running
