@@ -1,7 +1,6 @@
 package statedoc
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/pierhq/pier/schema"
@@ -12,32 +11,17 @@ import (
 // document a saved plan hashes, or a state command shows, is the stored
 // one.
 func takeLockHolder(doc map[string]any) *LockHolder {
-	m, ok := doc[schema.LockHolderKey].(map[string]any)
+	h, ok := schema.ReadLockHolder(doc[schema.LockHolderKey])
 	if !ok {
 		return nil
 	}
 	delete(doc, schema.LockHolderKey)
-	h := &LockHolder{}
-	switch pid := m["pid"].(type) {
-	case float64:
-		h.PID = int(pid)
-	case json.Number:
-		n, _ := pid.Int64()
-		h.PID = int(n)
-	}
-	h.Since, _ = m["since"].(string)
-	h.Command, _ = m["command"].(string)
-	h.User, _ = m["user"].(string)
-	h.Host, _ = m["host"].(string)
-	return h
+	return (*LockHolder)(&h)
 }
 
 // LockHolder is the command that holds a state's lock, as its handler
 // reports it ([schema.LockHolderKey]).
-type LockHolder struct {
-	PID                        int
-	Since, Command, User, Host string
-}
+type LockHolder schema.LockHolder
 
 func (h *LockHolder) String() string {
 	cmd := h.Command

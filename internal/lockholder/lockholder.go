@@ -13,25 +13,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pierhq/pier/schema"
 	"github.com/pierhq/pier/statefile"
 )
 
 // Record is the note a state handler adds under schema.LockHolderKey to
 // the state it sends a reader that does not lock, when h has held the
-// lock since since: pid and since (RFC 3339; left out when zero), and
-// command, user and host where h has them. state_file and pg_state write
-// it alike, so the engine reads one shape.
+// lock since since (the zero time when unknown). state_file and pg_state
+// write it alike, in the one shape [schema.LockHolder] defines.
 func Record(h statefile.Holder, since time.Time) map[string]any {
-	rec := map[string]any{"pid": h.PID}
-	if !since.IsZero() {
-		rec["since"] = since.UTC().Format(time.RFC3339)
-	}
-	for k, v := range map[string]string{"command": h.Command, "user": h.User, "host": h.Host} {
-		if v != "" {
-			rec[k] = v
-		}
-	}
-	return rec
+	return schema.NewLockHolder(h.PID, since, h.Command, h.User, h.Host).Note()
 }
 
 // Current describes the pier command this process serves. pier runs
