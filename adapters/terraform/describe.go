@@ -146,11 +146,7 @@ func typeString(ty cty.Type) string {
 		return "map(" + typeString(ty.ElementType()) + ")"
 	case ty.IsObjectType():
 		atys := ty.AttributeTypes()
-		names := make([]string, 0, len(atys))
-		for n := range atys {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(atys))
 		s := "object({"
 		for i, n := range names {
 			if i > 0 {

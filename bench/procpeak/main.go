@@ -24,10 +24,11 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -130,11 +131,7 @@ poll:
 		k.rss = max(k.rss, p.rss)
 		k.cpu += p.cpu
 	}
-	names := make([]string, 0, len(kinds))
-	for n := range kinds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(kinds))
 	line := fmt.Sprintf("wall=%.3f cpu=%.3f", wall, total)
 	for _, n := range names {
 		line += fmt.Sprintf(" %s.rss=%d %s.cpu=%.3f", n, kinds[n].rss, n, kinds[n].cpu)

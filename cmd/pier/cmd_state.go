@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,11 +101,7 @@ secrets.`,
 				if path != "" {
 					v := states[path]
 					if v == nil {
-						handlers := make([]string, 0, len(states))
-						for h := range states {
-							handlers = append(handlers, h)
-						}
-						sort.Strings(handlers)
+						handlers := slices.Sorted(maps.Keys(states))
 						return fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", path, strings.Join(handlers, ", "))
 					}
 					out = v.Document

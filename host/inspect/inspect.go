@@ -127,11 +127,7 @@ func (r Result) Text() string {
 // its recorded resources (module.site["blog"].resource.page); an output
 // named resource, module or deployment hides those.
 func stateVariables(states map[string]*statedoc.View, modules []hclsource.ModuleOutput) map[string]cty.Value {
-	handlers := make([]string, 0, len(states))
-	for h := range states {
-		handlers = append(handlers, h)
-	}
-	slices.Sort(handlers)
+	handlers := slices.Sorted(maps.Keys(states))
 	root := &node{}
 	outputs := map[string]cty.Value{}
 	for _, h := range handlers {

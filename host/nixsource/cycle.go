@@ -1,6 +1,7 @@
 package nixsource
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/pierhq/pier/host/source"
@@ -61,11 +62,7 @@ func findCycle(blocked []*source.Blocked) []source.Address {
 		state[n] = done
 		return false
 	}
-	keys := make([]string, 0, len(nodes))
-	for k := range nodes {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(nodes))
 	for _, k := range keys {
 		if state[k] == unvisited && visit(k) {
 			out := make([]source.Address, len(cycle))

@@ -5,7 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -73,11 +74,7 @@ func (s *logSink) emit(line []byte) {
 		s.remember(msg)
 	}
 	var attrs []slog.Attr
-	keys := make([]string, 0, len(entry))
-	for k := range entry {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(entry))
 	for _, k := range keys {
 		if strings.HasPrefix(k, "@") {
 			continue

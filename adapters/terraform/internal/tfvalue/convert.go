@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"sort"
@@ -375,11 +376,7 @@ func unifyMap(vals map[string]cty.Value, ty cty.Type, path cty.Path) (cty.Value,
 	if ty.ElementType() != cty.DynamicPseudoType {
 		return cty.MapVal(vals), nil
 	}
-	keys := make([]string, 0, len(vals))
-	for k := range vals {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(vals))
 	list := make([]cty.Value, len(keys))
 	for i, k := range keys {
 		list[i] = vals[k]
