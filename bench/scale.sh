@@ -19,9 +19,13 @@
 #     RUNS      default 5
 #     HANDLERS  comma-separated, default state_file,pg_state
 #     N         default 10000 50000 100000
-#   PIER=/tmp/pier-old bench/scale.sh 10000   (a pier built elsewhere)
+#   PIER="/tmp/pier-old bin/pier" bench/scale.sh 10000
+#       compares pier binaries: the first makes the fresh apply, then each
+#       run measures each binary in turn on the same state, so that load
+#       from elsewhere falls on all alike (rows are numbered by binary)
 #   PROFILE=DIR bench/scale.sh 100000   (CPU and heap profiles of the last
-#                                        plan/noop/change run into DIR)
+#       run into DIR, K-HANDLER-N-RUN.cpu and .heap, K the binary's number)
+#   KEEP=1 keeps the deployments, states and raw figures
 #
 # The PostgreSQL server (initdb + postgres from /usr/lib/postgresql/*/bin,
 # as nobody when run as root) listens only on a Unix socket in a temporary
@@ -138,9 +142,10 @@ field() { # field FILE NAME -> the median of NAME=VALUE over FILE's lines
     awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-echo "pier $("$PIER" version 2>/dev/null | head -n 1), $runs runs, $(nproc) cores"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %-7s %-7s %8s %8s %10s %11s %11s %6s\n' handler N run wall_s cpu_s cpu_us/res cmd_rss_MiB hdl_rss_MiB load1
+read -ra piers <<<"$PIER"
+for p in "${piers[@]}"; do echo "pier: $p ($("$p" version 2>/dev/null | sed -n 2p))"; done
+echo "$runs runs, $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-3s %-10s %-7s %-7s %8s %8s %10s %11s %11s %6s\n' pier handler N run wall_s cpu_s cpu_us/res cmd_rss_MiB hdl_rss_MiB load1
 IFS=, read -ra hs <<<"$handlers"
 for h in "${hs[@]}"; do
   [ "$h" = pg_state ] && [ -z "$pg_dir" ] && start_pg
@@ -150,33 +155,42 @@ for h in "${hs[@]}"; do
     d=$work/$h-$n
     deployment "$d" "$n" "$h"
     r=$work/$h-$n.res
-    measure "$r.apply" apply --dir "$d" --yes
+    PIER=${piers[0]} measure "$r.1.apply" apply --dir "$d" --yes
+    # v is the input of the one memo the change run changes; plan and
+    # noop run with the value last applied, so they change nothing.
+    v=0
     for i in $(seq "$runs"); do
-      if [ -n "${PROFILE:-}" ] && [ "$i" = "$runs" ]; then
-        mkdir -p "$PROFILE"
-        export PIER_CPUPROFILE PIER_MEMPROFILE
-      fi
-      for run in plan noop change; do
-        if [ -n "${PROFILE:-}" ] && [ "$i" = "$runs" ]; then
-          PIER_CPUPROFILE=$PROFILE/$h-$n-$run.cpu PIER_MEMPROFILE=$PROFILE/$h-$n-$run.heap
-        fi
-        case $run in
-          plan) measure "$r.plan" plan --dir "$d" ;;
-          noop) measure "$r.noop" apply --dir "$d" --yes ;;
-          change) measure "$r.change" apply --dir "$d" --yes --var "v=$i" ;;
-        esac
+      for k in "${!piers[@]}"; do
+        for run in plan noop change; do
+          if [ -n "${PROFILE:-}" ] && [ "$i" = "$runs" ]; then
+            mkdir -p "$PROFILE"
+            export PIER_CPUPROFILE=$PROFILE/$((k + 1))-$h-$n-$run.cpu PIER_MEMPROFILE=$PROFILE/$((k + 1))-$h-$n-$run.heap
+          fi
+          case $run in
+            plan) PIER=${piers[k]} measure "$r.$((k + 1)).plan" plan --dir "$d" --var "v=$v" ;;
+            noop) PIER=${piers[k]} measure "$r.$((k + 1)).noop" apply --dir "$d" --yes --var "v=$v" ;;
+            change)
+              v=$((v + 1))
+              PIER=${piers[k]} measure "$r.$((k + 1)).change" apply --dir "$d" --yes --var "v=$v"
+              ;;
+          esac
+          unset PIER_CPUPROFILE PIER_MEMPROFILE
+        done
       done
-      unset PIER_CPUPROFILE PIER_MEMPROFILE
       echo "load1=$(cut -d' ' -f1 /proc/loadavg)" >>"$r.load"
     done
-    for run in apply plan noop change; do
-      cpu=$(field "$r.$run" cpu)
-      printf '%-10s %-7s %-7s %8s %8s %10s %11s %11s %6s\n' "$h" "$n" "$run" \
-        "$(field "$r.$run" wall)" "$cpu" \
-        "$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", c * 1e6 / n }')" \
-        "$(awk -v k="$(field "$r.$run" command.rss)" 'BEGIN { printf "%.0f", k / 1024 }')" \
-        "$(awk -v k="$(field "$r.$run" "$adapter.rss")" 'BEGIN { printf "%.0f", k / 1024 }')" \
-        "$(field "$r.load" load1)"
+    for k in "${!piers[@]}"; do
+      for run in apply plan noop change; do
+        f=$r.$((k + 1)).$run
+        [ -f "$f" ] || continue
+        cpu=$(field "$f" cpu)
+        printf '%-3s %-10s %-7s %-7s %8s %8s %10s %11s %11s %6s\n' $((k + 1)) "$h" "$n" "$run" \
+          "$(field "$f" wall)" "$cpu" \
+          "$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", c * 1e6 / n }')" \
+          "$(awk -v k="$(field "$f" command.rss)" 'BEGIN { printf "%.0f", k / 1024 }')" \
+          "$(awk -v k="$(field "$f" "$adapter.rss")" 'BEGIN { printf "%.0f", k / 1024 }')" \
+          "$(field "$r.load" load1)"
+      done
     done
   done
 done
