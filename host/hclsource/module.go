@@ -223,6 +223,8 @@ func (d *Deployment) declareModule(u *unit, b *hcl.Block) hcl.Diagnostics {
 		var each map[string]cty.Value
 		if perKey != nil {
 			each = perKey[i]
+		} else if c.expand == expandCount {
+			each = countVars(i)
 		}
 		inst := newUnit(dir)
 		inst.call, inst.key = c, key

@@ -567,13 +567,14 @@ func (d *Deployment) expandValue(what string, exp expansion, v cty.Value, rng hc
 			return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid count",
 				"count of %s must be a whole number from 0 to %d.", what, d.maxInstances)}
 		}
-		for i := range int(count) {
-			keys = append(keys, i)
-			perKey = append(perKey, map[string]cty.Value{
-				"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))}),
-			})
+		// No per-key variables: count.index is the key, and [countVars]
+		// makes it when an instance is evaluated. Kept for every instance,
+		// they were a fifth of a large deployment's heap.
+		keys = make([]any, count)
+		for i := range keys {
+			keys[i] = i
 		}
-		return keys, perKey, marks, nil
+		return keys, nil, marks, nil
 	}
 	if unmarked.CanIterateElements() && unmarked.LengthInt() > d.maxInstances {
 		return nil, nil, nil, hcl.Diagnostics{diagErr(rng, "Invalid for_each",
@@ -606,6 +607,13 @@ func (d *Deployment) expandValue(what string, exp expansion, v cty.Value, rng hc
 			"for_each of %s must be a map, an object or a set of strings, not %s; convert a list with toset().", what, ty.FriendlyName())}
 	}
 	return keys, perKey, marks, nil
+}
+
+// countVars are the variables of instance i of a block with count.
+func countVars(i int) map[string]cty.Value {
+	return map[string]cty.Value{
+		"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))}),
+	}
 }
 
 func eachVars(k, v cty.Value) map[string]cty.Value {
@@ -668,9 +676,13 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 	val := cty.EmptyObjectVal
 	if r.inputs != nil {
 		ictx := ctx
-		if inst.vars != nil {
+		vars := inst.vars
+		if i, ok := inst.key.(int); ok && vars == nil && r.expand == expandCount {
+			vars = countVars(i)
+		}
+		if vars != nil {
 			ictx = ctx.NewChild()
-			ictx.Variables = inst.vars
+			ictx.Variables = vars
 		}
 		var diags hcl.Diagnostics
 		val, diags = r.inputs.Value(ictx)
