@@ -3,7 +3,9 @@
 // state handlers, and decides per resource whether to create, update,
 // destroy or leave it (plan.go), into a plan whose execution graph
 // host/apply carries out. lifecycle.go is what create_before_destroy,
-// prevent_destroy, ignore_changes, --replace and --target do to a plan.
+// prevent_destroy, ignore_changes, --replace and --target do to a plan;
+// conditions.go what resources' preconditions and postconditions refuse
+// (host/apply's conditions.go, what they stop during apply).
 // What a plan learns from the real objects: refresh.go (--refresh,
 // refresh = true) and refresh_only.go (--refresh-only), import_blocks.go
 // (import blocks; import.go is pier import), removed.go (records whose

@@ -25,7 +25,8 @@
 //
 // (import and removed blocks put one argument on a line; they are shown on
 // one here for brevity.) A resource's refresh = true makes every plan read
-// it (refresh.go).
+// it (refresh.go); its lifecycle block may hold precondition and
+// postcondition blocks (resource_conditions.go).
 //
 // Provider, variable, output and locals blocks are top level only. A
 // local is a named expression read as local.NAME from any block; its own
