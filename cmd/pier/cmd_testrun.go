@@ -241,6 +241,9 @@ func runOne(ctx context.Context, o testOptions, stop <-chan struct{}, work strin
 	// unexpected turns an error into failures, except the failed
 	// conditions that expect_failures names.
 	unexpected := func(err error) {
+		if err = expectedConditions(err, run.ExpectFailures, failedChecks); err == nil {
+			return
+		}
 		var de *hclsource.DiagnosticsError
 		if errors.As(err, &de) {
 			var rest hclsource.DiagnosticsError
@@ -408,4 +411,30 @@ func (o *onceWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// expectedConditions removes from err the resources' failed
+// preconditions and postconditions that expect names, and notes every
+// failed one in failed; nil when nothing else is left.
+func expectedConditions(err error, expect []string, failed map[string]bool) error {
+	var keep []error
+	var walk func(error)
+	walk = func(e error) {
+		if m, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range m.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		var ce *engine.ConditionError
+		if errors.As(e, &ce) {
+			failed[ce.Checkable()] = true
+			if slices.Contains(expect, ce.Checkable()) {
+				return
+			}
+		}
+		keep = append(keep, e)
+	}
+	walk(err)
+	return errors.Join(keep...)
 }

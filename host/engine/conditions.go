@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/pierhq/pier/host/source"
 )
@@ -32,6 +33,27 @@ type ConditionError struct {
 
 func (e *ConditionError) Error() string {
 	return fmt.Sprintf("%s: %s: %s (%s block at %s)", e.Result.Range, e.Result.Summary, e.Result.Message, e.Result.Kind, e.Result.Block)
+}
+
+// Checkable names the resource block as pier test's expect_failures
+// does: resource.NAME, or module.NAME[KEY].resource.NAME in a module
+// instance.
+func (e *ConditionError) Checkable() string {
+	a, err := source.ParseAddress(e.Address)
+	if err != nil || len(a) == 0 {
+		return e.Address
+	}
+	var b strings.Builder
+	for _, s := range a[:len(a)-1] {
+		if !s.Module {
+			b.WriteString("deployment.")
+		}
+		b.WriteString(source.Address{s}.String())
+		b.WriteByte('.')
+	}
+	b.WriteString("resource.")
+	b.WriteString(a[len(a)-1].Name)
+	return b.String()
 }
 
 // KnownFailures are r's conditions of kind that are known to fail.

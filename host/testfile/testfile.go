@@ -173,7 +173,7 @@ func decodeRun(b *hcl.Block, common map[string]cty.Value) (*Run, hcl.Diagnostics
 			tr, ds := hcl.AbsTraversalForExpr(e)
 			if ds.HasErrors() || !checkable(tr) {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid expect_failures",
-					Detail: "expect_failures lists what must fail: var.NAME (a validation), module.NAME[KEY].var.NAME (a module's validation) or check.NAME.", Subject: e.Range().Ptr()})
+					Detail: "expect_failures lists what must fail: var.NAME (a validation), module.NAME[KEY].var.NAME (a module's validation), check.NAME, or resource.NAME (a resource's precondition or postcondition, module.NAME[KEY].resource.NAME in a module).", Subject: e.Range().Ptr()})
 				continue
 			}
 			r.ExpectFailures = append(r.ExpectFailures, traversalString(tr))
@@ -202,15 +202,16 @@ func evalContext() *hcl.EvalContext {
 }
 
 // checkable reports whether an expect_failures entry names something
-// whose conditions can fail: var.NAME, check.NAME, or a module
-// instance's variable, module.NAME[KEY].var.NAME (after each module
-// step, as its address spells it).
+// whose conditions can fail: var.NAME, check.NAME, resource.NAME (every
+// instance), or a module instance's variable or resource,
+// module.NAME[KEY].var.NAME and module.NAME[KEY].resource.NAME (after
+// each module step, as its address spells it).
 func checkable(tr hcl.Traversal) bool {
 	if len(tr) < 2 {
 		return false
 	}
 	switch tr.RootName() {
-	case "var", "check":
+	case "var", "check", "resource":
 		return len(tr) == 2
 	case "module":
 	default:
@@ -229,7 +230,7 @@ func checkable(tr hcl.Traversal) bool {
 			rest = rest[1:]
 		}
 		switch {
-		case len(rest) == 2 && isAttr(rest[0], "var"):
+		case len(rest) == 2 && (isAttr(rest[0], "var") || isAttr(rest[0], "resource")):
 			_, ok := rest[1].(hcl.TraverseAttr)
 			return ok
 		case len(rest) > 2 && isAttr(rest[0], "module"):

@@ -38,7 +38,7 @@ run "first" {
 }
 run "second" {
   variables = { name = "mine", list = ["a"] }
-  expect_failures = [var.port, check.site, module.site["blog"].module.page[0].var.title]
+  expect_failures = [var.port, check.site, module.site["blog"].module.page[0].var.title, resource.web, module.site["blog"].resource.page]
 }
 run "third" {
   variables {
@@ -67,7 +67,7 @@ run "third" {
 	}
 	want := []view{
 		{Name: "first", Command: CommandPlan, Vars: map[string]string{"name": cty.StringVal("all").GoString(), "port": cty.NumberIntVal(80).GoString()}, Asserts: 1},
-		{Name: "second", Command: CommandApply, Vars: map[string]string{"name": cty.StringVal("mine").GoString(), "port": cty.NumberIntVal(80).GoString(), "list": cty.TupleVal([]cty.Value{cty.StringVal("a")}).GoString()}, Expected: []string{"var.port", "check.site", `module.site["blog"].module.page[0].var.title`}},
+		{Name: "second", Command: CommandApply, Vars: map[string]string{"name": cty.StringVal("mine").GoString(), "port": cty.NumberIntVal(80).GoString(), "list": cty.TupleVal([]cty.Value{cty.StringVal("a")}).GoString()}, Expected: []string{"var.port", "check.site", `module.site["blog"].module.page[0].var.title`, "resource.web", `module.site["blog"].resource.page`}},
 		{Name: "third", Command: CommandApply, Vars: map[string]string{"name": cty.StringVal("all").GoString(), "port": cty.NumberIntVal(81).GoString()}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -81,14 +81,16 @@ func TestLoadErrors(t *testing.T) {
 		src  string
 		want string
 	}{
-		"quoted command":     {"run \"a\" {\n  command = \"apply\"\n}\n", `main.pier.test.hcl:2:13: Invalid command: command is apply or plan, written without quotes.`},
-		"unknown command":    {"run \"a\" {\n  command = destroy\n}\n", `main.pier.test.hcl:2:13: Invalid command`},
-		"duplicate run":      {"run \"a\" {}\nrun \"a\" {}\n", `main.pier.test.hcl:2:1: Duplicate run block: run "a" is already declared at`},
-		"bad expect_failure": {"run \"a\" {\n  expect_failures = [output.x]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
-		"module output":      {"run \"a\" {\n  expect_failures = [module.site.url]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
-		"module without var": {"run \"a\" {\n  expect_failures = [module.site[\"a\"].var]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
-		"var with steps":     {"run \"a\" {\n  expect_failures = [var.port.x]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
-		"unknown attribute":  {"run \"a\" {\n  plan_options = {}\n}\n", `main.pier.test.hcl:2:3: Unsupported argument`},
+		"quoted command":      {"run \"a\" {\n  command = \"apply\"\n}\n", `main.pier.test.hcl:2:13: Invalid command: command is apply or plan, written without quotes.`},
+		"unknown command":     {"run \"a\" {\n  command = destroy\n}\n", `main.pier.test.hcl:2:13: Invalid command`},
+		"duplicate run":       {"run \"a\" {}\nrun \"a\" {}\n", `main.pier.test.hcl:2:1: Duplicate run block: run "a" is already declared at`},
+		"bad expect_failure":  {"run \"a\" {\n  expect_failures = [output.x]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
+		"module output":       {"run \"a\" {\n  expect_failures = [module.site.url]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
+		"module without var":  {"run \"a\" {\n  expect_failures = [module.site[\"a\"].var]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
+		"var with steps":      {"run \"a\" {\n  expect_failures = [var.port.x]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
+		"a resource's input":  {"run \"a\" {\n  expect_failures = [resource.web.inputs]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
+		"a resource instance": {"run \"a\" {\n  expect_failures = [resource.web[0]]\n}\n", `main.pier.test.hcl:2:22: Invalid expect_failures`},
+		"unknown attribute":   {"run \"a\" {\n  plan_options = {}\n}\n", `main.pier.test.hcl:2:3: Unsupported argument`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
