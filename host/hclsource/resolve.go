@@ -670,17 +670,22 @@ func (d *Deployment) dependsOn(r *resourceDecl) (depSet, []source.Address) {
 	return depSet{static: deps, dynamic: dynamic}, waits
 }
 
+// evalVars are the count or each variables the instance's expressions
+// see, nil for a block with neither.
+func (inst *instance) evalVars(r *resourceDecl) map[string]cty.Value {
+	if i, ok := inst.key.(int); ok && inst.vars == nil && r.expand == expandCount {
+		return countVars(i)
+	}
+	return inst.vars
+}
+
 // evalInstance evaluates one instance's inputs and reports whether they
 // changed, as its readers see them.
 func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps depSet, depWaits []source.Address) (bool, hcl.Diagnostics) {
 	val := cty.EmptyObjectVal
 	if r.inputs != nil {
 		ictx := ctx
-		vars := inst.vars
-		if i, ok := inst.key.(int); ok && vars == nil && r.expand == expandCount {
-			vars = countVars(i)
-		}
-		if vars != nil {
+		if vars := inst.evalVars(r); vars != nil {
 			ictx = ctx.NewChild()
 			ictx.Variables = vars
 		}

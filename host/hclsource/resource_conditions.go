@@ -95,9 +95,9 @@ func (d *Deployment) linkConditions(r *resourceDecl) ([]*ref, hcl.Diagnostics) {
 // condition that cannot be evaluated fails, with the reason: the engine
 // reports it for the resource, at plan or when the resource runs.
 func (d *Deployment) evalConditions(r *resourceDecl, inst *instance, ctx *hcl.EvalContext) ([]*source.ConditionResult, []string) {
-	if inst.vars != nil {
+	if vars := inst.evalVars(r); vars != nil {
 		ctx = ctx.NewChild()
-		ctx.Variables = inst.vars
+		ctx.Variables = vars
 	}
 	var pctx *hcl.EvalContext
 	out := make([]*source.ConditionResult, 0, len(r.conditions))

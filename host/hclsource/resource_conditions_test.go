@@ -324,3 +324,60 @@ resource "page" {
 		t.Errorf("conditions (-want +got):\n%s", diff)
 	}
 }
+
+// TestConditionsSeeTheInstance checks that an instance's conditions read
+// its own count.index and each, as its inputs do.
+func TestConditionsSeeTheInstance(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		expansion, condition string
+		want                 []string
+	}{
+		"count.index": {
+			expansion: "count = 2",
+			condition: "count.index < 1",
+			want:      []string{"w[0] precondition ok", "w[1] precondition failed at main.pier.hcl:8:5: w 1"},
+		},
+		"each.key": {
+			expansion: `for_each = toset(["a", "b"])`,
+			condition: `each.key == "a"`,
+			want:      []string{`w["a"] precondition ok`, `w["b"] precondition failed at main.pier.hcl:8:5: w b`},
+		},
+		"each.value": {
+			expansion: `for_each = { a = 1, b = 2 }`,
+			condition: `each.value == 1`,
+			want:      []string{`w["a"] precondition ok`, `w["b"] precondition failed at main.pier.hcl:8:5: w 2`},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			msg := "${count.index}"
+			if tc.expansion[0] == 'f' {
+				msg = "${each.key}"
+				if strings.Contains(tc.condition, "value") {
+					msg = "${each.value}"
+				}
+			}
+			dir := writeDir(t, map[string]string{"main.pier.hcl": `provider "p" { executable = "/bin/p" }
+resource "w" {
+  ` + tc.expansion + `
+  provider = provider.p
+  type     = "t"
+  inputs   = {}
+  lifecycle {
+    precondition {
+      condition     = ` + tc.condition + `
+      error_message = "w ` + msg + `"
+    }
+  }
+}
+`})
+			d := mustLoad(t, dir, Options{})
+			s := mustResolve(t, d, source.Outputs{})
+			if diff := cmp.Diff(tc.want, sortedLines(conditionLines(t, s, dir))); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
