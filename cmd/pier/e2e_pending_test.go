@@ -20,7 +20,7 @@ import (
 
 // Tests of pending operations: what pier records before it sends a create
 // or a destroy, and what a later run does with one an interrupted run
-// left (host/engine/pending.go, docs/state.md).
+// left (host/apply/intents.go, docs/state.md).
 
 // pendingOps returns the pending operations state.json records, by
 // address.

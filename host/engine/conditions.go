@@ -15,11 +15,12 @@ import (
 //   - planning fails on a precondition known to fail, and on a
 //     postcondition known to fail (an unchanged resource, whose recorded
 //     outputs are its self);
-//   - a condition known only after apply waits: a node whose
-//     preconditions are not known yet is gated until a resolve knows them,
-//     before its provider is called; a node with postconditions is held,
-//     after its change is recorded, until a resolve with its outputs has
-//     checked them, before anything that depends on it starts;
+//   - a condition known only after apply waits (host/apply's
+//     conditions.go): a node whose preconditions are not known yet is
+//     gated until a resolve knows them, before its provider is called; a
+//     node with postconditions is held, after its change is recorded,
+//     until a resolve with its outputs has checked them, before anything
+//     that depends on it starts;
 //   - a failure fails that resource and skips its dependents; an object a
 //     postcondition refuses stays recorded.
 

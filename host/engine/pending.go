@@ -10,6 +10,11 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
+// This file is what a plan says of the pending operations an interrupted
+// run left in its states: what apply will refuse ([PendingError]), what it
+// retries, and what another live pier is doing. Recording and clearing
+// intents is host/apply's (intents.go); their shape is host/statedoc's.
+
 // PendingError refuses an operation on a resource with an unresolved
 // pending operation from an interrupted run.
 type PendingError struct {

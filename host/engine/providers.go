@@ -144,7 +144,7 @@ func handlerKey(name, handler string) string { return name + " state " + handler
 // RetakeHandler replaces a state handler's lost pool with a new one,
 // whose process takes the lock again on its first request: only for
 // recording what was done under the lost one, once the caller has
-// stopped everything else (see applier.retake).
+// stopped everything else (see host/apply, handler_lost.go).
 func (p *Providers) RetakeHandler(name, handler string) (*provider.Pool, error) {
 	key := handlerKey(name, handler)
 	p.mu.Lock()

@@ -9,9 +9,9 @@ import (
 
 // A pending operation is an operation pier sent to a provider and has not
 // seen finish: its intent is recorded before the request and cleared by
-// the record of its outcome (see the engine's intents, host/engine/pending.go). This file holds
-// how one is spelt in a state document and the patches that add and clear
-// it; docs/state.md says what they mean to a user.
+// the record of its outcome (host/apply's intents.go). This file holds how
+// one is spelt in a state document and the patches that add and clear it;
+// docs/state.md says what they mean to a user.
 
 // pendingKey is pier's top-level key for pending operations in a state
 // document, beside pierOutputs: NixOps4 ignores top-level keys it does
