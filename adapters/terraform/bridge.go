@@ -236,6 +236,20 @@ type resourceType struct {
 	dataSource bool
 	implied    cty.Type
 	sensitive  []string
+	// null is the msgpack of the null object, every create's prior;
+	// nullData encodes it once.
+	null []byte
+}
+
+func (rt *resourceType) nullData() ([]byte, error) {
+	if rt.null == nil {
+		data, err := tfvalue.Marshal(cty.NullVal(rt.implied), rt.implied)
+		if err != nil {
+			return nil, err
+		}
+		rt.null = data
+	}
+	return rt.null, nil
 }
 
 func newResourceType(name string, s *tfproto.Schema, dataSource bool) *resourceType {

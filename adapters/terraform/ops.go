@@ -240,23 +240,27 @@ func (b *Bridge) resourceConfig(ctx context.Context, rt *resourceType, inputs sc
 const maxValidated = 4096
 
 func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Properties) (schema.Properties, error) {
-	cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
+	nullData, err := rt.nullData()
 	if err != nil {
 		return nil, err
 	}
-	null := cty.NullVal(rt.ty())
-	nullData, err := tfvalue.Marshal(null, rt.ty())
-	if err != nil {
-		return nil, err
+	key, keyed := createKey(rt, inputs)
+	var p *updatePlan
+	if keyed {
+		p = b.plans.take(key)
 	}
-	args := planArgs{prior: nullData, proposed: cfgData, config: cfgData}
-	var plan *tfclient.PlanResponse
-	var planned cty.Value
-	if p := b.plans.take(createKey(rt, args)); p != nil {
-		plan, planned = p.plan, p.planned
-	} else if plan, planned, err = b.plan(ctx, rt, cfg, args); err != nil {
-		return nil, err
+	if p == nil {
+		cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
+		if err != nil {
+			return nil, err
+		}
+		plan, planned, err := b.plan(ctx, rt, cfg, planArgs{prior: nullData, proposed: cfgData, config: cfgData})
+		if err != nil {
+			return nil, err
+		}
+		p = &updatePlan{cfgData: cfgData, plan: plan, planned: planned}
 	}
+	cfgData, plan, planned := p.cfgData, p.plan, p.planned
 	state, private, err := b.apply(ctx, rt, planned, &tfclient.ApplyRequest{
 		TypeName: rt.name, Prior: nullData, Planned: plan.Planned, Config: cfgData, PlannedPrivate: plan.PlannedPrivate,
 	})

@@ -11,8 +11,8 @@ import (
 // once per command instead of twice (Terraform plans again during apply).
 //
 // Taking a preview's plan is sound because the key is everything the
-// provider was asked: the type, the encoded configuration, and for an
-// update the recorded object and the new inputs. The same provider
+// provider was asked: the type and the inputs, and for an update the
+// recorded object too. The same provider
 // process answered it moments ago, in the same command. Terraform asks
 // for a second plan because the first may hold unknown values that are
 // known by apply time, and it accepts any second plan that agrees with
@@ -46,10 +46,19 @@ func (c *planCache) take(key string) *updatePlan {
 	return p
 }
 
-// createKey identifies a create's plan: from a null prior, the proposed
-// state is the configuration itself.
-func createKey(rt *resourceType, a planArgs) string {
-	return "create\x00" + rt.name + "\x00" + string(a.config)
+// createKey identifies a create's plan by the request it answers: the
+// type and the inputs, as JSON. The inputs alone decide the configuration
+// (tfvalue.Config is a function of the schema and the inputs), so a create
+// whose key matches its preview's takes the configuration the preview
+// converted and validated as well as its plan, and converts nothing
+// itself. encoding/json sorts map keys, so equal inputs give equal keys;
+// a number spelled differently (json.Number keeps the text) only misses.
+func createKey(rt *resourceType, inputs schema.Properties) (string, bool) {
+	in, err := json.Marshal(inputs)
+	if err != nil {
+		return "", false
+	}
+	return "create\x00" + rt.name + "\x00" + string(in), true
 }
 
 // updateKey identifies an update's plan by the request it answers: the

@@ -77,7 +77,7 @@ func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.Prev
 		if err != nil {
 			return nil, err
 		}
-		nullData, err := tfvalue.Marshal(cty.NullVal(rt.ty()), rt.ty())
+		nullData, err := rt.nullData()
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +89,9 @@ func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.Prev
 		if err != nil {
 			return nil, err
 		}
-		b.plans.put(createKey(rt, args), &updatePlan{plan: plan, planned: planned})
+		if key, ok := createKey(rt, req.InputProperties); ok {
+			b.plans.put(key, &updatePlan{cfgData: cfgData, plan: plan, planned: planned})
+		}
 		return plannedResponse(planned)
 	}
 	u, err := b.planUpdate(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
