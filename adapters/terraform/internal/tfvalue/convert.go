@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"github.com/zclconf/go-cty/cty"
@@ -511,14 +512,82 @@ func jsonKind(raw any) string {
 // ToJSON converts a wholly known value to plain JSON (numbers as
 // json.Number, so that they stay exact). Dynamic values lose their cty type
 // tag: outputs are for people and for other resources' inputs.
+//
+// It walks the value directly instead of encoding it with cty's JSON
+// encoder and decoding the text again: every operation's outputs pass
+// through here, and the text would only be parsed back. The result is what
+// that round trip gives (the tests and FuzzConfig hold it to that).
 func ToJSON(v cty.Value) (any, error) {
-	if v.IsNull() {
-		return nil, nil
-	}
 	if !v.IsWhollyKnown() {
 		return nil, fmt.Errorf("value is not wholly known")
 	}
-	data, err := ctyjson.Marshal(v, v.Type())
+	return toJSON(v, nil)
+}
+
+func toJSON(v cty.Value, path cty.Path) (any, error) {
+	if v.IsMarked() {
+		return nil, path.NewErrorf("value has marks, so it cannot be serialized as JSON")
+	}
+	if v.IsNull() {
+		return nil, nil
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		s := v.AsString()
+		if !utf8.ValidString(s) {
+			// encoding/json replaces each invalid byte; do as it does.
+			b, _ := json.Marshal(s)
+			_ = json.Unmarshal(b, &s)
+		}
+		return s, nil
+	case ty == cty.Number:
+		if v.RawEquals(cty.PositiveInfinity) || v.RawEquals(cty.NegativeInfinity) {
+			return nil, path.NewErrorf("cannot serialize infinity as JSON")
+		}
+		return json.Number(v.AsBigFloat().Text('f', -1)), nil
+	case ty == cty.Bool:
+		return v.True(), nil
+	case ty.IsListType(), ty.IsSetType(), ty.IsTupleType():
+		out := make([]any, 0, v.LengthInt())
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			j, err := toJSON(e, append(path, cty.IndexStep{Key: k}))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, j)
+		}
+		return out, nil
+	case ty.IsMapType():
+		out := make(map[string]any, v.LengthInt())
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			j, err := toJSON(e, append(path, cty.IndexStep{Key: k}))
+			if err != nil {
+				return nil, err
+			}
+			key, err := toJSON(k, path)
+			if err != nil {
+				return nil, err
+			}
+			out[key.(string)] = j
+		}
+		return out, nil
+	case ty.IsObjectType():
+		atys := ty.AttributeTypes()
+		out := make(map[string]any, len(atys))
+		for name := range atys {
+			j, err := toJSON(v.GetAttr(name), append(path, cty.GetAttrStep{Name: name}))
+			if err != nil {
+				return nil, err
+			}
+			out[name] = j
+		}
+		return out, nil
+	}
+	// Capsules, which no Terraform schema has: as cty's encoder does.
+	data, err := ctyjson.Marshal(v, ty)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package tfvalue
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 // decode parses JSON the way the v0 protocol delivers properties.
@@ -362,6 +364,84 @@ func BenchmarkConfigMarshal(b *testing.B) {
 			b.Fatal(err)
 		}
 		if _, err := Marshal(v, ty); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// toJSONReference is what ToJSON must equal: cty's JSON encoder, then
+// encoding/json decoding the text with numbers as json.Number.
+func toJSONReference(v cty.Value) (any, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	data, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var out any
+	err = dec.Decode(&out)
+	return out, err
+}
+
+func TestToJSONMatchesEncoder(t *testing.T) {
+	t.Parallel()
+	big, _ := cty.ParseNumberVal("123456789012345678901234567890.000000000000000001")
+	cases := map[string]cty.Value{
+		"string":       cty.StringVal("a\"b\\c\u00e9\n"),
+		"invalid utf8": cty.StringVal("a\xffb\xc3"),
+		"numbers":      cty.TupleVal([]cty.Value{cty.NumberIntVal(0), cty.NumberIntVal(-7), cty.NumberFloatVal(0.1), cty.NumberFloatVal(1e21), big}),
+		"bools":        cty.ListVal([]cty.Value{cty.True, cty.False}),
+		"empty":        cty.ObjectVal(map[string]cty.Value{"l": cty.ListValEmpty(cty.String), "s": cty.SetValEmpty(cty.Number), "m": cty.MapValEmpty(cty.Bool), "o": cty.EmptyObjectVal, "t": cty.EmptyTupleVal}),
+		"nulls inside": cty.ObjectVal(map[string]cty.Value{"a": cty.NullVal(cty.String), "d": cty.NullVal(cty.DynamicPseudoType), "l": cty.ListVal([]cty.Value{cty.NullVal(cty.Number)})}),
+		"set":          cty.SetVal([]cty.Value{cty.StringVal("b"), cty.StringVal("a"), cty.StringVal("c")}),
+		"map":          cty.MapVal(map[string]cty.Value{"z": cty.ObjectVal(map[string]cty.Value{"x": cty.NumberIntVal(1)}), "a": cty.ObjectVal(map[string]cty.Value{"x": cty.NullVal(cty.Number)})}),
+		"nested": cty.ObjectVal(map[string]cty.Value{
+			"rules": cty.SetVal([]cty.Value{cty.ObjectVal(map[string]cty.Value{"port": cty.NumberIntVal(443)}), cty.ObjectVal(map[string]cty.Value{"port": cty.NumberIntVal(80)})}),
+			"any":   cty.TupleVal([]cty.Value{cty.StringVal("x"), cty.MapVal(map[string]cty.Value{"k": cty.ListVal([]cty.Value{cty.True})})}),
+		}),
+		"null": cty.NullVal(cty.EmptyObject),
+	}
+	for name, v := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, err := toJSONReference(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ToJSON(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("ToJSON differs from the encoder round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for name, v := range map[string]cty.Value{
+		"infinity": cty.ListVal([]cty.Value{cty.PositiveInfinity}),
+		"marked":   cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("s").Mark("x")}),
+	} {
+		if _, err := ToJSON(v); err == nil {
+			t.Errorf("ToJSON(%s) succeeded, want the error the encoder gives", name)
+		}
+		if _, err := toJSONReference(v); err == nil {
+			t.Errorf("the encoder accepted %s", name)
+		}
+	}
+}
+
+func BenchmarkToJSON(b *testing.B) {
+	in, _ := decode(b, `{"name":"n","size":3,"any":{"k":[1,2,3]},"rules":[{"port":80},{"port":443}],"list":[{"x":"a"},{"x":"b"}],"set":[{"x":"s"}],"map":{"k":{"x":"m"}}}`).(map[string]any)
+	v, err := Config(testBlock, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ToJSON(v); err != nil {
 			b.Fatal(err)
 		}
 	}

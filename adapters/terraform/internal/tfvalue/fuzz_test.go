@@ -3,12 +3,14 @@ package tfvalue
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
 // FuzzConfig feeds arbitrary JSON objects through the configuration rules:
-// they must never panic, and whatever they accept must encode to msgpack
-// and decode to the same value.
+// they must never panic, whatever they accept must encode to msgpack and
+// decode to the same value, and ToJSON must give what cty's JSON encoder
+// and encoding/json give.
 func FuzzConfig(f *testing.F) {
 	for _, seed := range []string{
 		`{}`,
@@ -42,6 +44,13 @@ func FuzzConfig(f *testing.F) {
 		}
 		if !back.RawEquals(v) {
 			t.Fatalf("msgpack round trip changed the value:\n%#v\n%#v", v, back)
+		}
+		if v.IsWhollyKnown() {
+			want, werr := toJSONReference(v)
+			got, gerr := ToJSON(v)
+			if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(want, got) {
+				t.Fatalf("ToJSON = %#v, %v; the encoder round trip gives %#v, %v", got, gerr, want, werr)
+			}
 		}
 	})
 }
