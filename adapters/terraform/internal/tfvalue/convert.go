@@ -524,6 +524,22 @@ func ToJSON(v cty.Value) (any, error) {
 	return toJSON(v, nil)
 }
 
+// numberText is f.Text('f', -1), the shortest decimal that reads back as
+// f, which cty's JSON encoder writes. That search is costly at cty's
+// 512-bit precision, and most numbers are small integers: an integer
+// below 2^prec, where every integer is a distinct float, has its exact
+// digits as the shortest form. Zero keeps Text's sign.
+func numberText(f *big.Float) string {
+	if f.Sign() != 0 && f.IsInt() {
+		if exp := f.MantExp(nil); exp <= 63 && exp <= int(f.Prec()) {
+			if i, acc := f.Int64(); acc == big.Exact {
+				return strconv.FormatInt(i, 10)
+			}
+		}
+	}
+	return f.Text('f', -1)
+}
+
 func toJSON(v cty.Value, path cty.Path) (any, error) {
 	if v.IsMarked() {
 		return nil, path.NewErrorf("value has marks, so it cannot be serialized as JSON")
@@ -545,7 +561,7 @@ func toJSON(v cty.Value, path cty.Path) (any, error) {
 		if v.RawEquals(cty.PositiveInfinity) || v.RawEquals(cty.NegativeInfinity) {
 			return nil, path.NewErrorf("cannot serialize infinity as JSON")
 		}
-		return json.Number(v.AsBigFloat().Text('f', -1)), nil
+		return json.Number(numberText(v.AsBigFloat())), nil
 	case ty == cty.Bool:
 		return v.True(), nil
 	case ty.IsListType(), ty.IsSetType(), ty.IsTupleType():

@@ -3,6 +3,7 @@ package tfvalue
 import (
 	"bytes"
 	"encoding/json"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -433,16 +434,40 @@ func TestToJSONMatchesEncoder(t *testing.T) {
 	}
 }
 
+func TestNumberTextIsShortest(t *testing.T) {
+	t.Parallel()
+	var fs []*big.Float
+	for _, prec := range []uint{24, 53, 64, 512} {
+		for _, x := range []float64{0, 1, -1, 7, 1000, -123456, 1 << 52, 1<<53 + 2, 1<<62 + 1024, -(1 << 63), 1 << 63, 1e21, 0.5, 3.25} {
+			fs = append(fs, new(big.Float).SetPrec(prec).SetFloat64(x))
+		}
+		for _, i := range []int64{1<<62 + 1, 1<<63 - 1, -(1<<63 - 1), 9007199254740993} {
+			fs = append(fs, new(big.Float).SetPrec(prec).SetInt64(i))
+		}
+	}
+	fs = append(fs, new(big.Float).Neg(new(big.Float)))
+	for _, f := range fs {
+		if got, want := numberText(f), f.Text('f', -1); got != want {
+			t.Errorf("numberText(%s at prec %d) = %s, want %s", f.Text('g', 30), f.Prec(), got, want)
+		}
+	}
+}
+
+// BenchmarkToJSON compares ToJSON with the encoder round trip it replaced.
 func BenchmarkToJSON(b *testing.B) {
 	in, _ := decode(b, `{"name":"n","size":3,"any":{"k":[1,2,3]},"rules":[{"port":80},{"port":443}],"list":[{"x":"a"},{"x":"b"}],"set":[{"x":"s"}],"map":{"k":{"x":"m"}}}`).(map[string]any)
 	v, err := Config(testBlock, in)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := ToJSON(v); err != nil {
-			b.Fatal(err)
-		}
+	for name, f := range map[string]func(cty.Value) (any, error){"walk": ToJSON, "encoder round trip": toJSONReference} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := f(v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
