@@ -228,10 +228,30 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 			}
 			stop = nil
 		}
-		if a.resolveAgain && !a.resolving && !a.stopped && a.needResolve() {
+		if a.resolveAgain && !a.resolving && !a.stopped && resolveDue(a.knownGen-a.resolvedGen, len(a.nodes)+len(a.planned), a.queued, sem) && a.needResolve() {
 			a.startResolve(ctx)
 		}
 	}
+}
+
+// resolveShare is how many resolves a deployment's outputs pay for while
+// the ready queues are well stocked: a resolve costs the size of the
+// deployment (the source lists every resource, and the applier reads the
+// list), so resolving after each output would make an apply cost its
+// size squared; after every 1/resolveShare of it, a constant number of
+// sizes.
+const resolveShare = 32
+
+// resolveDue reports whether a resolve should start now that changed
+// outputs arrived since the last one, in a deployment of size resources
+// whose ready queues hold queued nodes and whose operations run sem at a
+// time. It is due once the queues run short (fewer than two rounds of
+// sem), so that the resources it would make ready are there before the
+// running operations end, or once the outputs that arrived are a
+// 1/resolveShare of the deployment. The run loop resolves regardless of
+// this when nothing runs.
+func resolveDue(changed, size, queued, sem int) bool {
+	return changed > 0 && (queued < 2*sem || changed*resolveShare >= size)
 }
 
 // needResolve reports whether some pending node has all it waits on done
