@@ -4,14 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
-	"github.com/pierhq/pier/host/statedoc"
+	"github.com/pierhq/pier/host/tfschema"
 )
 
 // Engine plans and applies one deployment. Plan and Apply are called from
@@ -22,15 +19,8 @@ type Engine struct {
 	// secrets redacts what providers write to stderr about a resource;
 	// see redact_log.go.
 	secrets *redact.Secrets
-	// tf checks inputs against Terraform schemas; see tfcheck.go.
-	tf *tfCheck
-}
-
-// HandlerRef is a state handler as run during planning.
-type HandlerRef struct {
-	Resource *source.Resource
-	Outputs  map[string]any
-	View     *statedoc.View
+	// locator places Terraform input errors; see [Engine.Locator].
+	locator *tfschema.Locator
 }
 
 // New returns an engine for a deployment.
@@ -75,65 +65,4 @@ func (e *Engine) Emit(ev Event) {
 		ev.Time = time.Now()
 	}
 	e.cfg.Events(ev)
-}
-
-// States runs the deployment's state handlers and reads what they hold,
-// without starting any other provider.
-func (e *Engine) States(ctx context.Context) (map[string]*statedoc.View, error) {
-	p, err := e.readOnly(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return p.States, nil
-}
-
-// readOnly reads the states into a plan that changes nothing.
-func (e *Engine) readOnly(ctx context.Context) (*Plan, error) {
-	snap, err := e.Snapshot(ctx, source.Outputs{})
-	if err != nil {
-		return nil, err
-	}
-	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, handlers: map[string]*HandlerRef{}}, recorded: map[string]*statedoc.Recorded{}}
-	if err := pl.readStates(ctx, snap); err != nil {
-		return nil, err
-	}
-	return pl.plan, nil
-}
-
-// Forget removes a resource from the state that records it, with a
-// "forget" event. The real object is left alone. A resource recorded in
-// more than one state is forgotten only from the one state names; state
-// may be empty otherwise.
-func (e *Engine) Forget(ctx context.Context, addr, state string) (handler string, err error) {
-	p, err := e.readOnly(ctx)
-	if err != nil {
-		return "", err
-	}
-	states := p.States
-	var in []string
-	for _, h := range slices.Sorted(maps.Keys(states)) {
-		if states[h].Entries[addr] != nil && (state == "" || state == h) {
-			in = append(in, h)
-		}
-	}
-	switch {
-	case len(in) == 0 && state != "":
-		return "", fmt.Errorf("%s is not recorded in state %s (see pier state list)", addr, state)
-	case len(in) == 0:
-		return "", fmt.Errorf("%s is not recorded in any state of this deployment (see pier state list)", addr)
-	case len(in) > 1:
-		return "", fmt.Errorf("%s is recorded in states %s; name the one to forget it from with --state", addr, strings.Join(in, ", "))
-	}
-	h := in[0]
-	rec := states[h].Entries[addr]
-	r := NewRecorder(e, h, p.handlers[h])
-	defer r.Close()
-	if err := r.Record(ctx, "forget", func(pb *statedoc.PatchBuilder) error {
-		pb.Remove(rec.Address)
-		return nil
-	}); err != nil {
-		ref := p.handlers[h]
-		return "", fmt.Errorf("forget %s in state %s (provider %s): %w", addr, h, ref.Resource.Provider, err)
-	}
-	return h, nil
 }

@@ -138,3 +138,6 @@ func (h *logHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h *logHandler) WithGroup(name string) slog.Handler {
 	return &logHandler{events: h.events, min: h.min, next: h.next.WithGroup(name), attrs: h.attrs}
 }
+
+// DeposedSuffix is what an address says of a deposed object: its key.
+func DeposedSuffix(key string) string { return " (deposed " + key + ")" }

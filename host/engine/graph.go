@@ -2,8 +2,6 @@ package engine
 
 import (
 	"container/heap"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -325,21 +323,6 @@ func graphOrder(todo []*Change) ([]*Change, error) {
 	return out, nil
 }
 
-// ProviderFingerprint hashes what decides how a provider runs. Its
-// position and parallelism are left out: they do not change what the
-// plan does.
-func ProviderFingerprint(d *source.Provider) string {
-	c := *d
-	c.Range, c.Parallelism = source.Range{}, 0
-	raw, err := json.Marshal(c)
-	if err != nil {
-		return "unencodable: " + err.Error()
-	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:])
-}
-
-// intHeap is a min-heap of ints for container/heap.
 type intHeap []int
 
 func (h intHeap) Len() int           { return len(h) }

@@ -41,7 +41,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 	var jobs []job
 	for _, im := range snap.Imports {
 		addr := im.To.String()
-		r := findResource(snap, im.To)
+		r := FindResource(snap, im.To)
 		if r == nil {
 			return fmt.Errorf("%s: import into %s: the resource is not known before apply (its for_each or count depends on outputs); apply first, then import", im.Range, addr)
 		}
@@ -61,7 +61,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 		}
 		if !pl.e.providers.Supports(r.Provider, schema.OperationImport) {
 			ops := []string{}
-			for _, op := range pl.e.providers.operations(r.Provider) {
+			for _, op := range pl.e.providers.Operations(r.Provider) {
 				ops = append(ops, string(op))
 			}
 			return fmt.Errorf("%s: import into %s: provider %s does not declare the import operation (it declares: %s), so pier cannot adopt an object into it", im.Range, addr, r.Provider, strings.Join(ops, ", "))
@@ -83,7 +83,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 				errs[i] = err
 				return nil
 			}
-			entries[i], errs[i] = pl.e.importObject(ctx, j.r, j.im.ID)
+			entries[i], errs[i] = pl.e.ImportObject(ctx, j.r, j.im.ID)
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("%s: %w", j.im.Range, errs[i])
 			}
@@ -99,28 +99,6 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 		pl.imports[j.im.To.String()] = &ImportSpec{ID: j.im.ID, Range: j.im.Range}
 	}
 	return nil
-}
-
-// importObject asks r's provider for the object id and returns the entry
-// that records it, as if pier had created it.
-func (e *Engine) importObject(ctx context.Context, r *source.Resource, id string) (statedoc.Entry, error) {
-	resp, err := e.providers.Call(ctx, r.Provider, r.Address.String(), &schema.Request{ImportResourceRequest: &schema.ImportResourceRequest{Type: r.Type, ID: id}})
-	if err != nil {
-		return statedoc.Entry{}, fmt.Errorf("import %s (%s %s, id %q): %w", r.Address, r.Provider, r.Type, id, err)
-	}
-	im := resp.ImportResourceResponse
-	deps := make([]string, 0, len(r.DependsOn))
-	for _, d := range r.DependsOn {
-		deps = append(deps, d.String())
-	}
-	entry := statedoc.Entry{Type: r.Type, InputProperties: im.InputProperties, OutputProperties: im.OutputProperties, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs, ImportID: id}
-	if entry.InputProperties == nil {
-		entry.InputProperties = map[string]any{}
-	}
-	if entry.OutputProperties == nil {
-		entry.OutputProperties = map[string]any{}
-	}
-	return entry, nil
 }
 
 // markImports puts each import on its resource's change: a change the

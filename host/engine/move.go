@@ -46,11 +46,11 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 			return MoveResult{}, err
 		}
 	}
-	p, err := e.readOnly(ctx)
+	set, _, err := e.readStatesOnly(ctx)
 	if err != nil {
 		return MoveResult{}, err
 	}
-	states := p.States
+	states := set.Views()
 	var in []string
 	for _, h := range slices.Sorted(maps.Keys(states)) {
 		if states[h].Entries[from.String()] != nil && (req.FromState == "" || req.FromState == h) {
@@ -94,7 +94,7 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 	entry := rec.Entry
 	res := MoveResult{From: from, To: to, FromState: src, ToState: dst}
 	if src == dst {
-		r := NewRecorder(e, src, p.handlers[src])
+		r := NewRecorder(e, src, set.Handlers[src])
 		defer r.Close()
 		err := r.Record(ctx, "move", func(pb *statedoc.PatchBuilder) error {
 			if err := pb.Put(to, entry); err != nil {
@@ -104,22 +104,22 @@ func (e *Engine) Move(ctx context.Context, req MoveRequest) (MoveResult, error) 
 			return nil
 		})
 		if err != nil {
-			return res, fmt.Errorf("move %s to %s in state %s (provider %s): %w", from, to, src, p.handlers[src].Resource.Provider, err)
+			return res, fmt.Errorf("move %s to %s in state %s (provider %s): %w", from, to, src, set.Handlers[src].Resource.Provider, err)
 		}
 		return res, nil
 	}
 	// Add first, then remove: see the doc comment.
-	rd := NewRecorder(e, dst, p.handlers[dst])
+	rd := NewRecorder(e, dst, set.Handlers[dst])
 	err = rd.Record(ctx, "move", func(pb *statedoc.PatchBuilder) error { return pb.Put(to, entry) })
 	rd.Close()
 	if err != nil {
-		return res, fmt.Errorf("move %s: record it in state %s (provider %s): %w; state %s still records it, unchanged", from, dst, p.handlers[dst].Resource.Provider, err, src)
+		return res, fmt.Errorf("move %s: record it in state %s (provider %s): %w; state %s still records it, unchanged", from, dst, set.Handlers[dst].Resource.Provider, err, src)
 	}
-	rs := NewRecorder(e, src, p.handlers[src])
+	rs := NewRecorder(e, src, set.Handlers[src])
 	err = rs.Record(ctx, "move", func(pb *statedoc.PatchBuilder) error { pb.Remove(from); return nil })
 	rs.Close()
 	if err != nil {
-		return res, fmt.Errorf("move %s: it is now recorded in state %s as %s, but removing it from state %s (provider %s) failed: %w; finish with: pier state forget --state %s %s", from, dst, to, src, p.handlers[src].Resource.Provider, err, src, from)
+		return res, fmt.Errorf("move %s: it is now recorded in state %s as %s, but removing it from state %s (provider %s) failed: %w; finish with: pier state forget --state %s %s", from, dst, to, src, set.Handlers[src].Resource.Provider, err, src, from)
 	}
 	return res, nil
 }

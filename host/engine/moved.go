@@ -77,10 +77,10 @@ func (pl *planner) moveBlocks(snap *source.Snapshot) error {
 		if by == nil || cur.String() == addr {
 			continue
 		}
-		if r := findResource(snap, rec.Address); r != nil {
+		if r := FindResource(snap, rec.Address); r != nil {
 			return &MoveError{From: rec.Address, To: cur, Range: by.Range, Reason: fmt.Sprintf("%s is still declared at %s; remove its block, or the moved block", rec.Address, r.Range)}
 		}
-		if findResource(snap, cur) == nil {
+		if FindResource(snap, cur) == nil {
 			// Nothing is declared there (or not yet known): the record
 			// stays where it is, and is planned like any other record.
 			continue

@@ -32,8 +32,8 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 		return nil
 	}
 	loc := &tfschema.Locator{}
-	if e.tf != nil {
-		loc = e.tf.locator // the input check parsed the files already
+	if l := e.Locator(); l != nil {
+		loc = l // the input check parsed the files already
 	}
 	// The pools bound each provider; this bounds the goroutines waiting
 	// for them, as apply bounds its workers.

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -89,3 +92,19 @@ func (e *Engine) providerCheck(d *source.Provider) (ProviderCheck, error) {
 	}
 	return c, nil
 }
+
+// ProviderFingerprint hashes what decides how a provider runs. Its
+// position and parallelism are left out: they do not change what the
+// plan does.
+func ProviderFingerprint(d *source.Provider) string {
+	c := *d
+	c.Range, c.Parallelism = source.Range{}, 0
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return "unencodable: " + err.Error()
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// intHeap is a min-heap of ints for container/heap.

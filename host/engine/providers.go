@@ -3,16 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
@@ -54,10 +49,10 @@ func tfConfig(d *source.Provider) ([]byte, error) {
 	return data, nil
 }
 
-// tfSchema returns the schema of a Terraform provider declaration,
+// TerraformSchema returns the schema of a Terraform provider declaration,
 // starting its provider process (shared with its bridges) on first use.
-func (p *Providers) tfSchema(ctx context.Context, name string) (*tfschema.Schema, error) {
-	d := p.decl(name)
+func (p *Providers) TerraformSchema(ctx context.Context, name string) (*tfschema.Schema, error) {
+	d := p.Decl(name)
 	if d == nil || d.Terraform == "" {
 		return nil, fmt.Errorf("provider %q is not a Terraform provider declared in the deployment", name)
 	}
@@ -80,8 +75,8 @@ func (p *Providers) Declare(decls map[string]*source.Provider) {
 	}
 }
 
-// operations returns the optional operations a provider declared.
-func (p *Providers) operations(name string) []schema.Operation {
+// Operations returns the optional operations a provider declared.
+func (p *Providers) Operations(name string) []schema.Operation {
 	p.mu.Lock()
 	d := p.decls[name]
 	p.mu.Unlock()
@@ -100,7 +95,7 @@ func (p *Providers) Declared(name string) bool {
 }
 
 func (p *Providers) Supports(name string, op schema.Operation) bool {
-	return slices.Contains(p.operations(name), op)
+	return slices.Contains(p.Operations(name), op)
 }
 
 // declaredOperations returns the operations a declaration implies: the
@@ -373,111 +368,9 @@ func (p *Providers) close() error {
 	return first
 }
 
-// Config holds the settings of an [Engine].
-type Config struct {
-	// Source is the deployment.
-	Source source.Source
-	// Dir is the working directory of provider processes: the deployment's
-	// directory.
-	Dir string
-	// PierExecutable runs the built-in adapters (`pier adapter …`).
-	PierExecutable string
-	// Parallelism bounds the operations running at once (default 10).
-	Parallelism int
-	// Timeout bounds one provider request (default: the provider
-	// package's).
-	Timeout time.Duration
-	// Logger receives provider stderr and engine diagnostics.
-	Logger *slog.Logger
-	// Events receives progress events. It is called from several
-	// goroutines at once (the scheduler, the source's resolves and, through
-	// [LogHandler], provider stderr), so it must be safe for concurrent
-	// use. Nil discards them.
-	Events func(Event)
-	// NixopsVersion is sent with state events.
-	NixopsVersion string
-	// ReadOnlyState tells the built-in state handlers to read without
-	// taking their write lock and to refuse events: for commands that
-	// only read state, so they answer while an apply runs.
-	ReadOnlyState bool
-	// Builtins are the adapters shipped inside PierExecutable (`pier
-	// adapter NAME`), by name, with what each publishes about itself: the
-	// engine knows nothing of them beyond this. A provider declared with
-	// builtin = NAME must be one of them; one declared terraform = PLUGIN
-	// runs the "terraform" bridge.
-	Builtins schema.Adapters
-}
-
-const defaultParallelism = 10
-
-func (c Config) parallelism() int {
-	if c.Parallelism > 0 {
-		return c.Parallelism
-	}
-	return defaultParallelism
-}
-
-// providerParallelism is a provider's pool size when its declaration does
-// not say: no more processes than operations can run at once.
-func (c Config) providerParallelism() int {
-	return min(c.parallelism(), 4)
-}
-
-func (c Config) logger() *slog.Logger {
-	if c.Logger != nil {
-		return c.Logger
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
-func (c Config) nixopsVersion() string {
-	if c.NixopsVersion != "" {
-		return c.NixopsVersion
-	}
-	return "pier"
-}
-
-// checkExecutables checks, at plan, that every provider executable the
-// apply will start exists and may be executed, so that a missing one
-// fails the plan, naming the provider block, instead of the apply after
-// it has changed other resources. Only the providers of resources that
-// change are checked: an unchanged resource starts no provider. For a
-// Terraform provider the plugin binary is checked (the bridge is pier).
-func (e *Engine) checkExecutables(p *Plan) error {
-	names := map[string]bool{}
-	for _, c := range p.Changes {
-		if c.StateHandler || c.Structural || c.Action == ActionNoOp {
-			continue
-		}
-		if c.Resource != nil {
-			names[c.Resource.Provider] = true
-		}
-		if c.Prior != nil && c.Action != ActionUpdate {
-			names[c.Prior.Entry.Provider] = true // destroys the old object
-		}
-	}
-	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(names)) {
-		d := e.providers.decl(name)
-		if d == nil {
-			continue // no longer declared: the plan's note says so
-		}
-		var exe string
-		switch {
-		case d.Builtin != "":
-			continue
-		case d.Terraform != "":
-			exe = d.Terraform
-		default:
-			exe = d.Executable
-		}
-		if _, err := proc.Find(exe, e.cfg.Dir); err != nil {
-			pos := ""
-			if s := d.Range.String(); s != "" {
-				pos = s + ": "
-			}
-			errs = append(errs, fmt.Errorf("%sprovider %s: %w", pos, name, err))
-		}
-	}
-	return errors.Join(errs...)
+// Decl returns a provider's declaration, or nil.
+func (p *Providers) Decl(name string) *source.Provider {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.decls[name]
 }

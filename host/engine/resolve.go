@@ -58,11 +58,11 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 		return ResolveResult{}, err
 	}
 	addr := a.String()
-	pl, snap, err := e.readStatesOnly(ctx)
+	set, snap, err := e.readStatesOnly(ctx)
 	if err != nil {
 		return ResolveResult{}, err
 	}
-	states := pl.plan.States
+	states := set.Views()
 	if req.State != "" && states[req.State] == nil {
 		return ResolveResult{}, fmt.Errorf("%s is not a state handler of this deployment (its state handlers: %s)", req.State, strings.Join(slices.Sorted(maps.Keys(states)), ", "))
 	}
@@ -91,7 +91,7 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 		if err := e.canImportPending(a, h, p, req.ID, v.Entries[addr] != nil); err != nil {
 			return res, err
 		}
-		im, err := e.importInto(ctx, pl, snap, a, req.ID)
+		im, err := e.importInto(ctx, set, snap, a, req.ID)
 		if err != nil {
 			return res, err
 		}
@@ -108,7 +108,7 @@ func (e *Engine) Resolve(ctx context.Context, req ResolveRequest) (ResolveResult
 		res.Forgot = true
 		build = func(pb *statedoc.PatchBuilder) error { pb.Remove(a); return nil }
 	}
-	ref := pl.plan.handlers[h]
+	ref := set.Handlers[h]
 	r := NewRecorder(e, h, ref)
 	defer r.Close()
 	if err := r.Record(ctx, event, build); err != nil {

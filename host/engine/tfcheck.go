@@ -8,16 +8,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
 )
-
-// tfCheck holds what checking Terraform inputs keeps for one engine: the
-// parsed source files. The schemas come from the providers' holders
-// (providers.tf), which the bridges share.
-type tfCheck struct {
-	locator *tfschema.Locator
-}
 
 // checkTerraformInputs checks the inputs of the resources the plan creates
 // or updates on Terraform providers against their providers' schemas, and
@@ -36,7 +28,7 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 		default:
 			continue
 		}
-		d := e.providers.decl(c.Resource.Provider)
+		d := e.providers.Decl(c.Resource.Provider)
 		if d == nil || d.Terraform == "" {
 			continue
 		}
@@ -45,9 +37,7 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 	if len(byProvider) == 0 {
 		return nil
 	}
-	if e.tf == nil {
-		e.tf = &tfCheck{locator: &tfschema.Locator{}}
-	}
+	loc := e.UseLocator()
 	names := slices.Sorted(maps.Keys(byProvider))
 	// Each schema costs a provider start; fetch them side by side. The
 	// provider started here is the one the apply's bridges use.
@@ -55,14 +45,14 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 	fetchErrs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		wg.Go(func() { schemas[i], fetchErrs[i] = e.providers.tfSchema(ctx, name) })
+		wg.Go(func() { schemas[i], fetchErrs[i] = e.providers.TerraformSchema(ctx, name) })
 	}
 	wg.Wait()
 
 	var errs []error
 	seen := map[string]*tfschema.InputError{}
 	for i, name := range names {
-		plugin := e.providers.decl(name).Terraform
+		plugin := e.providers.Decl(name).Terraform
 		if fetchErrs[i] != nil {
 			c := byProvider[name][0]
 			errs = append(errs, fmtErr(c, fetchErrs[i]))
@@ -91,7 +81,7 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 			// The plan must not show what the schema calls sensitive.
 			c.SensitiveInputs = append(c.SensitiveInputs, t.SensitivePaths()...)
 			for _, u := range t.Check(r.Inputs) {
-				report(&tfschema.InputError{Range: e.tf.locator.Locate(r.Range, u.Path), Resource: r.Address.String(), Provider: r.Provider,
+				report(&tfschema.InputError{Range: loc.Locate(r.Range, u.Path), Resource: r.Address.String(), Provider: r.Provider,
 					Plugin: plugin, Type: r.Type, Attribute: u.Attribute(), Suggestion: u.Suggestion})
 			}
 		}
@@ -107,11 +97,4 @@ func fmtErr(c *Change, err error) error {
 		pos = p + ": "
 	}
 	return fmt.Errorf("%scheck the inputs of resource %s (provider %s): %w", pos, c.Addr(), c.Resource.Provider, err)
-}
-
-// decl returns a provider's declaration, or nil.
-func (p *Providers) decl(name string) *source.Provider {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.decls[name]
 }

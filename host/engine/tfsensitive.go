@@ -30,7 +30,7 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 		if _, unchanged := pl.plan.Known[r.Address.String()]; unchanged {
 			return
 		}
-		if d := pl.e.providers.decl(r.Provider); d == nil || d.Terraform == "" {
+		if d := pl.e.providers.Decl(r.Provider); d == nil || d.Terraform == "" {
 			return
 		}
 		if types[r.Provider] == nil {
@@ -54,7 +54,7 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 		wg.Go(func() {
 			// A schema that cannot be read is reported by
 			// checkTerraformInputs, at the resource that needs it.
-			s, err := pl.e.providers.tfSchema(ctx, name)
+			s, err := pl.e.providers.TerraformSchema(ctx, name)
 			if err != nil {
 				return
 			}

@@ -7,6 +7,27 @@ import (
 	"github.com/pierhq/pier/host/source"
 )
 
+// PlanOptions steer a plan, as Terraform's -replace and -target do.
+type PlanOptions struct {
+	// Replace are addresses to replace although they are unchanged.
+	Replace []string `json:"replace,omitempty"`
+	// Targets limit the plan to these addresses (an address also names
+	// the instances and members below it) and what they depend on.
+	Targets []string `json:"targets,omitempty"`
+	// Refresh reads the recorded objects first (all, or those under
+	// RefreshTargets) and plans against them; see refresh.go.
+	Refresh        bool     `json:"refresh,omitempty"`
+	RefreshTargets []string `json:"refreshTargets,omitempty"`
+	// RefreshOnly reads as Refresh does (all, or RefreshTargets) and
+	// plans nothing but recording what the reads found, as Terraform's
+	// -refresh-only; see refresh_only.go.
+	RefreshOnly bool `json:"refreshOnly,omitempty"`
+	// NoRefresh reads nothing, whatever a block or provider's
+	// refresh = true says (--refresh=false, as Terraform's
+	// -refresh=false).
+	NoRefresh bool `json:"noRefresh,omitempty"`
+}
+
 // ErrRefreshOnlyControls refuses a refresh-only plan that also replaces or
 // targets: it changes nothing, so there is nothing to replace, and what it
 // reads is chosen by RefreshTargets.
