@@ -4,9 +4,11 @@ BIN := $(CURDIR)/bin
 .PHONY: build test tools lint demo race bench proto tfproviders tfproviders-test
 
 # COMMIT is what pier version reports: the commit, +dirty with changes.
+# pier-layout is the web view's Graphviz helper: pier runs it from its own
+# directory, so the two are built, and installed, side by side.
 COMMIT = $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +dirty)
 build:
-	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN)/pier ./cmd/pier
+	$(GO) build -ldflags "-X main.commit=$(COMMIT)" -o $(BIN)/ ./cmd/pier ./cmd/pier-layout
 
 # test runs every test: none may skip for a missing tool (PIER_TEST_STRICT=1
 # makes internal/testneed fail instead). tools checks .ci/tools.txt first:

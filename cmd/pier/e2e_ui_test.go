@@ -38,7 +38,13 @@ const uiBound = 3 * time.Minute
 // process is interrupted when the test ends.
 func startUI(t *testing.T, dir string, env []string, args ...string) (url string, wait func() error) {
 	t.Helper()
-	cmd := exec.Command(testbin.Pier(t), args...)
+	return startUIWith(t, testbin.Pier(t), dir, env, args...)
+}
+
+// startUIWith is startUI with the pier binary at bin.
+func startUIWith(t *testing.T, bin, dir string, env []string, args ...string) (url string, wait func() error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
@@ -242,6 +248,33 @@ func TestUIGraphOfHello(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "graph")
+}
+
+// TestUIGraphWithoutLayoutHelper: a pier installed without pier-layout
+// beside it serves the page, and the graph view says what is missing and
+// where pier looked.
+func TestUIGraphWithoutLayoutHelper(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.Abs("../../examples/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.ReadFile(testbin.Pier(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(t.TempDir(), "pier")
+	testbin.WriteExecutable(t, alone, exe, 0o755)
+	url, _ := startUIWith(t, alone, t.TempDir(), nil, "ui", "--dir", dir)
+	ctx := newBrowser(t)
+	browse(t, ctx, "open the page", chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(`#graph p.error`)))
+	msg := get(t, ctx, "read the graph's error", chromedp.Text(chromedp.CSS(`#graph p.error`)))
+	for _, want := range []string{"pier-layout is missing", filepath.Join(filepath.Dir(alone), "pier-layout"), "install it next to pier"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the graph view's error does not say %q:\n%s", want, msg)
+		}
+	}
+	screenshot(t, ctx, "graph-without-helper")
 }
 
 // watchStatuses makes the page record every status a run row shows, in

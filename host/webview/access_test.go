@@ -11,6 +11,7 @@ import (
 
 	"github.com/pierhq/pier/host/lockfile"
 	"github.com/pierhq/pier/host/session"
+	"github.com/pierhq/pier/internal/testbin"
 )
 
 // newTestServer serves examples/hello; nothing here plans or applies.
@@ -167,7 +168,9 @@ func TestListen(t *testing.T) {
 }
 
 func TestGraphLayout(t *testing.T) {
-	s := newTestServer(t, Options{})
+	// The real helper, built beside the test's pier binary.
+	helper := filepath.Join(filepath.Dir(testbin.Pier(t)), "pier-layout")
+	s := newTestServer(t, Options{LayoutHelper: helper})
 	g, err := s.graph(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -12,5 +12,9 @@
 // the deployment marks sensitive are redacted here, before they are
 // encoded, so they never reach the browser.
 //
+// The graph view's layout is Graphviz's, run by pier-layout, the helper
+// installed next to pier: see internal/layout for why it is not in this
+// process.
+//
 // Start at [New]; the page's code is in assets/.
 package webview

@@ -7,10 +7,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/goccy/go-graphviz"
-
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/webview/internal/layout"
 )
 
 // graphJSON is the graph view: the SVG that Graphviz laid out (each node a
@@ -42,9 +41,9 @@ type graphEdge struct {
 // nodeID is a node's SVG id; the page finds nodes by it.
 func nodeID(a source.Address) string { return "r:" + a.String() }
 
-// layout renders g as SVG with Graphviz's dot layout, in this process
-// (go-graphviz runs Graphviz compiled to WebAssembly).
-func layout(ctx context.Context, g *hclsource.Graph) (*graphJSON, error) {
+// layOut renders g as SVG with Graphviz's dot layout, which pier-layout
+// runs (see package layout for why it is a helper of its own).
+func layOut(ctx context.Context, helper string, g *hclsource.Graph) (*graphJSON, error) {
 	out := &graphJSON{Nodes: []graphNode{}, Edges: []graphEdge{}}
 	handlers := map[string]bool{}
 	for _, e := range g.Edges {
@@ -99,21 +98,18 @@ func layout(ctx context.Context, g *hclsource.Graph) (*graphJSON, error) {
 	}
 	dot.WriteString("}\n")
 
-	gv, err := graphviz.New(ctx)
+	if helper == "" {
+		h, err := layout.Find()
+		if err != nil {
+			return nil, err
+		}
+		helper = h
+	}
+	svg, err := layout.SVG(ctx, helper, dot.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("start graphviz: %w", err)
+		return nil, err
 	}
-	defer gv.Close()
-	parsed, err := graphviz.ParseBytes(dot.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("graphviz: read the graph: %w", err)
-	}
-	defer parsed.Close()
-	var svg bytes.Buffer
-	if err := gv.Render(ctx, parsed, graphviz.SVG, &svg); err != nil {
-		return nil, fmt.Errorf("graphviz: lay out the graph: %w", err)
-	}
-	s := svg.String()
+	s := string(svg)
 	// The page inserts the <svg> element itself; the XML prologue and
 	// doctype before it mean nothing there.
 	if i := strings.Index(s, "<svg"); i > 0 {
@@ -149,7 +145,7 @@ func (s *Server) graph(ctx context.Context) (*graphJSON, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := layout(ctx, g)
+	out, err := layOut(ctx, s.opts.LayoutHelper, g)
 	if err != nil {
 		return nil, err
 	}

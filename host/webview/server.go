@@ -52,6 +52,9 @@ type Options struct {
 	// page shows it live and offers no plan or apply of its own.
 	Watch  bool
 	Logger *slog.Logger
+	// LayoutHelper is the pier-layout that lays the graph out; empty
+	// means the one next to the running executable ([layout.Find]).
+	LayoutHelper string
 }
 
 // Server is a running pier ui.

@@ -2,8 +2,9 @@
 // subprocess: end-to-end tests and providers run as `pier adapter …`.
 //
 // The binary is built once per test process with `go build`, which the
-// build cache makes cheap after the first time. Set PIER_BIN to use a
-// prebuilt binary instead (make test does).
+// build cache makes cheap after the first time, with pier-layout (pier
+// ui's Graphviz helper) next to it. Set PIER_BIN to use a prebuilt binary
+// instead (make test does: make build puts pier-layout beside it).
 package testbin
 
 import (
@@ -35,7 +36,8 @@ func Pier(tb testing.TB) string {
 			return
 		}
 		path = filepath.Join(dir, "pier")
-		cmd := exec.Command("go", "build", "-o", path, "github.com/pierhq/pier/cmd/pier")
+		// pier-layout beside it, where pier ui looks for it.
+		cmd := exec.Command("go", "build", "-o", dir+"/", "github.com/pierhq/pier/cmd/pier", "github.com/pierhq/pier/cmd/pier-layout")
 		cmd.Dir = moduleRoot()
 		out, berr := cmd.CombinedOutput()
 		if berr != nil {
