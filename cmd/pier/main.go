@@ -341,8 +341,9 @@ func main() {
 	}
 	// PIER_MEMPROFILE=FILE keeps FILE (and FILE.NAME-PID for adapters)
 	// holding a heap profile of the process's largest live heap.
+	heapAtExit := func() {}
 	if path := cpuProfilePath(os.Getenv("PIER_MEMPROFILE"), os.Args, os.Getpid()); path != "" {
-		writeHeapProfileAtPeak(path)
+		heapAtExit = writeHeapProfileAtPeak(path)
 	}
 	g := newGlobalOptions(os.Stdin, os.Stdout, os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -351,6 +352,7 @@ func main() {
 	cancel()
 	code := exitCode(err)
 	pprof.StopCPUProfile()
+	heapAtExit()
 	os.Exit(code)
 }
 

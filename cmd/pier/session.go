@@ -36,6 +36,7 @@ func openDeployment(o deployOptions, stderr io.Writer, logger *slog.Logger, once
 		UnsetUnknown:  o.UnsetVarsUnknown,
 		Parallelism:   o.Parallelism,
 		Timeout:       o.Timeout,
+		CloseGrace:    profilingCloseGrace(),
 		Lock:          mode,
 		NixopsVersion: "pier " + version,
 		Builtins:      builtin.Capabilities,

@@ -22,6 +22,9 @@ type Config struct {
 	// Timeout bounds one provider request (default: the provider
 	// package's).
 	Timeout time.Duration
+	// CloseGrace is how long a provider may take to exit once its stdin
+	// is closed before it is killed (default: the provider package's).
+	CloseGrace time.Duration
 	// Logger receives provider stderr and engine diagnostics.
 	Logger *slog.Logger
 	// Events receives progress events. It is called from several

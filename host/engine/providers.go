@@ -219,6 +219,7 @@ func (p *Providers) processConfig(d *source.Provider) (provider.Config, error) {
 		Dir:        p.cfg.Dir,
 		Operations: ops,
 		Timeout:    p.cfg.Timeout,
+		CloseGrace: p.cfg.CloseGrace,
 		Logger:     p.cfg.logger(),
 	}
 	switch {

@@ -74,7 +74,9 @@ type Options struct {
 	PierExecutable string
 	Parallelism    int
 	Timeout        time.Duration
-	Logger         *slog.Logger
+	// CloseGrace is the engines' [engine.Config.CloseGrace].
+	CloseGrace time.Duration
+	Logger     *slog.Logger
 	// Lock says how providers are checked against the lock file; Warn
 	// receives the warnings of lockfile.ModeWarn and the source's own (a
 	// Nix deployment's old export shape, say).
@@ -305,6 +307,7 @@ func (d *Deployment) NewEngine(o EngineOptions) (*engine.Engine, error) {
 		PierExecutable: exe,
 		Parallelism:    d.opts.Parallelism,
 		Timeout:        d.opts.Timeout,
+		CloseGrace:     d.opts.CloseGrace,
 		Logger:         d.opts.Logger,
 		Events:         o.Events,
 		NixopsVersion:  d.opts.NixopsVersion,
