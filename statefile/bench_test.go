@@ -148,3 +148,38 @@ func benchmarkRead(b *testing.B, n int, cached bool) {
 
 func BenchmarkRead10000(b *testing.B)       { benchmarkRead(b, 10_000, false) }
 func BenchmarkReadCached10000(b *testing.B) { benchmarkRead(b, 10_000, true) }
+
+// benchmarkChangeOne is a command that changes one of n resources: it
+// opens the log from its cache, appends one update and closes it, which
+// rewrites the cache. The cache is spliced, so Close costs a copy and a
+// hash of the state, not an encode of it; opening still decodes it.
+func benchmarkChangeOne(b *testing.B, n int) {
+	path := filepath.Join(b.TempDir(), "state.json")
+	if err := writeFileSync(path, logWithResources(b, n)); err != nil {
+		b.Fatal(err)
+	}
+	l, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		l, err := Open(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
+		if _, err := l.Append(Meta{Event: "update"}, createPatch(fmt.Sprint("resource-", i%n))); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkChangeOne10000(b *testing.B) { benchmarkChangeOne(b, 10_000) }

@@ -93,14 +93,18 @@ func (c cached) decode() (map[string]any, error) {
 }
 
 // writeCache replaces the cache of the log at path, whose content is data,
-// with state and the replay's report. It writes a temporary file and
+// with state and the replay's report, and returns the state's encoding:
+// body when it is not nil (which must be json.Marshal(state)), else
+// encoded here. It writes a temporary file and
 // renames it over the cache, so that a reader sees the old cache or the
 // new one; it does not fsync, since a cache lost in a crash is only
 // replayed again.
-func writeCache(path string, data []byte, state map[string]any, hdr cacheHeader) (body []byte, err error) {
-	body, err = json.Marshal(state)
-	if err != nil {
-		return nil, fmt.Errorf("encode state: %w", err)
+func writeCache(path string, data []byte, state map[string]any, body []byte, hdr cacheHeader) ([]byte, error) {
+	if body == nil {
+		var err error
+		if body, err = json.Marshal(state); err != nil {
+			return nil, fmt.Errorf("encode state: %w", err)
+		}
 	}
 	hdr.Version, hdr.LogSize, hdr.LogSHA256 = cacheVersion, int64(len(data)), sum(data)
 	hdr.StateSize, hdr.StateSHA256 = len(body), sum(body)
@@ -158,7 +162,7 @@ func (s *Snapshot) SaveCache(path string) error {
 	if err != nil {
 		return err
 	}
-	body, err := writeCache(path, data, state, cacheHeader{Events: s.Events, LastIndex: s.LastIndex, End: s.end, Warnings: s.warnings})
+	body, err := writeCache(path, data, state, nil, cacheHeader{Events: s.Events, LastIndex: s.LastIndex, End: s.end, Warnings: s.warnings})
 	if err != nil {
 		return err
 	}

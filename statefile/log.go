@@ -56,6 +56,11 @@ type Log struct {
 	// cached says the resolved-state cache matches the file as it is:
 	// Close rewrites it otherwise.
 	cached bool
+	// enc is the cache's encoding of the document as it was loaded (nil
+	// when it was replayed), and touched what the events since changed:
+	// Close splices the new encoding from the two (see splice.go).
+	enc     []byte
+	touched changedMembers
 }
 
 // Open opens the state file at path for writing. It creates the file (mode
@@ -138,6 +143,7 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 		l.events = snap.Events
 		l.warnings = snap.warnings
 		l.cached = snap.encoded != nil
+		l.enc = snap.encoded
 		l.warn(snap.warnings)
 		return nil
 	}
@@ -154,6 +160,7 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 			l.events = c.hdr.Events
 			l.warnings = c.hdr.Warnings
 			l.cached = true
+			l.enc = c.encoded
 			l.warn(c.hdr.Warnings)
 			return nil
 		}
@@ -351,6 +358,7 @@ func (l *Log) append(ev Event) error {
 		return err
 	}
 	l.doc.commit()
+	l.touched.markPatch(ev.Patch)
 	l.size += int64(n)
 	l.last = ev.Index
 	l.needNL = false
@@ -397,11 +405,14 @@ func (l *Log) saveCache() {
 		return
 	}
 	hdr := cacheHeader{Events: l.events, LastIndex: l.last, End: l.size, Warnings: l.warnings}
-	if _, err := writeCache(l.path, data, root, hdr); err != nil {
+	enc, _ := spliceEncoding(l.enc, root, &l.touched)
+	enc, err := writeCache(l.path, data, root, enc, hdr)
+	if err != nil {
 		l.log.Debug("state cache not written", logkey.Path, l.path, logkey.Error, err)
 		return
 	}
 	l.cached = true
+	l.enc, l.touched = enc, changedMembers{}
 }
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
