@@ -376,47 +376,47 @@ func (a *applier) build() {
 
 // subject is what an operation does to its resource, as a change: what
 // the scheduler orders and skips by, what progress events and errors
-// name, with the action a plan shows for it. It is the node's own copy,
-// which a resolve fills in at run time.
+// name, with the action the graph's vocabulary names it by
+// ([execgraph.ActionOf]). It is the node's own copy, which a resolve
+// fills in at run time.
 func subject(op execgraph.Operation[*statedoc.Recorded]) *engine.Change {
+	c := &engine.Change{Action: execgraph.ActionOf(op)}
 	switch o := op.(type) {
 	case execgraph.Create[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionCreate, Resource: o.Desired}
+		c.Address, c.Resource = o.Desired.Address, o.Desired
 	case execgraph.Update[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionUpdate, Resource: o.Desired, Prior: o.Prior}
+		c.Address, c.Resource, c.Prior = o.Desired.Address, o.Desired, o.Prior
 	case execgraph.Destroy[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Prior.Address, Action: engine.ActionDestroy, Prior: o.Prior}
+		c.Address, c.Prior = o.Prior.Address, o.Prior
 	case execgraph.CreateDepose[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionReplace, Resource: o.Desired, Prior: o.Prior, CreateBeforeDestroy: true, DeposeKey: o.DeposeKey}
+		c.Address, c.Resource, c.Prior, c.CreateBeforeDestroy, c.DeposeKey = o.Desired.Address, o.Desired, o.Prior, true, o.DeposeKey
 	case execgraph.DestroyDeposed[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Deposed.Address, Action: engine.ActionDestroy, Prior: o.Deposed, Deposed: o.Key}
+		c.Address, c.Prior, c.Deposed = o.Deposed.Address, o.Deposed, o.Key
 	case execgraph.Resolve[*statedoc.Recorded]:
-		addr, _ := source.ParseAddress(o.Address)
-		c := &engine.Change{Address: addr, Action: engine.ActionCreate, Resource: o.Desired, Pending: true, WaitsOn: o.WaitsOn}
-		if o.Prior != nil {
-			c.Action, c.Prior = engine.ActionUpdate, o.Prior
-		}
-		return c
+		c.Address, _ = source.ParseAddress(o.Address)
+		c.Resource, c.Prior, c.Pending, c.WaitsOn = o.Desired, o.Prior, true, o.WaitsOn
 	case execgraph.Expand[*statedoc.Recorded]:
-		addr, _ := source.ParseAddress(o.Address)
-		return &engine.Change{Address: addr, Action: engine.ActionCreate, Resource: o.Desired, Pending: true, Structural: true, WaitsOn: o.WaitsOn}
+		c.Address, _ = source.ParseAddress(o.Address)
+		c.Resource, c.Pending, c.Structural, c.WaitsOn = o.Desired, true, true, o.WaitsOn
 	case execgraph.DestroyAbsent[*statedoc.Recorded]:
-		addr, _ := source.ParseAddress(o.Composite)
-		return &engine.Change{Address: addr, Action: engine.ActionDestroy, Structural: true}
+		c.Address, _ = source.ParseAddress(o.Composite)
+		c.Structural = true
 	case execgraph.Forget[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Prior.Address, Action: engine.ActionForget, Prior: o.Prior}
+		c.Address, c.Prior = o.Prior.Address, o.Prior
 	case execgraph.Move[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionMove, Resource: o.Desired, Prior: o.Prior, Move: &engine.MoveSpec{From: o.Prior.Address}}
+		c.Address, c.Resource, c.Prior, c.Move = o.Desired.Address, o.Desired, o.Prior, &engine.MoveSpec{From: o.Prior.Address}
 	case execgraph.Import[*statedoc.Recorded]:
-		return &engine.Change{Address: o.Desired.Address, Action: engine.ActionImport, Resource: o.Desired, Prior: o.Imported, Import: &engine.ImportSpec{ID: o.ID}}
+		c.Address, c.Resource, c.Prior, c.Import = o.Desired.Address, o.Desired, o.Imported, &engine.ImportSpec{ID: o.ID}
 	case execgraph.Refresh[*statedoc.Recorded]:
 		d := &engine.Drift{Address: o.Prior.Address, Handler: o.State, Recorded: o.Prior.Entry, Gone: true}
 		if o.Now != nil {
 			d.Now, d.Gone = o.Now.Entry, false
 		}
-		return &engine.Change{Address: o.Prior.Address, Action: engine.ActionRefresh, Prior: o.Prior, Refreshed: d}
+		c.Address, c.Prior, c.Refreshed = o.Prior.Address, o.Prior, d
+	default:
+		panic(fmt.Sprintf("no subject for a %s operation: this is a bug in pier", op.Opcode()))
 	}
-	panic(fmt.Sprintf("no subject for a %s operation: this is a bug in pier", op.Opcode()))
+	return c
 }
 
 // failPendingMessage says what a pending node still waits for.

@@ -10,7 +10,8 @@
 //     inputs' outputs arrive (deciding them with [engine.Decide]).
 //   - execute.go carries out one operation: the applier is the graph's
 //     [execgraph.Operations], one method per opcode (a replace is its
-//     create and destroy halves there).
+//     create and destroy halves there). A change decided at run time is
+//     lowered to opcodes by [execgraph.Steps], as a planned one is.
 //   - recording.go records an operation's outcome through the state's
 //     [engine.Recorder]; intents.go records a create's or destroy's
 //     intent before it is sent (pending operations); handler_lost.go

@@ -211,34 +211,42 @@ func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*statedoc.Re
 type decided []execgraph.Operation[*statedoc.Recorded]
 
 // compileChange gives a change decided at run time the operations a
-// plan's graph carries the same change out by (see graphBuilder.addChange,
-// whose cases for the actions decided at run time these are). They are
-// built directly, not through a graph of their own: a chain of resources
-// known only during apply runs one per resource, and a builder's maps
-// would cost more than the change.
+// plan's graph carries the same change out by: the opcodes
+// [execgraph.Steps] lowers its action to, as the graph builder lowers a
+// planned change. They are built directly, not through a graph of their
+// own: a chain of resources known only during apply runs one per
+// resource, and a builder's maps would cost more than the change.
 func (a *applier) compileChange(c *engine.Change) (decided, error) {
+	steps, err := execgraph.Steps(execgraph.Change{Action: c.Action, CreateBeforeDestroy: c.CreateBeforeDestroy})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Addr(), err)
+	}
 	r, prior := c.Resource, c.Prior
 	state := ""
 	if r != nil && r.State != nil {
 		state = r.State.String()
 	}
-	switch c.Action {
-	case engine.ActionCreate:
-		return decided{execgraph.Create[*statedoc.Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state}}, nil
-	case engine.ActionUpdate:
-		return decided{execgraph.Update[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, PriorState: prior.Handler}}, nil
-	case engine.ActionDestroy:
-		return decided{execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler}}, nil
-	case engine.ActionReplace:
-		if c.CreateBeforeDestroy {
-			return decided{execgraph.CreateDepose[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, DeposeKey: c.DeposeKey}}, nil
+	out := make(decided, 0, len(steps))
+	for _, op := range steps {
+		switch op {
+		case execgraph.OpCreate:
+			// A replace's create names the object its destroy removed.
+			var replaces *statedoc.Recorded
+			if c.Action == engine.ActionReplace {
+				replaces = prior
+			}
+			out = append(out, execgraph.Create[*statedoc.Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state, Replaces: replaces})
+		case execgraph.OpUpdate:
+			out = append(out, execgraph.Update[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, PriorState: prior.Handler})
+		case execgraph.OpDestroy:
+			out = append(out, execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler, Replacing: c.Action == engine.ActionReplace})
+		case execgraph.OpCreateDepose:
+			out = append(out, execgraph.CreateDepose[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, DeposeKey: c.DeposeKey})
+		default:
+			return nil, fmt.Errorf("%s: cannot apply action %s at run time: this is a bug in pier", c.Addr(), c.Action)
 		}
-		return decided{
-			execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler, Replacing: true},
-			execgraph.Create[*statedoc.Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state, Replaces: prior},
-		}, nil
 	}
-	return nil, fmt.Errorf("%s: cannot apply action %s at run time: this is a bug in pier", c.Addr(), c.Action)
+	return out, nil
 }
 
 // Opcode is that of the last operation, which yields the final state.

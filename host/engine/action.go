@@ -1,51 +1,30 @@
 package engine
 
-import "fmt"
+import "github.com/pierhq/pier/host/execgraph"
 
-// Action is what a plan does to one resource.
-type Action int
+// Action is what a plan does to one resource: the execution graph's
+// vocabulary ([execgraph.Action]), which also maps it to opcodes. The
+// names are repeated here for the planner's code.
+type Action = execgraph.Action
 
 // The actions. The zero value is invalid.
 const (
-	ActionInvalid Action = iota
-	ActionCreate
-	ActionUpdate
-	ActionNoOp
-	ActionDestroy
-	ActionReplace
+	ActionInvalid = execgraph.ActionInvalid
+	ActionCreate  = execgraph.ActionCreate
+	ActionUpdate  = execgraph.ActionUpdate
+	ActionNoOp    = execgraph.ActionNoOp
+	ActionDestroy = execgraph.ActionDestroy
+	ActionReplace = execgraph.ActionReplace
 	// ActionRefresh records what a --refresh-only read found (see
 	// refresh_only.go); it changes no object.
-	ActionRefresh
+	ActionRefresh = execgraph.ActionRefresh
 	// ActionForget removes a record and leaves its object alone: a
 	// removed block with destroy = false (see removed.go).
-	ActionForget
+	ActionForget = execgraph.ActionForget
 	// ActionImport records an object an import block adopts, which the
 	// configuration then needs unchanged (see import_blocks.go).
-	ActionImport
+	ActionImport = execgraph.ActionImport
 	// ActionMove is a moved block's move of a record, the graph's move
 	// operation (see moved.go); a plan's change carries it as Move.
-	ActionMove
+	ActionMove = execgraph.ActionMove
 )
-
-var actionNames = [...]string{"invalid", "create", "update", "no-op", "destroy", "replace", "refresh", "forget", "import", "move"}
-
-func (a Action) String() string {
-	if int(a) < len(actionNames) {
-		return actionNames[a]
-	}
-	return fmt.Sprintf("Action(%d)", int(a))
-}
-
-// MarshalText renders the action by name.
-func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
-
-// UnmarshalText parses an action name.
-func (a *Action) UnmarshalText(b []byte) error {
-	for i, n := range actionNames {
-		if n == string(b) && i > 0 {
-			*a = Action(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown action %q", b)
-}

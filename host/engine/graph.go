@@ -158,9 +158,24 @@ func (gb *graphBuilder) readState(h string) execgraph.Ref {
 	return execgraph.None
 }
 
-// addChange adds the operations that carry out c, after waits; it
-// returns the one that yields c's final state.
+// shape is how c is carried out, for [execgraph.Steps].
+func (c *Change) shape() execgraph.Change {
+	return execgraph.Change{
+		Action: c.Action, Deposed: c.Deposed != "", CreateBeforeDestroy: c.CreateBeforeDestroy,
+		Pending: c.Pending, Structural: c.Structural,
+		Import: c.Import != nil && c.Resource != nil && c.Prior != nil,
+		Move:   c.Move != nil && c.Move.prior != nil,
+	}
+}
+
+// addChange adds the operations that carry out c, after waits: the
+// opcodes [execgraph.Steps] lowers its action to, each given its operands
+// here. It returns the one that yields c's final state.
 func (gb *graphBuilder) addChange(c *Change, waits []execgraph.Ref) (execgraph.Ref, error) {
+	steps, err := execgraph.Steps(c.shape())
+	if err != nil {
+		return execgraph.None, err
+	}
 	b, provider := gb.b, gb.provider
 	addr := c.Address.String()
 	var state execgraph.Ref = execgraph.None
@@ -171,82 +186,66 @@ func (gb *graphBuilder) addChange(c *Change, waits []execgraph.Ref) (execgraph.R
 	if c.Prior != nil {
 		priorState = gb.readState(c.Prior.Handler)
 	}
-	var (
-		result execgraph.Ref
-		err    error
-	)
-	if c.Import != nil && c.Resource != nil && c.Prior != nil {
-		// The import is recorded first; what else the change does
-		// follows it.
-		var imp execgraph.Ref
-		imp, err = b.Operation(execgraph.OpImport, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), gb.readState(c.Prior.Handler), b.Constant(constImportID, c.Import.ID)}, b.Waiter(waits...))
-		if err != nil {
+	result := execgraph.None
+	for _, op := range steps {
+		var operands []execgraph.Ref
+		wait := waits
+		switch op {
+		case execgraph.OpImport:
+			operands = []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), gb.readState(c.Prior.Handler), b.Constant(constImportID, c.Import.ID)}
+		case execgraph.OpMove:
+			m := c.Move
+			operands = []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(m.From.String(), m.prior), gb.readState(m.prior.Handler)}
+		case execgraph.OpExpand:
+			operands = []execgraph.Ref{b.Desired(addr, c.Resource), gb.controls}
+		case execgraph.OpResolve:
+			prior := execgraph.None
+			if c.Prior != nil {
+				prior = b.Prior(addr, c.Prior)
+			}
+			prov := execgraph.None
+			if c.Resource != nil {
+				prov = provider(c.Resource.Provider)
+			}
+			operands, wait = []execgraph.Ref{b.Desired(addr, c.Resource), prior, prov, state, gb.controls}, append(waits, priorState)
+		case execgraph.OpCreate:
+			// A replace's create follows its destroy, and names the
+			// object that destroy removed.
+			replaces := execgraph.None
+			if c.Action == ActionReplace {
+				replaces, wait = b.Prior(addr, c.Prior), []execgraph.Ref{result}
+			}
+			operands = []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, replaces}
+		case execgraph.OpUpdate:
+			operands = []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, priorState}
+		case execgraph.OpDestroyDeposed:
+			operands = []execgraph.Ref{b.Deposed(addr, c.Deposed, c.Prior), provider(c.Prior.Entry.Provider), priorState}
+		case execgraph.OpDestroy:
+			operands = []execgraph.Ref{b.Prior(addr, c.Prior), provider(c.Prior.Entry.Provider), priorState}
+		case execgraph.OpRefresh:
+			// The entry as read, or nil when the object is gone.
+			var now *statedoc.Recorded
+			if d := c.Refreshed; d != nil && !d.Gone {
+				now = &statedoc.Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Now}
+			}
+			handler := execgraph.None
+			if c.Refreshed != nil {
+				handler = gb.readState(c.Refreshed.Handler)
+			}
+			operands = []execgraph.Ref{b.Prior(addr, c.Prior), handler, b.Constant(constRefreshed, now)}
+		case execgraph.OpForget:
+			operands = []execgraph.Ref{b.Prior(addr, c.Prior), priorState}
+		case execgraph.OpCreateDepose:
+			operands, wait = []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, b.Constant(constDeposeKey, c.DeposeKey)}, append(waits, priorState)
+		default:
+			return execgraph.None, fmt.Errorf("a plan's change has no %s operation: this is a bug in pier", op)
+		}
+		if result, err = b.Operation(op, operands, b.Waiter(wait...)); err != nil {
 			return execgraph.None, err
 		}
-		waits = append(waits, imp)
-		result = imp
+		waits = append(waits, result)
 	}
-	if m := c.Move; m != nil && m.prior != nil {
-		// The move is recorded first, as the import is.
-		var mv execgraph.Ref
-		mv, err = b.Operation(execgraph.OpMove, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(m.From.String(), m.prior), gb.readState(m.prior.Handler)}, b.Waiter(waits...))
-		if err != nil {
-			return execgraph.None, err
-		}
-		waits = append(waits, mv)
-		result = mv
-	}
-	switch {
-	case c.Action == ActionMove:
-	case c.Action == ActionImport:
-	case c.Structural:
-		result, err = b.Operation(execgraph.OpExpand, []execgraph.Ref{b.Desired(addr, c.Resource), gb.controls}, b.Waiter(waits...))
-	case c.Pending:
-		prior := execgraph.None
-		if c.Prior != nil {
-			prior = b.Prior(addr, c.Prior)
-		}
-		prov := execgraph.None
-		if c.Resource != nil {
-			prov = provider(c.Resource.Provider)
-		}
-		result, err = b.Operation(execgraph.OpResolve, []execgraph.Ref{b.Desired(addr, c.Resource), prior, prov, state, gb.controls}, b.Waiter(append(waits, priorState)...))
-	case c.Action == ActionCreate:
-		result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, execgraph.None}, b.Waiter(waits...))
-	case c.Action == ActionUpdate:
-		result, err = b.Operation(execgraph.OpUpdate, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, priorState}, b.Waiter(waits...))
-	case c.Action == ActionDestroy && c.Deposed != "":
-		result, err = b.Operation(execgraph.OpDestroyDeposed, []execgraph.Ref{b.Deposed(addr, c.Deposed, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
-	case c.Action == ActionDestroy:
-		result, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{b.Prior(addr, c.Prior), provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
-	case c.Action == ActionRefresh:
-		// The entry as read, or nil when the object is gone.
-		var now *statedoc.Recorded
-		if d := c.Refreshed; d != nil && !d.Gone {
-			now = &statedoc.Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Now}
-		}
-		handler := execgraph.None
-		if c.Refreshed != nil {
-			handler = gb.readState(c.Refreshed.Handler)
-		}
-		result, err = b.Operation(execgraph.OpRefresh, []execgraph.Ref{b.Prior(addr, c.Prior), handler, b.Constant(constRefreshed, now)}, b.Waiter(waits...))
-	case c.Action == ActionForget:
-		result, err = b.Operation(execgraph.OpForget, []execgraph.Ref{b.Prior(addr, c.Prior), priorState}, b.Waiter(waits...))
-	case c.Action == ActionReplace && c.CreateBeforeDestroy:
-		result, err = b.Operation(execgraph.OpCreateDepose, []execgraph.Ref{b.Desired(addr, c.Resource), b.Prior(addr, c.Prior), provider(c.Resource.Provider), state, b.Constant(constDeposeKey, c.DeposeKey)}, b.Waiter(append(waits, priorState)...))
-	case c.Action == ActionReplace:
-		// Two steps, each recorded: the destroy of the old object, then
-		// the create of the new one.
-		prior := b.Prior(addr, c.Prior)
-		var destroy execgraph.Ref
-		destroy, err = b.Operation(execgraph.OpDestroy, []execgraph.Ref{prior, provider(c.Prior.Entry.Provider), priorState}, b.Waiter(waits...))
-		if err == nil {
-			result, err = b.Operation(execgraph.OpCreate, []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, prior}, b.Waiter(destroy))
-		}
-	default:
-		err = fmt.Errorf("cannot apply action %s: this is a bug in pier", c.Action)
-	}
-	return result, err
+	return result, nil
 }
 
 // addDestroyAbsent follows an expand with the destroy of what its

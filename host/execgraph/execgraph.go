@@ -14,6 +14,12 @@
 // type the engine chooses), run by a call of the [Operations] method for
 // its opcode. The engine's applier implements [Operations]; start reading
 // there, in operations.go.
+//
+// action.go holds the vocabulary a plan speaks: [Action]s, the opcodes
+// [Steps] lowers each planned change to (for the planner's graph and for
+// what apply decides at run time alike), and the actions read back from
+// operations ([Opcode.Action], [Graph.Shows]) for what a plan shows and
+// progress names.
 package execgraph
 
 import (
