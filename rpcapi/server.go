@@ -561,9 +561,9 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 	})
 	var res *apply.Result
 	if pl.graph != nil {
-		res, err = apply.RunGraph(stream.Context(), pl.eng, s.stopped, pl.graph)
+		res, err = apply.RunGraph(stream.Context(), pl.eng, pl.eng.RunTimePlanner(), s.stopped, pl.graph)
 	} else {
-		res, err = apply.Run(stream.Context(), pl.eng, s.stopped, pl.plan)
+		res, err = apply.Run(stream.Context(), pl.eng, pl.eng.RunTimePlanner(), s.stopped, pl.plan)
 	}
 	pl.sink.attach(nil)
 	diag := func(d *pier1.Diagnostic) {

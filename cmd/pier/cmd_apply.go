@@ -132,7 +132,7 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 	if err != nil {
 		return err
 	}
-	res, err := apply.Run(ctx, eng, stop, plan)
+	res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), stop, plan)
 	live.end(res, plan.Destroy, err)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, plan.Destroy, eng.ProvidersStarted())
@@ -179,7 +179,7 @@ func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, st
 	if err != nil {
 		return err
 	}
-	res, err := apply.RunGraph(ctx, eng, stop, g)
+	res, err := apply.RunGraph(ctx, eng, eng.RunTimePlanner(), stop, g)
 	live.end(res, sp.Destroy, err)
 	view.close()
 	if res == nil {

@@ -81,7 +81,7 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 	if err != nil {
 		return err
 	}
-	res, err := apply.Run(ctx, eng, stop, plan)
+	res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), stop, plan)
 	live.end(res, true, err)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, true, eng.ProvidersStarted())

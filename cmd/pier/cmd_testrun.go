@@ -292,7 +292,7 @@ func runOne(ctx context.Context, o testOptions, stop <-chan struct{}, work strin
 	}
 	checks := plan.Snapshot.Checks
 	if run.Command == testfile.CommandApply {
-		res, err := apply.Run(ctx, eng, stop, plan)
+		res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), stop, plan)
 		applied = true
 		if res != nil && len(res.Checks) > 0 {
 			checks = res.Checks
@@ -341,7 +341,7 @@ func destroyTestState(ctx context.Context, o testOptions, work string, vars map[
 	if err != nil {
 		return fmt.Errorf("destroy the test's objects: %w", err)
 	}
-	res, err := apply.Run(ctx, eng, nil, plan)
+	res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), nil, plan)
 	if err == nil {
 		err = res.Err()
 	}

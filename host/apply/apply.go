@@ -98,8 +98,10 @@ func (r *Result) Err() error {
 // owned by the scheduling goroutine (Apply's); workers communicate only
 // through channels.
 type applier struct {
-	e     *engine.Engine
-	graph *execgraph.Graph
+	e *engine.Engine
+	// planner decides what the plan left to run time.
+	planner Planner
+	graph   *execgraph.Graph
 	// live is the plan the graph was built from when it is applied by the
 	// engine that planned it (its drift is recorded); nil for a saved plan.
 	live     *engine.Plan
@@ -163,32 +165,33 @@ type applier struct {
 	conds conditionWaits
 }
 
-// Run carries out a plan on the engine e that made it: it runs the plan's execution graph. Closing
+// Run carries out a plan on the engine e that made it: it runs the plan's
+// execution graph, asking p what the plan left to run time. Closing
 // stop makes it start nothing new and wait for running operations, which
 // are still recorded; cancelling ctx also cancels the running provider
 // requests. Apply returns an error only when it could not run at all;
 // per-resource failures are in the Result.
-func Run(ctx context.Context, e *engine.Engine, stop <-chan struct{}, plan *engine.Plan) (*Result, error) {
+func Run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{}, plan *engine.Plan) (*Result, error) {
 	g, err := plan.Graph()
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, e, stop, g, plan)
+	return run(ctx, e, p, stop, g, plan)
 }
 
 // RunGraph carries out a saved plan's execution graph on the engine e,
-// without planning: its read-state operations start the state handlers
+// asking p what the plan left to run time, without planning: its read-state operations start the state handlers
 // and read the states again, and a state whose content moved since the
 // plan refuses it with a [*StaleStateError] before anything changes. The
 // source is asked only for what the graph leaves to run time (resolve and
 // expand operations) and for the deployment's outputs.
-func RunGraph(ctx context.Context, e *engine.Engine, stop <-chan struct{}, g *execgraph.Graph) (*Result, error) {
-	return run(ctx, e, stop, g, nil)
+func RunGraph(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{}, g *execgraph.Graph) (*Result, error) {
+	return run(ctx, e, p, stop, g, nil)
 }
 
-func run(ctx context.Context, e *engine.Engine, stop <-chan struct{}, g *execgraph.Graph, live *engine.Plan) (*Result, error) {
+func run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{}, g *execgraph.Graph, live *engine.Plan) (*Result, error) {
 	a := &applier{
-		e: e, graph: g, live: live,
+		e: e, planner: p, graph: g, live: live,
 		states:   map[string]*statedoc.View{},
 		planned:  map[string]bool{},
 		byAddr:   map[string]*node{},

@@ -70,7 +70,7 @@ resource "f%d" {
 	if s := plan.Summary(); s.Create != 40 {
 		t.Fatalf("plan %+v, want 40 creates", s)
 	}
-	res, err := apply.Run(t.Context(), e, nil, plan)
+	res, err := apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ resource "f%d" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = apply.Run(t.Context(), e, nil, plan)
+	res, err = apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
 	if err != nil || res.Err() != nil || res.Destroyed != 40 {
 		t.Fatalf("destroy: %d destroyed, %v %v", res.Destroyed, err, res.Err())
 	}
@@ -175,7 +175,7 @@ resource "m" {
 	}
 	planner.Close()
 	runner := newEngine()
-	res, err := apply.Run(t.Context(), runner, nil, plan)
+	res, err := apply.Run(t.Context(), runner, runner.RunTimePlanner(), nil, plan)
 	if err != nil || res.Err() != nil || res.Created != 1 {
 		t.Fatalf("apply on another engine: %+v, %v, %v", res, err, res.Err())
 	}

@@ -67,7 +67,7 @@ resource "c%d" {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				res, err := apply.Run(b.Context(), e, nil, plan)
+				res, err := apply.Run(b.Context(), e, e.RunTimePlanner(), nil, plan)
 				if err != nil || res.Err() != nil {
 					b.Fatal(err, res.Err())
 				}

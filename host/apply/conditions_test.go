@@ -151,7 +151,7 @@ func TestConditionsApply(t *testing.T) {
 			if err != nil {
 				return
 			}
-			res, err := apply.Run(t.Context(), e, nil, plan)
+			res, err := apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func TestPreconditionBeforeReplace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := apply.Run(t.Context(), e, nil, plan)
+		res, err := apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
 		if err != nil {
 			t.Fatal(err)
 		}

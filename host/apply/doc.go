@@ -7,7 +7,8 @@
 //     [RunGraph].
 //   - schedule.go decides what runs when: ordering, failure and skip
 //     propagation, interrupts, and resolving blocked resources as their
-//     inputs' outputs arrive (deciding them with [engine.Decide]).
+//     inputs' outputs arrive (deciding them by the [Planner] the caller
+//     passes in).
 //   - execute.go carries out one operation: the applier is the graph's
 //     [execgraph.Operations], one method per opcode (a replace is its
 //     create and destroy halves there). A change decided at run time is

@@ -196,7 +196,7 @@ func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDepose
 // resource's lifecycle says: nothing would destroy a deposed object
 // later in this run.
 func (a *applier) Resolve(ctx context.Context, op execgraph.Resolve[*statedoc.Recorded]) (map[string]any, error) {
-	c := engine.Decide(op.Desired, op.Prior, a.replaceAddrs[op.Address])
+	c := a.planner.Decide(op.Desired, op.Prior, a.replaceAddrs[op.Address])
 	c.Resource, c.CreateBeforeDestroy, c.DeposeKey = op.Desired, false, ""
 	d, err := a.compileChange(c)
 	if err != nil {

@@ -83,7 +83,7 @@ func applyWide(tb testing.TB, dir string, n int) int64 {
 		tb.Fatal(err)
 	}
 	planned := counting.calls.Load()
-	res, err := apply.Run(tb.Context(), e, nil, plan)
+	res, err := apply.Run(tb.Context(), e, e.RunTimePlanner(), nil, plan)
 	if err != nil {
 		tb.Fatal(err)
 	}

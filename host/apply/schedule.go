@@ -329,7 +329,7 @@ func (a *applier) absorbReady(res *source.Resource) {
 		if prior == nil {
 			prior = a.recordedEntry(addr)
 		}
-		c := engine.Decide(res, prior, a.replaceAddrs[addr])
+		c := a.planner.Decide(res, prior, a.replaceAddrs[addr])
 		if c.Action != engine.ActionNoOp {
 			// The resolved resource may depend on more than the blocked
 			// one said (a lazy source may not know a blocked member's
@@ -355,7 +355,7 @@ func (a *applier) absorbReady(res *source.Resource) {
 	if a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) {
 		return
 	}
-	c := engine.Decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
+	c := a.planner.Decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
 	if c.Action == engine.ActionNoOp {
 		a.planned[addr] = true
 		a.setKnown(addr, c.Prior.Entry.OutputProperties)
@@ -483,7 +483,7 @@ func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*stated
 		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && engine.UnderStructural(rec.Address, a.lastSnap)) {
 			continue
 		}
-		a.addDecided(a.e.DestroyChange(rec))
+		a.addDecided(a.planner.Destroy(rec))
 	}
 }
 

@@ -127,7 +127,7 @@ func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *so
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := Run(ctx, e, nil, plan)
+		res, err := Run(ctx, e, e.RunTimePlanner(), nil, plan)
 		done <- out{res, err}
 	}()
 	select {
@@ -400,14 +400,14 @@ func TestGraphRunsOnAnotherEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEngine()
-	res, err := RunGraph(t.Context(), e, nil, loaded)
+	res, err := RunGraph(t.Context(), e, e.RunTimePlanner(), nil, loaded)
 	e.Close()
 	if err != nil || res.Err() != nil || res.Created != 2 {
 		t.Fatalf("apply of the loaded graph: %+v, %v", res, err)
 	}
 	e = newEngine()
 	defer e.Close()
-	_, err = RunGraph(t.Context(), e, nil, loaded)
+	_, err = RunGraph(t.Context(), e, e.RunTimePlanner(), nil, loaded)
 	var stale *StaleStateError
 	if !errors.As(err, &stale) || fmt.Sprint(stale.Handlers) != "[state]" {
 		t.Fatalf("second apply of the graph: %v, want the moved state refused", err)

@@ -355,7 +355,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		defer eng.Close()
 		s.log.Info("pier ui: apply started", logkey.Plan, now.ID[:12])
-		res, err := apply.Run(ctx, eng, run.stop, p)
+		res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), run.stop, p)
 		if res != nil {
 			s.runs.publish(run, s.vocab.Summary(res, p.Destroy, err))
 		} else if err != nil {
