@@ -9,7 +9,8 @@
 // settles which resources keep their recorded outputs (settle.go),
 // classifies each resource (classify.go, deciding one with decide.go) and
 // checks the result. What it makes is a [Plan] (plan.go) of [Change]s
-// (change.go), each with an [Action] (action.go), steered by
+// (change.go), each with an [Action] (action.go, the names of
+// execgraph's vocabulary, which lowers actions to opcodes), steered by
 // [PlanOptions] (options.go). lifecycle.go is what create_before_destroy,
 // prevent_destroy, ignore_changes, --replace and --target do to a plan;
 // conditions.go what resources' preconditions and postconditions refuse
@@ -32,7 +33,8 @@
 // host/redact replaces them) and the progress events (events.go). It
 // starts provider processes lazily through host/provider (providers.go,
 // set up by config.go): a provider whose resources are all unchanged
-// never starts. accessors.go is what host/apply reads of an engine. It
+// never starts. accessors.go is what host/apply reads of an engine, and
+// runtime_planner.go the decisions it asks of planning during apply. It
 // knows nothing of HCL or Nix, nor of the command line. What a state
 // document holds, and the patches that record a change in it, are
 // host/statedoc's.
