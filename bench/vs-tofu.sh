@@ -29,7 +29,9 @@
 # descendant it waited for, exact from wait4), and per kind of process
 # (the command; `pier adapter terraform`, the bridges; `pier tf hold`;
 # `pier adapter local`; the provider) the largest VmHWM and the summed
-# CPU, read from /proc every 10 ms while they run. "Own" is everything but
+# CPU, read from /proc every 10 ms while they run, and the anonymous part
+# of the resident set (RssAnon: the rest is file pages, mostly the
+# executable's, which every process of the same binary shares). "Own" is everything but
 # the provider: own RSS is the largest VmHWM of the tool's own processes
 # (tofu has one), own CPU is the exact total less the provider's. Every
 # figure is the median of the runs; the peak RSS rows take the largest
@@ -178,15 +180,17 @@ value() {
     {
       delete f
       for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-      prov_rss = 0; prov_cpu = 0; own_rss = 0
+      prov_rss = 0; prov_anon = 0; prov_cpu = 0; own_rss = 0
       for (k in f) {
         if (k ~ /^terraform-provider-.*\.rss$/) prov_rss = (f[k] > prov_rss) ? f[k] : prov_rss
+        else if (k ~ /^terraform-provider-.*\.anon$/) prov_anon = (f[k] > prov_anon) ? f[k] : prov_anon
         else if (k ~ /^terraform-provider-.*\.cpu$/) prov_cpu += f[k]
         else if (k ~ /\.rss$/ && f[k] > own_rss) own_rss = f[k]
       }
       if (expr == "wall") print f["wall"] + 0
       else if (expr == "own_rss") print own_rss
       else if (expr == "prov_rss") print prov_rss
+      else if (expr == "prov_anon") print prov_anon
       else if (expr == "prov_cpu") print prov_cpu
       else if (expr == "own_cpu") print f["cpu"] - prov_cpu
       else print f[expr] + 0
@@ -232,19 +236,25 @@ for n in "${sizes[@]}"; do
   printf '%-36s %9s× %9s× %10s %8s\n' "own CPU / provider CPU, apply" "$(ratio "$po" "$pp")" "$(ratio "$to" "$tp")" "" "≤ 0.50"
   printf '  (fresh apply CPU: pier own %ss, its provider %ss; tofu own %ss, its provider %ss)\n' "$po" "$pp" "$to" "$tp"
 
-  echo
-  echo "peak RSS per process kind, MiB (largest VmHWM of the kind's processes, median of $REPS)"
-  printf '%-34s' kind
-  for run in "${runs[@]}"; do printf ' %8s' "$run"; done
-  echo
-  for k in "pier command:command" "pier bridges (adapter terraform):terraform" "pier holder (tf hold):hold" \
-    "pier local adapter:local" "pier's provider:prov_rss" "tofu:tofu command" "tofu's provider:tofu prov_rss"; do
-    name=${k%%:*} key=${k#*:} f=$P
-    case $key in tofu\ *) f=$T key=${key#tofu } ;; esac
-    [ "$key" = prov_rss ] || key=$key.rss
-    printf '%-34s' "$name"
-    for run in "${runs[@]}"; do printf ' %8s' "$(mib "$(med "$f-$run" "$key")")"; done
+  for metric in rss anon; do
     echo
+    if [ $metric = rss ]; then
+      echo "peak RSS per process kind, MiB (largest VmHWM of the kind's processes, median of $REPS)"
+    else
+      echo "of which anonymous, MiB (largest RssAnon; the rest is file pages, mostly the executable's, shared)"
+    fi
+    printf '%-34s' kind
+    for run in "${runs[@]}"; do printf ' %8s' "$run"; done
+    echo
+    for k in "pier command:command" "pier bridges (adapter terraform):terraform" "pier holder (tf hold):hold" \
+      "pier local adapter:local" "pier's provider:prov" "tofu:tofu command" "tofu's provider:tofu prov"; do
+      name=${k%%:*} key=${k#*:} f=$P
+      case $key in tofu\ *) f=$T key=${key#tofu } ;; esac
+      if [ "$key" = prov ]; then key=prov_$metric; else key=$key.$metric; fi
+      printf '%-34s' "$name"
+      for run in "${runs[@]}"; do printf ' %8s' "$(mib "$(med "$f-$run" "$key")")"; done
+      echo
+    done
   done
   echo
   echo "CPU per process kind on the fresh apply, seconds (median of $REPS)"

@@ -7,13 +7,15 @@
 //
 // It appends one line to FILE (or prints it):
 //
-//	wall=S cpu=S KIND.rss=KiB KIND.cpu=S ...
+//	wall=S cpu=S KIND.rss=KiB KIND.anon=KiB KIND.cpu=S ...
 //
 // wall is the command's wall-clock time and cpu its user+system time with
 // every descendant it waited for (exact, from wait4). Each KIND (command,
 // the root process; local, postgres, terraform: `pier adapter NAME`; hold:
 // `pier tf hold`; else the executable's base name) gets the largest VmHWM
-// of its processes and the sum of their CPU, both read from /proc every
+// of its processes (rss), the largest anonymous part of a resident set
+// seen (anon: the rest is file pages, mostly the executable's, shared by
+// every process that runs it) and the sum of their CPU, read from /proc every
 // 10 ms while they run, so a descendant's last milliseconds may be missed;
 // the command's own cpu is the exact total less its descendants' (at
 // least what they had used by the last poll), so it errs high, not low.
@@ -40,7 +42,8 @@ const ticks = 100
 
 type proc struct {
 	kind string
-	rss  int64   // KiB
+	rss  int64   // KiB, VmHWM
+	anon int64   // KiB, the largest RssAnon seen
 	cpu  float64 // seconds, self only
 }
 
@@ -80,9 +83,9 @@ poll:
 				seen[pid] = p
 			}
 			p.kind = k
-			if rss := hwm(pid); rss > p.rss {
-				p.rss = rss
-			}
+			rss, anon := memory(pid)
+			p.rss = max(p.rss, rss)
+			p.anon = max(p.anon, anon)
 			self, children, ok := cpu(pid)
 			if ok {
 				p.cpu = self
@@ -129,12 +132,13 @@ poll:
 			kinds[p.kind] = k
 		}
 		k.rss = max(k.rss, p.rss)
+		k.anon = max(k.anon, p.anon)
 		k.cpu += p.cpu
 	}
 	names := slices.Sorted(maps.Keys(kinds))
 	line := fmt.Sprintf("wall=%.3f cpu=%.3f", wall, total)
 	for _, n := range names {
-		line += fmt.Sprintf(" %s.rss=%d %s.cpu=%.3f", n, kinds[n].rss, n, kinds[n].cpu)
+		line += fmt.Sprintf(" %s.rss=%d %s.anon=%d %s.cpu=%.3f", n, kinds[n].rss, n, kinds[n].anon, n, kinds[n].cpu)
 	}
 	if *out == "" {
 		fmt.Println(line)
@@ -204,18 +208,27 @@ func kind(pid int, isRoot bool) string {
 	return filepath.Base(args[0])
 }
 
-func hwm(pid int) int64 {
+// memory reads a process's peak resident set (VmHWM) and its anonymous
+// part now (RssAnon), in KiB. The rest of the resident set is file pages,
+// mostly the executable's own, which every process running the same
+// binary shares: RssAnon is what the process itself costs.
+func memory(pid int) (hwm, anon int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return 0, 0
+	}
+	kib := func(v string) int64 {
+		n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		return n
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return n
+			hwm = kib(v)
+		} else if v, ok := strings.CutPrefix(l, "RssAnon:"); ok {
+			anon = kib(v)
 		}
 	}
-	return 0
+	return hwm, anon
 }
 
 // cpu reads a process's own user+system time and that of its waited-for
