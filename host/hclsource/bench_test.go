@@ -202,8 +202,42 @@ resource "x" {
 func BenchmarkResolve10000(b *testing.B) {
 	b.Run("flat/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, false) })
 	b.Run("flat/round", func(b *testing.B) { benchmarkResolveFlatRound(b, 10000) })
+	b.Run("count/first", func(b *testing.B) { benchmarkResolveCountFirst(b, 10000) })
 	b.Run("count/round", func(b *testing.B) { benchmarkResolveCountRound(b, 10000) })
 	b.Run("chain/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, true) })
 	b.Run("chain/round", func(b *testing.B) { benchmarkResolveRound(b, 10000) })
 	b.Run("chain/all-rounds", func(b *testing.B) { benchmarkResolveAllRounds(b, 10000) })
+}
+
+// benchmarkResolveCountFirst is the first Resolve of one block of n
+// instances, with bench/noop.sh's inputs: the shape of a large no-op,
+// where one block's instances are evaluated in batches on every core.
+func benchmarkResolveCountFirst(b *testing.B, n int) {
+	dir := writeDir(b, map[string]string{"main.pier.hcl": fmt.Sprintf(`provider "local" {
+  builtin = "local"
+}
+variable "v" {
+  default = "0"
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+}
+resource "m" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  count    = %d
+  inputs   = { initialize_with = count.index == 5 ? "changed-${var.v}" : "value-${count.index}" }
+}
+`, n)})
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		d := mustLoad(b, dir, Options{})
+		b.StartTimer()
+		if _, err := d.Resolve(b.Context(), source.Outputs{"state": {}}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

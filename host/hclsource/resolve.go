@@ -426,25 +426,40 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 	} else {
 		next.deps, next.depWaits = d.dependsOn(r)
 		next.deps.expandReads = next.expandReads
-		for i, key := range keys {
-			inst := old.byKey[key]
-			if inst == nil {
-				addr := append(source.Address{}, r.addr...)
-				addr[len(addr)-1].Key = key
-				inst = &instance{decl: r, key: key, addr: addr, addrStr: addr.String()}
+		// In batches: the inputs of a batch are evaluated on every core,
+		// then committed in order, so the result is the one-by-one one.
+		batch := make([]*instance, 0, min(len(keys), evalBatch))
+		outChanged := make([]bool, 0, cap(batch))
+		outDiags := make([]hcl.Diagnostics, 0, cap(batch))
+		evs := make([]evaluatedInputs, cap(batch))
+		for start := 0; start < len(keys); start += evalBatch {
+			batch, outChanged, outDiags = batch[:0], outChanged[:0], outDiags[:0]
+			for i := start; i < min(start+evalBatch, len(keys)); i++ {
+				key := keys[i]
+				inst := old.byKey[key]
+				if inst == nil {
+					addr := append(source.Address{}, r.addr...)
+					addr[len(addr)-1].Key = key
+					inst = &instance{decl: r, key: key, addr: addr, addrStr: addr.String()}
+				}
+				c, ds := inst.refreshOutputs(known, r)
+				if perKey != nil {
+					inst.vars = perKey[i]
+				}
+				batch, outChanged, outDiags = append(batch, inst), append(outChanged, c), append(outDiags, ds)
 			}
-			outChanged, ds := inst.refreshOutputs(known, r)
-			diags = append(diags, ds...)
-			if perKey != nil {
-				inst.vars = perKey[i]
+			evalInputsAll(r, batch, ctx, evs)
+			for i, inst := range batch {
+				diags = append(diags, outDiags[i]...)
+				inChanged, ds := d.commitInstance(r, inst, ctx, next.deps, next.depWaits, &evs[i])
+				evs[i] = evaluatedInputs{}
+				diags = append(diags, ds...)
+				if inChanged || outChanged[i] {
+					changed = append(changed, inst)
+				}
+				next.instances = append(next.instances, inst)
+				next.byKey[inst.key] = inst
 			}
-			inChanged, ds := d.evalInstance(r, inst, ctx, next.deps, next.depWaits)
-			diags = append(diags, ds...)
-			if inChanged || outChanged {
-				changed = append(changed, inst)
-			}
-			next.instances = append(next.instances, inst)
-			next.byKey[key] = inst
 		}
 		if diags.HasErrors() {
 			return fail(diags)
@@ -504,15 +519,24 @@ func (d *Deployment) evalInstances(r *resourceDecl, dirty map[*instance]bool) hc
 	}
 	ctx.Variables = vars
 	var changed []*instance
+	var todo []*instance
 	for _, inst := range r.eval.instances {
-		if !dirty[inst] {
-			continue
+		if dirty[inst] {
+			todo = append(todo, inst)
 		}
-		d.evaluations++
-		c, ds := d.evalInstance(r, inst, ctx, r.eval.deps, r.eval.depWaits)
-		diags = append(diags, ds...)
-		if c {
-			changed = append(changed, inst)
+	}
+	d.evaluations += len(todo)
+	evs := make([]evaluatedInputs, min(len(todo), evalBatch))
+	for start := 0; start < len(todo); start += evalBatch {
+		batch := todo[start:min(start+evalBatch, len(todo))]
+		evalInputsAll(r, batch, ctx, evs)
+		for i, inst := range batch {
+			c, ds := d.commitInstance(r, inst, ctx, r.eval.deps, r.eval.depWaits, &evs[i])
+			evs[i] = evaluatedInputs{}
+			diags = append(diags, ds...)
+			if c {
+				changed = append(changed, inst)
+			}
 		}
 	}
 	if diags.HasErrors() {
@@ -682,31 +706,61 @@ func (inst *instance) evalVars(r *resourceDecl) map[string]cty.Value {
 // evalInstance evaluates one instance's inputs and reports whether they
 // changed, as its readers see them.
 func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps depSet, depWaits []source.Address) (bool, hcl.Diagnostics) {
+	ev := evalInputs(r, inst, ctx, false)
+	return d.commitInstance(r, inst, ctx, deps, depWaits, &ev)
+}
+
+// evaluatedInputs is what evaluating an instance's inputs gives, before
+// anything of the deployment or the instance is updated.
+type evaluatedInputs struct {
+	val       cty.Value // as evaluated, marks and all
+	unmarked  cty.Value
+	marks     cty.ValueMarks
+	inputs    map[string]any
+	sensitive []string
+	diags     hcl.Diagnostics
+}
+
+// evalInputs evaluates an instance's inputs expression. It changes
+// nothing, so instances of one block may be evaluated on several
+// goroutines; own gives the instance an EvalContext of its own even
+// without count or each, as HCL's splat expressions need for that.
+func evalInputs(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, own bool) evaluatedInputs {
 	val := cty.EmptyObjectVal
 	if r.inputs != nil {
 		ictx := ctx
-		if vars := inst.evalVars(r); vars != nil {
+		if vars := inst.evalVars(r); vars != nil || own {
 			ictx = ctx.NewChild()
 			ictx.Variables = vars
 		}
 		var diags hcl.Diagnostics
 		val, diags = r.inputs.Value(ictx)
 		if diags.HasErrors() {
-			return false, diags
+			return evaluatedInputs{diags: diags}
 		}
 	}
 	unmarked, marks := val.UnmarkDeep()
 	if unmarked.IsNull() || (unmarked.IsKnown() && !unmarked.Type().IsObjectType() && !unmarked.Type().IsMapType()) {
-		return false, hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs",
-			"inputs of %s must be an object, not %s.", inst.addrStr, friendly(unmarked))}
+		return evaluatedInputs{diags: hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs",
+			"inputs of %s must be an object, not %s.", inst.addrStr, friendly(unmarked))}}
 	}
 	j, err := toJSON(unmarked)
 	if err != nil {
-		return false, hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs", "inputs of %s: %s.", inst.addrStr, err)}
+		return evaluatedInputs{diags: hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs", "inputs of %s: %s.", inst.addrStr, err)}}
 	}
 	inputs, _ := j.(map[string]any)
+	return evaluatedInputs{val: val, unmarked: unmarked, marks: marks, inputs: inputs, sensitive: sensitivePaths(val)}
+}
+
+// commitInstance records what evalInputs found for an instance: its
+// inputs, what it read, its conditions and its resource. It reports
+// whether the inputs changed, as the instance's readers see them.
+func (d *Deployment) commitInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps depSet, depWaits []source.Address, ev *evaluatedInputs) (bool, hcl.Diagnostics) {
+	if ev.diags.HasErrors() {
+		return false, ev.diags
+	}
+	val, unmarked, marks, inputs, sensitive := ev.val, ev.unmarked, ev.marks, ev.inputs, ev.sensitive
 	changed := inst.inputs == cty.NilVal || !inst.inputs.RawEquals(val)
-	sensitive := sensitivePaths(val)
 	if sensitive != nil {
 		if diags := d.refuseSensitive(r, inst, sensitive); diags.HasErrors() {
 			return false, diags

@@ -1,0 +1,51 @@
+package hclsource
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// evalBatch is how many instances of a block are evaluated before they
+// are committed: enough to keep every core busy, few enough that their
+// evaluated values, waiting to be committed, add little to the heap.
+const evalBatch = 1024
+
+// evalChunk is how many instances one goroutine takes at a time: fewer
+// would spend more on handing them out than on evaluating them.
+const evalChunk = 64
+
+// evalInputsAll evaluates the inputs of insts, instances of r, into
+// out[:len(insts)], on up to GOMAXPROCS goroutines. An instance's inputs
+// depend only on what r reads, evaluated before, so the instances are
+// independent: each result is the one a lone evaluation gives, and its
+// place in out is fixed by its instance, whatever the goroutines' order.
+// HCL allows concurrent evaluation with distinct EvalContexts, so each
+// instance gets its own.
+func evalInputsAll(r *resourceDecl, insts []*instance, ctx *hcl.EvalContext, out []evaluatedInputs) {
+	workers := min(runtime.GOMAXPROCS(0), (len(insts)+evalChunk-1)/evalChunk)
+	if workers <= 1 {
+		for i, inst := range insts {
+			out[i] = evalInputs(r, inst, ctx, false)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(evalChunk)) - evalChunk
+				if start >= len(insts) {
+					return
+				}
+				for i := start; i < min(start+evalChunk, len(insts)); i++ {
+					out[i] = evalInputs(r, insts[i], ctx, true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
