@@ -172,6 +172,15 @@ func validateWrapper(message string, defs map[string]messageDef, v any, ops []Op
 // validator expects them so); trailing data is an error, as for
 // json.Unmarshal.
 func decodeJSON(data []byte) (any, error) {
+	if v, ok := decodeFast(data); ok {
+		return v, nil
+	}
+	return decodeStd(data)
+}
+
+// decodeStd is decodeJSON by encoding/json alone: what decodeFast does not
+// take, and its reference.
+func decodeStd(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

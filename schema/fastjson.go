@@ -1,0 +1,344 @@
+package schema
+
+import (
+	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeFast decodes data, one JSON value with optional white space
+// around it, into what encoding/json's Decoder with UseNumber gives an
+// any: map[string]any, []any, string, json.Number, bool and nil. Every
+// frame and every state read goes through here, and encoding/json's
+// reflection and separate validity scan were most of a large state's
+// read. It reports false for anything but plain valid JSON (a syntax
+// error, invalid UTF-8, a lone surrogate escape, deep nesting): the
+// caller then decodes with encoding/json, whose result or error is the
+// answer. So where decodeFast answers it answers exactly as
+// encoding/json; FuzzDecodeFast holds it to that.
+func decodeFast(data []byte) (any, bool) {
+	d := fastDecoder{data: data}
+	d.space()
+	v, ok := d.value(0)
+	if !ok {
+		return nil, false
+	}
+	d.space()
+	return v, d.pos == len(d.data)
+}
+
+// fastMaxDepth bounds nesting; deeper documents go to encoding/json,
+// which has its own bound (10000).
+const fastMaxDepth = 1000
+
+// fastMaxKeys bounds the object keys a decode shares: a state repeats a
+// few member names ("type", "inputProperties") once per resource, and
+// one string each saves their copies on the heap.
+const fastMaxKeys = 1024
+
+type fastDecoder struct {
+	data []byte
+	pos  int
+	keys map[string]string
+	buf  []byte
+}
+
+func (d *fastDecoder) space() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *fastDecoder) value(depth int) (any, bool) {
+	if d.pos >= len(d.data) || depth > fastMaxDepth {
+		return nil, false
+	}
+	switch c := d.data[d.pos]; c {
+	case '{':
+		return d.object(depth)
+	case '[':
+		return d.array(depth)
+	case '"':
+		s, ok := d.str(false)
+		return s, ok
+	case 't':
+		return true, d.literal("true")
+	case 'f':
+		return false, d.literal("false")
+	case 'n':
+		return nil, d.literal("null")
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			return d.number()
+		}
+		return nil, false
+	}
+}
+
+func (d *fastDecoder) literal(word string) bool {
+	if len(d.data)-d.pos < len(word) || string(d.data[d.pos:d.pos+len(word)]) != word {
+		return false
+	}
+	d.pos += len(word)
+	return true
+}
+
+func (d *fastDecoder) object(depth int) (any, bool) {
+	d.pos++ // {
+	m := make(map[string]any)
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return m, true
+	}
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return nil, false
+		}
+		k, ok := d.str(true)
+		if !ok {
+			return nil, false
+		}
+		d.space()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return nil, false
+		}
+		d.pos++
+		d.space()
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v // the last of repeated keys wins, as in encoding/json
+		d.space()
+		if d.pos >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.space()
+		case '}':
+			d.pos++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *fastDecoder) array(depth int) (any, bool) {
+	d.pos++ // [
+	a := make([]any, 0)
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		return a, true
+	}
+	for {
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		d.space()
+		if d.pos >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+			d.space()
+		case ']':
+			d.pos++
+			return a, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str decodes the string at d.pos (at its opening quote); key shares the
+// string with the decode's earlier keys of the same text.
+func (d *fastDecoder) str(key bool) (string, bool) {
+	d.pos++ // "
+	start := d.pos
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			raw := d.data[start:d.pos]
+			d.pos++
+			if !key {
+				return string(raw), true
+			}
+			return d.key(raw), true
+		case c == '\\':
+			return d.escaped(start, key)
+		case c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			d.pos++
+		default:
+			r, size := utf8.DecodeRune(d.data[d.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return "", false // encoding/json would put U+FFFD here
+			}
+			d.pos += size
+		}
+	}
+	return "", false
+}
+
+func (d *fastDecoder) key(raw []byte) string {
+	if s, ok := d.keys[string(raw)]; ok {
+		return s
+	}
+	s := string(raw)
+	if d.keys == nil {
+		d.keys = map[string]string{}
+	}
+	if len(d.keys) < fastMaxKeys {
+		d.keys[s] = s
+	}
+	return s
+}
+
+// escaped decodes the rest of a string that holds an escape; start is
+// where its text begins and d.pos is at the first backslash.
+func (d *fastDecoder) escaped(start int, key bool) (string, bool) {
+	b := append(d.buf[:0], d.data[start:d.pos]...)
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			d.buf = b
+			if key {
+				return d.key(b), true
+			}
+			return string(b), true
+		case c == '\\':
+			if d.pos+1 >= len(d.data) {
+				return "", false
+			}
+			e := d.data[d.pos+1]
+			d.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := d.hex4()
+				if !ok {
+					return "", false
+				}
+				if utf16.IsSurrogate(r) {
+					// Only a well-formed pair; encoding/json's handling
+					// of a lone one is left to it.
+					if d.pos+1 >= len(d.data) || d.data[d.pos] != '\\' || d.data[d.pos+1] != 'u' {
+						return "", false
+					}
+					d.pos += 2
+					r2, ok := d.hex4()
+					if !ok {
+						return "", false
+					}
+					if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+						return "", false
+					}
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				return "", false
+			}
+		case c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			d.pos++
+		default:
+			r, size := utf8.DecodeRune(d.data[d.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return "", false
+			}
+			b = append(b, d.data[d.pos:d.pos+size]...)
+			d.pos += size
+		}
+	}
+	return "", false
+}
+
+func (d *fastDecoder) hex4() (rune, bool) {
+	if len(d.data)-d.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.data[d.pos : d.pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	d.pos += 4
+	return r, true
+}
+
+// number decodes a number as its text, checked against JSON's grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (d *fastDecoder) number() (any, bool) {
+	start := d.pos
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	digits := func() bool {
+		n := d.pos
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+		}
+		return d.pos > n
+	}
+	switch {
+	case d.pos < len(d.data) && d.data[d.pos] == '0':
+		d.pos++
+	case !digits():
+		return nil, false
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if !digits() {
+			return nil, false
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if !digits() {
+			return nil, false
+		}
+	}
+	return json.Number(d.data[start:d.pos]), true
+}

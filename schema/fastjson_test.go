@@ -1,0 +1,124 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fastCases are JSON texts decodeFast must decode exactly as
+// encoding/json does (take: true), or leave to it (take: false).
+var fastCases = map[string]struct {
+	in   string
+	take bool
+}{
+	"object":              {`{"a":1,"b":[true,false,null],"c":{"d":"e"}}`, true},
+	"white space":         {" \t\r\n{ \"a\" : [ 1 , 2 ] }\n", true},
+	"empty object, array": {`{"a":{},"b":[]}`, true},
+	"repeated key":        {`{"a":1,"a":2}`, true},
+	"numbers":             {`[0,-0,1.5,-12.25e+3,1E-2,9007199254740993,1e400]`, true},
+	"escapes":             {`"q\" b\\ s\/ \b\f\n\r\t \u00e9 \u20AC \ud83d\ude00"`, true},
+	"escaped key":         {`{"a\nb":1,"a\nb":2}`, true},
+	"utf-8":               {`"héllo, 世界, 😀"`, true},
+	"nul escape":          {`"\u0000"`, true},
+	"lone surrogate":      {`"\ud83d"`, false},
+	"reversed surrogates": {`"\ude00\ud83d"`, false},
+	"invalid utf-8":       {"\"a\xffb\"", false},
+	"control character":   {"\"a\nb\"", false},
+	"leading zero":        {`01`, false},
+	"bare minus":          {`-`, false},
+	"dot without digits":  {`1.`, false},
+	"exponent no digits":  {`1e+`, false},
+	"trailing comma":      {`[1,]`, false},
+	"trailing data":       {`{} {}`, false},
+	"empty":               {``, false},
+	"unknown escape":      {`"\x"`, false},
+	"short unicode":       {`"\u12"`, false},
+	"unquoted key":        {`{a:1}`, false},
+	"missing colon":       {`{"a" 1}`, false},
+	"truncated literal":   {`tru`, false},
+	"unclosed":            {`{"a":[1,2`, false},
+}
+
+func TestDecodeFast(t *testing.T) {
+	t.Parallel()
+	for name, tc := range fastCases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := decodeFast([]byte(tc.in))
+			if ok != tc.take {
+				t.Fatalf("decodeFast took it: %v, want %v", ok, tc.take)
+			}
+			want, werr := decodeStd([]byte(tc.in))
+			if ok {
+				if werr != nil {
+					t.Fatalf("decodeFast took what encoding/json refuses: %v", werr)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("(-encoding/json +decodeFast):\n%s", diff)
+				}
+			}
+			// Whatever decodeFast leaves, decodeJSON answers as
+			// encoding/json, error and all.
+			all, err := decodeJSON([]byte(tc.in))
+			if fmt.Sprint(err) != fmt.Sprint(werr) || !cmp.Equal(want, all) {
+				t.Errorf("decodeJSON = %v, %v; encoding/json = %v, %v", all, err, want, werr)
+			}
+		})
+	}
+}
+
+// FuzzDecodeFast holds decodeFast to encoding/json: what it takes it
+// decodes to the same value, and it takes nothing encoding/json refuses.
+func FuzzDecodeFast(f *testing.F) {
+	for _, tc := range fastCases {
+		f.Add([]byte(tc.in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := decodeFast(data)
+		if !ok {
+			return
+		}
+		want, err := decodeStd(data)
+		if err != nil {
+			t.Fatalf("decodeFast took %q, which encoding/json refuses: %v", data, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%q (-encoding/json +decodeFast):\n%s", data, diff)
+		}
+	})
+}
+
+// BenchmarkDecodeState10000 decodes a state read's response of 10,000
+// memos, the largest frame a no-op reads.
+func BenchmarkDecodeState10000(b *testing.B) {
+	res := map[string]any{}
+	for i := range 10000 {
+		res[fmt.Sprintf("m[%d]", i)] = map[string]any{
+			"type": "memo", "inputProperties": map[string]any{"initialize_with": fmt.Sprint("value-", i)},
+			"outputProperties": map[string]any{"value": fmt.Sprint("value-", i)}, "provider": "local",
+		}
+	}
+	data, err := json.Marshal(map[string]any{"stateResourceReadResponse": map[string]any{"state": map[string]any{"_type": "nixopsState", "resources": res}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := decodeFast(data); !ok {
+				b.Fatal("not taken")
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := decodeStd(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
