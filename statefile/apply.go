@@ -252,6 +252,7 @@ func (d *doc) applyRoot(op *operation, path, from []string) error {
 // (json-patch): objects regardless of member order, numbers (json.Number)
 // as written.
 func jsonEqual(a, b any) bool {
+	a, b = decoded(a), decoded(b)
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -458,11 +459,18 @@ func (d *doc) lookup(segs []string) (any, bool) {
 			if !ok {
 				return nil, false
 			}
+			if _, raw := next.(json.RawMessage); raw {
+				next = decoded(next)
+				c[s] = next
+			}
 			v = next
 		case []any:
 			i, ok := arrayIndex(s, len(c))
 			if !ok {
 				return nil, false
+			}
+			if _, raw := c[i].(json.RawMessage); raw {
+				c[i] = decoded(c[i])
 			}
 			v = c[i]
 		default:
@@ -552,6 +560,7 @@ func validUTF8(s string) string {
 }
 
 func deepCopy(v any) any {
+	v = decoded(v)
 	switch c := v.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(c))

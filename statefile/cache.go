@@ -83,6 +83,15 @@ func readCache(path string, data []byte) (c cached, ok bool) {
 	return c, true
 }
 
+// decodeShallow returns the cached document for a writer, decoded two
+// levels deep (see lazy.go).
+func (c cached) decodeShallow() (map[string]any, error) {
+	if m, ok := decodeShallow(c.encoded); ok {
+		return checkType(m)
+	}
+	return c.decode()
+}
+
 // decode returns the cached document.
 func (c cached) decode() (map[string]any, error) {
 	v, err := decodeValue(c.encoded)

@@ -89,7 +89,7 @@ func (l *Log) compact() (string, error) {
 	content := append(first, second...)
 
 	check, _, err := replay(content)
-	if err != nil || !reflect.DeepEqual(check.State, state) {
+	if err != nil || !reflect.DeepEqual(check.State, deepCopy(state)) {
 		panic(fmt.Sprintf("compacted log does not replay to the same state (%v): this is a bug in pier", err))
 	}
 

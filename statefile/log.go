@@ -152,7 +152,7 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 		return err
 	}
 	if c, ok := readCache(l.path, data); ok {
-		if state, err := c.decode(); err == nil {
+		if state, err := c.decodeShallow(); err == nil {
 			l.doc = doc{root: state}
 			l.last = c.hdr.LastIndex
 			l.size = c.hdr.End

@@ -106,11 +106,33 @@ func TestSpliceEncodingRefuses(t *testing.T) {
 	}
 }
 
+// hasEncoded reports whether a document holds a value not decoded yet.
+func hasEncoded(v any) bool {
+	switch c := v.(type) {
+	case json.RawMessage:
+		return true
+	case map[string]any:
+		for _, e := range c {
+			if hasEncoded(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range c {
+			if hasEncoded(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestCacheSplicedAcrossCommands opens, changes and closes a log again
 // and again, as commands do, with random patches of resources, of their
 // members and of other top-level members: each Close splices the cache
 // from the one the log was opened from, and it must be exactly the
-// encoding of the state, which must be the replay's.
+// encoding of the state, which must be the replay's. Each Open decodes
+// the cached resources only as the patches reach them (see lazy.go).
 func TestCacheSplicedAcrossCommands(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state.json")
@@ -124,11 +146,20 @@ func TestCacheSplicedAcrossCommands(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if round > 0 && l.enc == nil {
-			t.Fatalf("round %d: the log was not opened from its cache", round)
+		if round > 0 {
+			if l.enc == nil {
+				t.Fatalf("round %d: the log was not opened from its cache", round)
+			}
+			if !hasEncoded(l.doc.root) {
+				t.Fatalf("round %d: the log opened from its cache decoded every resource", round)
+			}
 		}
 		for range 1 + r.IntN(4) {
+			// State decodes a copy; the log's own tree stays encoded.
 			state := l.State()
+			if hasEncoded(state) {
+				t.Fatalf("round %d: State returned encoded values", round)
+			}
 			res, _ := state["resources"].(map[string]any)
 			k := keys[r.IntN(len(keys))]
 			ptr := schema.Pointer("resources", k)
@@ -147,6 +178,13 @@ func TestCacheSplicedAcrossCommands(t *testing.T) {
 					continue
 				}
 				p = schema.Patch{{Op: "move", From: ptr, Path: schema.Pointer("resources", to)}}
+			case n == 4 && r.IntN(2) == 0:
+				// A test reads the encoded value; a copy duplicates it.
+				to := keys[r.IntN(len(keys))]
+				if _, taken := res[to]; taken || to == k {
+					continue
+				}
+				p = schema.Patch{{Op: "test", Path: ptr, Value: mustJSON(t, res[k])}, {Op: "copy", From: ptr, Path: schema.Pointer("resources", to)}}
 			case n == 4:
 				p = schema.Patch{{Op: "add", Path: "/pierPendingOperations", Value: mustJSON(t, map[string]any{k: "create"})}}
 			default:
