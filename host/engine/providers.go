@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
@@ -232,6 +233,7 @@ func (p *Providers) processConfig(d *source.Provider) (provider.Config, error) {
 		pc.Args = []string{"adapter", d.Builtin}
 		pc.Env = BuiltinEnv(caps, d.Env, p.cfg.ReadOnlyState)
 		pc.ReceiverValidates = true // pier's own adapter (providersdk)
+		pc.CloseGrace = max(pc.CloseGrace, builtinCloseGrace)
 	case d.Terraform != "":
 		// The configuration may hold credentials: it goes to the bridge on
 		// a file descriptor, never on its command line or into state.
@@ -249,6 +251,17 @@ func (p *Providers) processConfig(d *source.Provider) (provider.Config, error) {
 	}
 	return pc, nil
 }
+
+// builtinCloseGrace is how long pier's own adapters may take to exit once
+// their stdin closes, where any other provider gets the provider
+// package's default. They exit as soon as their shutdown work is done,
+// and that work grows with the state: a state_file writes its
+// resolved-state cache (at 100,000 resources, an encode of 16 MB and a
+// hash of the 56 MB log), which on a loaded machine outlasted the default
+// 5 s, so the handler was killed and the next command replayed the whole
+// log instead of reading the cache. Killing one then saves nothing and
+// costs the next command seconds.
+const builtinCloseGrace = 30 * time.Second
 
 // Call sends one request to a provider's pool, in the slot the
 // scheduler reserved for it (see reserve) when ctx carries one.
