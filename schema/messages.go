@@ -49,11 +49,15 @@ type ExtantResource struct {
 	OutputProperties Properties `json:"outputProperties,omitempty"`
 }
 
-// CreateResourceRequest asks a provider to create a resource.
+// CreateResourceRequest asks a provider to create a resource. Plan, an
+// extension of v0 sent only to a provider that declared
+// [OperationPreview], is the [PreviewResourceResponse.Plan] of this
+// create's preview.
 type CreateResourceRequest struct {
 	Type            string     `json:"type"`
 	InputProperties Properties `json:"inputProperties"`
 	IsStateful      bool       `json:"isStateful"`
+	Plan            string     `json:"plan,omitempty"`
 }
 
 // CreateResourceResponse carries the outputs of a created resource.
@@ -62,10 +66,11 @@ type CreateResourceResponse struct {
 }
 
 // UpdateResourceRequest asks a provider to bring an existing resource to new
-// inputs.
+// inputs. Plan is as in [CreateResourceRequest].
 type UpdateResourceRequest struct {
 	Resource        ExtantResource `json:"resource"`
 	InputProperties Properties     `json:"inputProperties"`
+	Plan            string         `json:"plan,omitempty"`
 }
 
 // UpdateResourceResponse carries the outputs of an updated resource.
@@ -158,12 +163,21 @@ type PreviewResourceRequest struct {
 // the outputs expected, where the provider can tell; UnknownOutputs are the
 // paths of outputs known only after apply. Diagnostics with severity error
 // mean the change would fail: the plan fails with them.
+//
+// Plan is the provider's own record of the change, opaque to the host:
+// what it needs to carry it out later without planning it again. The host
+// hands it back unchanged on the create or update of the same change (as
+// [CreateResourceRequest.Plan], [UpdateResourceRequest.Plan]), also from a
+// saved plan, and never shows or logs it: it may hold input values,
+// secrets among them. A provider must check that a plan it is handed fits
+// the request, and plan again when it does not.
 type PreviewResourceResponse struct {
 	Replace                 bool            `json:"replace"`
 	ReplaceReasons          []string        `json:"replaceReasons,omitempty"`
 	PlannedOutputProperties Properties      `json:"plannedOutputProperties,omitempty"`
 	UnknownOutputs          []AttributePath `json:"unknownOutputs,omitempty"`
 	Diagnostics             []Diagnostic    `json:"diagnostics,omitempty"`
+	Plan                    string          `json:"plan,omitempty"`
 }
 
 // Diagnostic is a provider's message to the user about a resource: what is

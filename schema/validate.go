@@ -37,6 +37,13 @@ type messageDef struct {
 	operation Operation // "" for v0 messages
 }
 
+// previewDefs are the v0 requests a provider that declared preview gets
+// in an extended form: with the plan its preview returned.
+var previewDefs = map[string]string{
+	"createResourceRequest": ExtensionSchemaURL + "#/definitions/CreateResourceRequest",
+	"updateResourceRequest": ExtensionSchemaURL + "#/definitions/UpdateResourceRequest",
+}
+
 var requestDefs = map[string]messageDef{
 	"createResourceRequest":    {ResourceSchemaURL + "#/definitions/CreateResourceRequest", ""},
 	"updateResourceRequest":    {ResourceSchemaURL + "#/definitions/UpdateResourceRequest", ""},
@@ -162,7 +169,11 @@ func validateWrapper(message string, defs map[string]messageDef, v any, ops []Op
 			Expected: fmt.Sprintf("%s belongs to the optional operation %q, which the provider did not declare", kind, def.operation),
 		}}}
 	}
-	if err := validateDecoded(message, kind, "/"+kind, def.url, body); err != nil {
+	url := def.url
+	if ext, ok := previewDefs[kind]; ok && slices.Contains(ops, OperationPreview) {
+		url = ext
+	}
+	if err := validateDecoded(message, kind, "/"+kind, url, body); err != nil {
 		return "", nil, err
 	}
 	return kind, body, nil

@@ -16,6 +16,7 @@ var generatedURLs = []string{
 	"https://json.schemastore.org/json-patch.json#/definitions/pointer",
 	"https://pier.dev/schema/pier-extensions-v0.json",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/AttributePath",
+	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/CreateResourceRequest",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/DestroyResourceRequest",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/DestroyResourceResponse",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/Diagnostic",
@@ -23,8 +24,10 @@ var generatedURLs = []string{
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/ImportResourceResponse",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/PreviewResourceRequest",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/PreviewResourceResponse",
+	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/ProviderPlan",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/ReadResourceRequest",
 	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/ReadResourceResponse",
+	"https://pier.dev/schema/pier-extensions-v0.json#/definitions/UpdateResourceRequest",
 	"https://nixops.dev/manual/development/schema/resource-schema-v0.json",
 	"https://nixops.dev/manual/development/schema/resource-schema-v0.json#/definitions/CreateResourceRequest",
 	"https://nixops.dev/manual/development/schema/resource-schema-v0.json#/definitions/CreateResourceResponse",
@@ -64,6 +67,8 @@ func validateGenerated(url string, v any, at *loc, r *report) (valid, found bool
 		return validatePierExtensionsV0(v, at, r), true
 	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/AttributePath":
 		return validatePierExtensionsV0_AttributePath(v, at, r), true
+	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/CreateResourceRequest":
+		return validatePierExtensionsV0_CreateResourceRequest(v, at, r), true
 	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/DestroyResourceRequest":
 		return validatePierExtensionsV0_DestroyResourceRequest(v, at, r), true
 	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/DestroyResourceResponse":
@@ -78,10 +83,14 @@ func validateGenerated(url string, v any, at *loc, r *report) (valid, found bool
 		return validatePierExtensionsV0_PreviewResourceRequest(v, at, r), true
 	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/PreviewResourceResponse":
 		return validatePierExtensionsV0_PreviewResourceResponse(v, at, r), true
+	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/ProviderPlan":
+		return validatePierExtensionsV0_ProviderPlan(v, at, r), true
 	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/ReadResourceRequest":
 		return validatePierExtensionsV0_ReadResourceRequest(v, at, r), true
 	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/ReadResourceResponse":
 		return validatePierExtensionsV0_ReadResourceResponse(v, at, r), true
+	case "https://pier.dev/schema/pier-extensions-v0.json#/definitions/UpdateResourceRequest":
+		return validatePierExtensionsV0_UpdateResourceRequest(v, at, r), true
 	case "https://nixops.dev/manual/development/schema/resource-schema-v0.json":
 		return validateResourceSchemaV0(v, at, r), true
 	case "https://nixops.dev/manual/development/schema/resource-schema-v0.json#/definitions/CreateResourceRequest":
@@ -138,67 +147,71 @@ var required3 = []string{"from"}
 
 var pattern4 = regexp.MustCompile("^(/([^~]|~[01])*)*$")
 
-var required5 = []string{"resource"}
+var required5 = []string{"type", "inputProperties", "isStateful"}
 
-var required6 = []string{"severity", "summary"}
+var required6 = []string{"resource"}
 
-var required7 = []string{"type", "id"}
+var required7 = []string{"severity", "summary"}
 
-var required8 = []string{"inputProperties", "outputProperties"}
+var required8 = []string{"type", "id"}
 
-var required9 = []string{"type", "inputProperties"}
+var required9 = []string{"inputProperties", "outputProperties"}
 
-var required10 = []string{"replace"}
+var required10 = []string{"type", "inputProperties"}
 
-var required11 = []string{"resource"}
+var required11 = []string{"replace"}
 
-var required12 = []string{"exists"}
+var required12 = []string{"resource"}
 
-var required13 = []string{"type", "inputProperties", "isStateful"}
+var required13 = []string{"exists"}
 
-var required14 = []string{"outputProperties"}
+var required14 = []string{"resource", "inputProperties"}
 
-var required15 = []string{"message"}
+var required15 = []string{"type", "inputProperties", "isStateful"}
 
-var required16 = []string{"type", "inputProperties"}
+var required16 = []string{"outputProperties"}
 
-var required17 = []string{"createResourceRequest"}
+var required17 = []string{"message"}
 
-var required18 = []string{"updateResourceRequest"}
+var required18 = []string{"type", "inputProperties"}
 
-var required19 = []string{"stateResourceEvent"}
+var required19 = []string{"createResourceRequest"}
 
-var required20 = []string{"stateResourceReadRequest"}
+var required20 = []string{"updateResourceRequest"}
 
-var required21 = []string{"createResourceResponse"}
+var required21 = []string{"stateResourceEvent"}
 
-var required22 = []string{"updateResourceResponse"}
+var required22 = []string{"stateResourceReadRequest"}
 
-var required23 = []string{"stateResourceEventResponse"}
+var required23 = []string{"createResourceResponse"}
 
-var required24 = []string{"stateResourceReadResponse"}
+var required24 = []string{"updateResourceResponse"}
 
-var required25 = []string{"errorResponse"}
+var required25 = []string{"stateResourceEventResponse"}
 
-var required26 = []string{"resource", "event", "nixopsVersion", "patch"}
+var required26 = []string{"stateResourceReadResponse"}
 
-var required27 = []string{"resource"}
+var required27 = []string{"errorResponse"}
 
-var required28 = []string{"state"}
+var required28 = []string{"resource", "event", "nixopsVersion", "patch"}
 
-var required29 = []string{"resource", "inputProperties"}
+var required29 = []string{"resource"}
 
-var required30 = []string{"outputProperties"}
+var required30 = []string{"state"}
 
-var required31 = []string{"_type"}
+var required31 = []string{"resource", "inputProperties"}
 
-var required32 = []string{"operation", "provider", "type", "started"}
+var required32 = []string{"outputProperties"}
 
-var required33 = []string{"type"}
+var required33 = []string{"_type"}
 
-var required34 = []string{"input_properties"}
+var required34 = []string{"operation", "provider", "type", "started"}
 
-var required35 = []string{"inputProperties"}
+var required35 = []string{"type"}
+
+var required36 = []string{"input_properties"}
+
+var required37 = []string{"inputProperties"}
 
 // validateJsonPatch validates a value against https://json.schemastore.org/json-patch.json#.
 func validateJsonPatch(v any, at *loc, r *report) bool {
@@ -360,6 +373,55 @@ func validatePierExtensionsV0_AttributePath(v any, at *loc, r *report) bool {
 	return ok
 }
 
+// validatePierExtensionsV0_CreateResourceRequest validates a value against https://pier.dev/schema/pier-extensions-v0.json#/definitions/CreateResourceRequest.
+func validatePierExtensionsV0_CreateResourceRequest(v any, at *loc, r *report) bool {
+	ok := true
+	if !(isObject(v)) {
+		r.fail(at, "expected object, but got "+jsonType(v))
+		ok = false
+	} else {
+		if m1, isObj := v.(map[string]any); isObj {
+			if !requireAll(m1, required5, at, r) {
+				ok = false
+			}
+			if p2, has := m1["inputProperties"]; has {
+				at3 := loc{up: at, key: "inputProperties", index: -1}
+				if !validateResourceSchemaV0_InputProperties(p2, &at3, r) {
+					ok = false
+				}
+			}
+			if p4, has := m1["isStateful"]; has {
+				at5 := loc{up: at, key: "isStateful", index: -1}
+				if !(isBoolean(p4)) {
+					r.fail(&at5, "expected boolean, but got "+jsonType(p4))
+					ok = false
+				} else {
+				}
+			}
+			if p6, has := m1["plan"]; has {
+				at7 := loc{up: at, key: "plan", index: -1}
+				if !validatePierExtensionsV0_ProviderPlan(p6, &at7, r) {
+					ok = false
+				}
+			}
+			if p8, has := m1["type"]; has {
+				at9 := loc{up: at, key: "type", index: -1}
+				if !validateResourceSchemaV0_ResourceType(p8, &at9, r) {
+					ok = false
+				}
+			}
+			for k10 := range m1 {
+				if !(k10 == "inputProperties" || k10 == "isStateful" || k10 == "plan" || k10 == "type") {
+					r.failExtra(at, m1, func(k string) bool { return k == "inputProperties" || k == "isStateful" || k == "plan" || k == "type" })
+					ok = false
+					break
+				}
+			}
+		}
+	}
+	return ok
+}
+
 // validatePierExtensionsV0_DestroyResourceRequest validates a value against https://pier.dev/schema/pier-extensions-v0.json#/definitions/DestroyResourceRequest.
 func validatePierExtensionsV0_DestroyResourceRequest(v any, at *loc, r *report) bool {
 	ok := true
@@ -368,7 +430,7 @@ func validatePierExtensionsV0_DestroyResourceRequest(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required5, at, r) {
+			if !requireAll(m1, required6, at, r) {
 				ok = false
 			}
 			if p2, has := m1["resource"]; has {
@@ -414,7 +476,7 @@ func validatePierExtensionsV0_Diagnostic(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required6, at, r) {
+			if !requireAll(m1, required7, at, r) {
 				ok = false
 			}
 			if p2, has := m1["attribute"]; has {
@@ -466,7 +528,7 @@ func validatePierExtensionsV0_ImportResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required7, at, r) {
+			if !requireAll(m1, required8, at, r) {
 				ok = false
 			}
 			if p2, has := m1["id"]; has {
@@ -503,7 +565,7 @@ func validatePierExtensionsV0_ImportResourceResponse(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required8, at, r) {
+			if !requireAll(m1, required9, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -538,7 +600,7 @@ func validatePierExtensionsV0_PreviewResourceRequest(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required9, at, r) {
+			if !requireAll(m1, required10, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -589,7 +651,7 @@ func validatePierExtensionsV0_PreviewResourceResponse(v any, at *loc, r *report)
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required10, at, r) {
+			if !requireAll(m1, required11, at, r) {
 				ok = false
 			}
 			if p2, has := m1["diagnostics"]; has {
@@ -608,31 +670,37 @@ func validatePierExtensionsV0_PreviewResourceResponse(v any, at *loc, r *report)
 					}
 				}
 			}
-			if p8, has := m1["plannedOutputProperties"]; has {
-				at9 := loc{up: at, key: "plannedOutputProperties", index: -1}
-				if !validateResourceSchemaV0_OutputProperties(p8, &at9, r) {
+			if p8, has := m1["plan"]; has {
+				at9 := loc{up: at, key: "plan", index: -1}
+				if !validatePierExtensionsV0_ProviderPlan(p8, &at9, r) {
 					ok = false
 				}
 			}
-			if p10, has := m1["replace"]; has {
-				at11 := loc{up: at, key: "replace", index: -1}
-				if !(isBoolean(p10)) {
-					r.fail(&at11, "expected boolean, but got "+jsonType(p10))
+			if p10, has := m1["plannedOutputProperties"]; has {
+				at11 := loc{up: at, key: "plannedOutputProperties", index: -1}
+				if !validateResourceSchemaV0_OutputProperties(p10, &at11, r) {
+					ok = false
+				}
+			}
+			if p12, has := m1["replace"]; has {
+				at13 := loc{up: at, key: "replace", index: -1}
+				if !(isBoolean(p12)) {
+					r.fail(&at13, "expected boolean, but got "+jsonType(p12))
 					ok = false
 				} else {
 				}
 			}
-			if p12, has := m1["replaceReasons"]; has {
-				at13 := loc{up: at, key: "replaceReasons", index: -1}
-				if !(isArray(p12)) {
-					r.fail(&at13, "expected array, but got "+jsonType(p12))
+			if p14, has := m1["replaceReasons"]; has {
+				at15 := loc{up: at, key: "replaceReasons", index: -1}
+				if !(isArray(p14)) {
+					r.fail(&at15, "expected array, but got "+jsonType(p14))
 					ok = false
 				} else {
-					if a14, isArr := p12.([]any); isArr {
-						for i15, e16 := range a14 {
-							at17 := loc{up: &at13, index: i15}
-							if !(isString(e16)) {
-								r.fail(&at17, "expected string, but got "+jsonType(e16))
+					if a16, isArr := p14.([]any); isArr {
+						for i17, e18 := range a16 {
+							at19 := loc{up: &at15, index: i17}
+							if !(isString(e18)) {
+								r.fail(&at19, "expected string, but got "+jsonType(e18))
 								ok = false
 							} else {
 							}
@@ -640,32 +708,43 @@ func validatePierExtensionsV0_PreviewResourceResponse(v any, at *loc, r *report)
 					}
 				}
 			}
-			if p18, has := m1["unknownOutputs"]; has {
-				at19 := loc{up: at, key: "unknownOutputs", index: -1}
-				if !(isArray(p18)) {
-					r.fail(&at19, "expected array, but got "+jsonType(p18))
+			if p20, has := m1["unknownOutputs"]; has {
+				at21 := loc{up: at, key: "unknownOutputs", index: -1}
+				if !(isArray(p20)) {
+					r.fail(&at21, "expected array, but got "+jsonType(p20))
 					ok = false
 				} else {
-					if a20, isArr := p18.([]any); isArr {
-						for i21, e22 := range a20 {
-							at23 := loc{up: &at19, index: i21}
-							if !validatePierExtensionsV0_AttributePath(e22, &at23, r) {
+					if a22, isArr := p20.([]any); isArr {
+						for i23, e24 := range a22 {
+							at25 := loc{up: &at21, index: i23}
+							if !validatePierExtensionsV0_AttributePath(e24, &at25, r) {
 								ok = false
 							}
 						}
 					}
 				}
 			}
-			for k24 := range m1 {
-				if !(k24 == "diagnostics" || k24 == "plannedOutputProperties" || k24 == "replace" || k24 == "replaceReasons" || k24 == "unknownOutputs") {
+			for k26 := range m1 {
+				if !(k26 == "diagnostics" || k26 == "plan" || k26 == "plannedOutputProperties" || k26 == "replace" || k26 == "replaceReasons" || k26 == "unknownOutputs") {
 					r.failExtra(at, m1, func(k string) bool {
-						return k == "diagnostics" || k == "plannedOutputProperties" || k == "replace" || k == "replaceReasons" || k == "unknownOutputs"
+						return k == "diagnostics" || k == "plan" || k == "plannedOutputProperties" || k == "replace" || k == "replaceReasons" || k == "unknownOutputs"
 					})
 					ok = false
 					break
 				}
 			}
 		}
+	}
+	return ok
+}
+
+// validatePierExtensionsV0_ProviderPlan validates a value against https://pier.dev/schema/pier-extensions-v0.json#/definitions/ProviderPlan.
+func validatePierExtensionsV0_ProviderPlan(v any, at *loc, r *report) bool {
+	ok := true
+	if !(isString(v)) {
+		r.fail(at, "expected string, but got "+jsonType(v))
+		ok = false
+	} else {
 	}
 	return ok
 }
@@ -678,7 +757,7 @@ func validatePierExtensionsV0_ReadResourceRequest(v any, at *loc, r *report) boo
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required11, at, r) {
+			if !requireAll(m1, required12, at, r) {
 				ok = false
 			}
 			if p2, has := m1["resource"]; has {
@@ -707,7 +786,7 @@ func validatePierExtensionsV0_ReadResourceResponse(v any, at *loc, r *report) bo
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required12, at, r) {
+			if !requireAll(m1, required13, at, r) {
 				ok = false
 			}
 			if p2, has := m1["exists"]; has {
@@ -733,6 +812,47 @@ func validatePierExtensionsV0_ReadResourceResponse(v any, at *loc, r *report) bo
 			for k8 := range m1 {
 				if !(k8 == "exists" || k8 == "inputProperties" || k8 == "outputProperties") {
 					r.failExtra(at, m1, func(k string) bool { return k == "exists" || k == "inputProperties" || k == "outputProperties" })
+					ok = false
+					break
+				}
+			}
+		}
+	}
+	return ok
+}
+
+// validatePierExtensionsV0_UpdateResourceRequest validates a value against https://pier.dev/schema/pier-extensions-v0.json#/definitions/UpdateResourceRequest.
+func validatePierExtensionsV0_UpdateResourceRequest(v any, at *loc, r *report) bool {
+	ok := true
+	if !(isObject(v)) {
+		r.fail(at, "expected object, but got "+jsonType(v))
+		ok = false
+	} else {
+		if m1, isObj := v.(map[string]any); isObj {
+			if !requireAll(m1, required14, at, r) {
+				ok = false
+			}
+			if p2, has := m1["inputProperties"]; has {
+				at3 := loc{up: at, key: "inputProperties", index: -1}
+				if !validateResourceSchemaV0_InputProperties(p2, &at3, r) {
+					ok = false
+				}
+			}
+			if p4, has := m1["plan"]; has {
+				at5 := loc{up: at, key: "plan", index: -1}
+				if !validatePierExtensionsV0_ProviderPlan(p4, &at5, r) {
+					ok = false
+				}
+			}
+			if p6, has := m1["resource"]; has {
+				at7 := loc{up: at, key: "resource", index: -1}
+				if !validateResourceSchemaV0_ExtantResource(p6, &at7, r) {
+					ok = false
+				}
+			}
+			for k8 := range m1 {
+				if !(k8 == "inputProperties" || k8 == "plan" || k8 == "resource") {
+					r.failExtra(at, m1, func(k string) bool { return k == "inputProperties" || k == "plan" || k == "resource" })
 					ok = false
 					break
 				}
@@ -782,7 +902,7 @@ func validateResourceSchemaV0_CreateResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required13, at, r) {
+			if !requireAll(m1, required15, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -825,7 +945,7 @@ func validateResourceSchemaV0_CreateResourceResponse(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required14, at, r) {
+			if !requireAll(m1, required16, at, r) {
 				ok = false
 			}
 			if p2, has := m1["outputProperties"]; has {
@@ -854,7 +974,7 @@ func validateResourceSchemaV0_ErrorResponse(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required15, at, r) {
+			if !requireAll(m1, required17, at, r) {
 				ok = false
 			}
 			if p2, has := m1["message"]; has {
@@ -885,7 +1005,7 @@ func validateResourceSchemaV0_ExtantResource(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required16, at, r) {
+			if !requireAll(m1, required18, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -938,7 +1058,7 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 			ok2 = false
 		} else {
 			if m3, isObj := v.(map[string]any); isObj {
-				if !requireAll(m3, required17, at, (&sub1)) {
+				if !requireAll(m3, required19, at, (&sub1)) {
 					ok2 = false
 				}
 				if p4, has := m3["createResourceRequest"]; has {
@@ -956,7 +1076,7 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 			ok7 = false
 		} else {
 			if m8, isObj := v.(map[string]any); isObj {
-				if !requireAll(m8, required18, at, (&sub6)) {
+				if !requireAll(m8, required20, at, (&sub6)) {
 					ok7 = false
 				}
 				if p9, has := m8["updateResourceRequest"]; has {
@@ -974,7 +1094,7 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 			ok12 = false
 		} else {
 			if m13, isObj := v.(map[string]any); isObj {
-				if !requireAll(m13, required19, at, (&sub11)) {
+				if !requireAll(m13, required21, at, (&sub11)) {
 					ok12 = false
 				}
 				if p14, has := m13["stateResourceEvent"]; has {
@@ -992,7 +1112,7 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 			ok17 = false
 		} else {
 			if m18, isObj := v.(map[string]any); isObj {
-				if !requireAll(m18, required20, at, (&sub16)) {
+				if !requireAll(m18, required22, at, (&sub16)) {
 					ok17 = false
 				}
 				if p19, has := m18["stateResourceReadRequest"]; has {
@@ -1028,7 +1148,7 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 			ok2 = false
 		} else {
 			if m3, isObj := v.(map[string]any); isObj {
-				if !requireAll(m3, required21, at, (&sub1)) {
+				if !requireAll(m3, required23, at, (&sub1)) {
 					ok2 = false
 				}
 				if p4, has := m3["createResourceResponse"]; has {
@@ -1046,7 +1166,7 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 			ok7 = false
 		} else {
 			if m8, isObj := v.(map[string]any); isObj {
-				if !requireAll(m8, required22, at, (&sub6)) {
+				if !requireAll(m8, required24, at, (&sub6)) {
 					ok7 = false
 				}
 				if p9, has := m8["updateResourceResponse"]; has {
@@ -1064,7 +1184,7 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 			ok12 = false
 		} else {
 			if m13, isObj := v.(map[string]any); isObj {
-				if !requireAll(m13, required23, at, (&sub11)) {
+				if !requireAll(m13, required25, at, (&sub11)) {
 					ok12 = false
 				}
 				if p14, has := m13["stateResourceEventResponse"]; has {
@@ -1082,7 +1202,7 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 			ok17 = false
 		} else {
 			if m18, isObj := v.(map[string]any); isObj {
-				if !requireAll(m18, required24, at, (&sub16)) {
+				if !requireAll(m18, required26, at, (&sub16)) {
 					ok17 = false
 				}
 				if p19, has := m18["stateResourceReadResponse"]; has {
@@ -1100,7 +1220,7 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 			ok22 = false
 		} else {
 			if m23, isObj := v.(map[string]any); isObj {
-				if !requireAll(m23, required25, at, (&sub21)) {
+				if !requireAll(m23, required27, at, (&sub21)) {
 					ok22 = false
 				}
 				if p24, has := m23["errorResponse"]; has {
@@ -1134,7 +1254,7 @@ func validateResourceSchemaV0_StateResourceEvent(v any, at *loc, r *report) bool
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required26, at, r) {
+			if !requireAll(m1, required28, at, r) {
 				ok = false
 			}
 			if p2, has := m1["event"]; has {
@@ -1202,7 +1322,7 @@ func validateResourceSchemaV0_StateResourceReadRequest(v any, at *loc, r *report
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required27, at, r) {
+			if !requireAll(m1, required29, at, r) {
 				ok = false
 			}
 			if p2, has := m1["resource"]; has {
@@ -1231,7 +1351,7 @@ func validateResourceSchemaV0_StateResourceReadResponse(v any, at *loc, r *repor
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required28, at, r) {
+			if !requireAll(m1, required30, at, r) {
 				ok = false
 			}
 			if p2, has := m1["state"]; has {
@@ -1262,7 +1382,7 @@ func validateResourceSchemaV0_UpdateResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required29, at, r) {
+			if !requireAll(m1, required31, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -1297,7 +1417,7 @@ func validateResourceSchemaV0_UpdateResourceResponse(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required30, at, r) {
+			if !requireAll(m1, required32, at, r) {
 				ok = false
 			}
 			if p2, has := m1["outputProperties"]; has {
@@ -1359,7 +1479,7 @@ func validateStateSchemaV0(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required31, at, r) {
+			if !requireAll(m1, required33, at, r) {
 				ok = false
 			}
 			if p2, has := m1["_type"]; has {
@@ -1448,7 +1568,7 @@ func validateStateSchemaV0_PendingOperations(v any, at *loc, r *report) bool {
 					ok = false
 				} else {
 					if m5, isObj := p3.(map[string]any); isObj {
-						if !requireAll(m5, required32, &at4, r) {
+						if !requireAll(m5, required34, &at4, r) {
 							ok = false
 						}
 						if p6, has := m5["input_properties"]; has {
@@ -1524,7 +1644,7 @@ func validateStateSchemaV0_Resource(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required33, at, r) {
+			if !requireAll(m1, required35, at, r) {
 				ok = false
 			}
 			if p2, has := m1["dependencies"]; has {
@@ -1624,14 +1744,14 @@ func validateStateSchemaV0_Resource(v any, at *loc, r *report) bool {
 			var sub28 report
 			ok29 := true
 			if m30, isObj := v.(map[string]any); isObj {
-				if !requireAll(m30, required34, at, (&sub28)) {
+				if !requireAll(m30, required36, at, (&sub28)) {
 					ok29 = false
 				}
 			}
 			var sub31 report
 			ok32 := true
 			if m33, isObj := v.(map[string]any); isObj {
-				if !requireAll(m33, required35, at, (&sub31)) {
+				if !requireAll(m33, required37, at, (&sub31)) {
 					ok32 = false
 				}
 			}

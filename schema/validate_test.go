@@ -35,6 +35,9 @@ func TestValidateAccepts(t *testing.T) {
 		"preview response diagnostics": {false, `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"error","summary":"Invalid value","detail":"expected ingress or egress","attribute":["direction"]},{"severity":"warning","summary":"Deprecated"}]}}`, []Operation{OperationPreview}},
 		"preview response replace":     {false, `{"previewResourceResponse":{"replace":true,"replaceReasons":["triggers"],"plannedOutputProperties":{"triggers":{"r":"v2"}}}}`, []Operation{OperationPreview}},
 		"preview response in place":    {false, `{"previewResourceResponse":{"replace":false}}`, []Operation{OperationPreview}},
+		"preview response with plan":   {false, `{"previewResourceResponse":{"replace":false,"plan":"AQID"}}`, []Operation{OperationPreview}},
+		"create request with plan":     {true, `{"createResourceRequest":{"type":"time_static","inputProperties":{},"isStateful":true,"plan":"AQID"}}`, []Operation{OperationPreview}},
+		"update request with plan":     {true, `{"updateResourceRequest":{"resource":{"type":"t","inputProperties":{}},"inputProperties":{},"plan":"AQID"}}`, []Operation{OperationPreview}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -74,6 +77,8 @@ func TestValidateRejects(t *testing.T) {
 			[]string{`optional operation "destroy", which the provider did not declare`}},
 		"undeclared preview": {true, `{"previewResourceRequest":{"type":"file","inputProperties":{}}}`,
 			[]string{`optional operation "preview", which the provider did not declare`}},
+		"plan without preview": {true, `{"createResourceRequest":{"type":"f","inputProperties":{},"isStateful":true,"plan":"AQID"}}`,
+			[]string{"at /createResourceRequest:", "'plan' not allowed"}},
 		"not json": {false, `garbage`, []string{"a JSON object with exactly one of"}},
 		"extra field in body": {false, `{"createResourceResponse":{"outputProperties":{},"bonus":true}}`,
 			[]string{"at /createResourceResponse:", "additionalProperties 'bonus' not allowed"}},
@@ -121,6 +126,10 @@ func TestValidateRejectsPreview(t *testing.T) {
 		"response without replace":        {false, `{"previewResourceResponse":{"replaceReasons":["triggers"]}}`, "replace"},
 		"reasons not strings":             {false, `{"previewResourceResponse":{"replace":true,"replaceReasons":[1]}}`, "at /previewResourceResponse/replaceReasons/0:"},
 		"replace not boolean":             {false, `{"previewResourceResponse":{"replace":"yes"}}`, "at /previewResourceResponse/replace:"},
+		"plan not a string":               {false, `{"previewResourceResponse":{"replace":false,"plan":1}}`, "at /previewResourceResponse/plan:"},
+		"create plan not a string":        {true, `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":true,"plan":{}}}`, "at /createResourceRequest/plan:"},
+		"create extended still v0":        {true, `{"createResourceRequest":{"type":"t","inputProperties":{},"plan":"x"}}`, "isStateful"},
+		"update unknown member":           {true, `{"updateResourceRequest":{"resource":{"type":"t","inputProperties":{}},"inputProperties":{},"planned":"x"}}`, "planned"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
