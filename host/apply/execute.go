@@ -64,7 +64,7 @@ func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Reco
 		return nil, err
 	}
 	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
-		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(), Plan: r.ProviderPlan,
 	}})
 	if err != nil {
 		err = a.intentFailed(ctx, c, statedoc.PendingCreate, err)
@@ -92,7 +92,7 @@ func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Reco
 	}
 	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
 		Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
-		InputProperties: r.Inputs,
+		InputProperties: r.Inputs, Plan: r.ProviderPlan,
 	}})
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*s
 		return nil, err
 	}
 	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
-		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(),
+		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(), Plan: r.ProviderPlan,
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("create the replacement (the old object is untouched): %w", a.intentFailed(ctx, c, statedoc.PendingCreate, err))

@@ -29,6 +29,9 @@ type resourceJSON struct {
 	Lifecycle       *source.Lifecycle `json:"lifecycle,omitempty"`
 	// Conditions are saved for the preconditions left to run time.
 	Conditions []*source.ConditionResult `json:"conditions,omitempty"`
+	// ProviderPlan is the provider's plan of the create or update, from
+	// its preview, which apply hands back.
+	ProviderPlan string `json:"provider_plan,omitempty"`
 }
 
 type recordedJSON struct {
@@ -46,7 +49,7 @@ func EncodeGraph(g *execgraph.Graph) ([]byte, error) {
 				return []byte("null"), nil
 			}
 			w := resourceJSON{Address: v.Address.String(), Provider: v.Provider, Type: v.Type, Inputs: markUnknown(v.Inputs).(map[string]any),
-				Range: v.Range, SensitiveInputs: v.SensitiveInputs, Lifecycle: v.Lifecycle, Conditions: v.Conditions}
+				Range: v.Range, SensitiveInputs: v.SensitiveInputs, Lifecycle: v.Lifecycle, Conditions: v.Conditions, ProviderPlan: v.ProviderPlan}
 			if v.State != nil {
 				w.State = v.State.String()
 			}
@@ -133,7 +136,7 @@ func (w *resourceJSON) resource() (*source.Resource, error) {
 		return nil, err
 	}
 	inputs, _ := unmarkUnknown(w.Inputs).(map[string]any)
-	r := &source.Resource{Address: addr, Provider: w.Provider, Type: w.Type, Inputs: inputs, Range: w.Range, SensitiveInputs: w.SensitiveInputs, Lifecycle: w.Lifecycle, Conditions: w.Conditions}
+	r := &source.Resource{Address: addr, Provider: w.Provider, Type: w.Type, Inputs: inputs, Range: w.Range, SensitiveInputs: w.SensitiveInputs, Lifecycle: w.Lifecycle, Conditions: w.Conditions, ProviderPlan: w.ProviderPlan}
 	if w.State != "" {
 		s, err := source.ParseAddress(w.State)
 		if err != nil {

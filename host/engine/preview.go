@@ -101,6 +101,7 @@ func previewable(c *Change) bool {
 // it returns the provider's diagnostics, placed.
 func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) ([]*DiagnosticError, error) {
 	r := c.Resource
+	r.ProviderPlan = "" // a plan from an earlier preview is for another change
 	req := &schema.PreviewResourceRequest{Type: r.Type, InputProperties: r.Inputs}
 	what := "create"
 	if c.Action == ActionUpdate {
@@ -130,6 +131,7 @@ func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) 
 		return diags, nil
 	}
 	c.Planned = plannedOutputs(pr)
+	r.ProviderPlan = pr.Plan
 	return diags, nil
 }
 

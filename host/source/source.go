@@ -118,6 +118,12 @@ type Resource struct {
 	// postcondition blocks in this evaluation, in declaration order;
 	// nil when it has none. See [ConditionResult].
 	Conditions []*ConditionResult
+	// ProviderPlan is what the provider's preview of this resource's
+	// create or update returned as its plan ([schema.PreviewResourceResponse]),
+	// handed back on that create or update: set by the engine's preview,
+	// never by a source. Opaque provider data that may hold secrets: it is
+	// saved in a plan file (0600) and never shown or logged.
+	ProviderPlan string `json:"-"`
 }
 
 // Lifecycle are a resource's controls over how a plan changes it, as
