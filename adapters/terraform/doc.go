@@ -28,6 +28,10 @@
 //   - types named "data-source-<name>" are data sources: ReadDataSource on
 //     create and update.
 //
+// A preview returns the provider's plan to the host, which hands it back
+// on the create or update it previewed, from a saved plan too: that
+// request then asks only ApplyResourceChange (see savedPlan).
+//
 // Outputs are the whole Terraform state object as JSON, plus the reserved
 // key [ReservedKey] holding what Terraform keeps beside state: the private
 // bytes (base64), the schema version and the sensitive attribute paths.

@@ -36,7 +36,7 @@ func (b *Bridge) Create(ctx context.Context, req *schema.CreateResourceRequest) 
 	if !req.IsStateful {
 		return nil, fmt.Errorf("provider %s: %w", b.client.Name(), errNotStateful)
 	}
-	out, err := b.create(ctx, rt, req.InputProperties)
+	out, err := b.create(ctx, rt, req.InputProperties, req.Plan)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (b *Bridge) Update(ctx context.Context, req *schema.UpdateResourceRequest) 
 	if rt.dataSource {
 		out, err = b.readDataSource(ctx, rt, req.InputProperties)
 	} else {
-		out, err = b.update(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
+		out, err = b.update(ctx, rt, req.Resource.OutputProperties, req.InputProperties, req.Plan)
 	}
 	if err != nil {
 		return nil, err
@@ -239,7 +239,10 @@ func (b *Bridge) resourceConfig(ctx context.Context, rt *resourceType, inputs sc
 // nearly every repeat.
 const maxValidated = 4096
 
-func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Properties) (schema.Properties, error) {
+// create plans from a null prior and applies. The plan a preview made
+// is taken instead when there is one for these inputs: in this bridge's
+// cache, or saved (from the preview's response, see savedPlan).
+func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Properties, saved string) (schema.Properties, error) {
 	nullData, err := rt.nullData()
 	if err != nil {
 		return nil, err
@@ -248,6 +251,9 @@ func (b *Bridge) create(ctx context.Context, rt *resourceType, inputs schema.Pro
 	var p *updatePlan
 	if keyed {
 		p = b.plans.take(key)
+		if p == nil && saved != "" {
+			p = b.savedCreate(rt, key, inputs, saved)
+		}
 	}
 	if p == nil {
 		cfg, cfgData, err := b.resourceConfig(ctx, rt, inputs)
@@ -414,10 +420,15 @@ func (e *ReplaceRequiredError) Error() string {
 	return fmt.Sprintf("provider %s: cannot update this %s in place: %s %s a new object; pier replaces an object as a destroy and a create of its own, which the plan shows: run pier plan again", e.Provider, e.Type, strings.Join(e.Paths, ", "), verb)
 }
 
-func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties) (schema.Properties, error) {
+// update plans and applies in place, taking a preview's plan as create
+// does.
+func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs schema.Properties, saved string) (schema.Properties, error) {
 	var u *updatePlan
 	if key, ok := updateKey(rt, recorded, inputs); ok {
 		u = b.plans.take(key)
+		if u == nil && saved != "" {
+			u = b.savedUpdate(rt, key, recorded, inputs, saved)
+		}
 	}
 	if u == nil {
 		var err error
@@ -428,7 +439,7 @@ func (b *Bridge) update(ctx context.Context, rt *resourceType, recorded, inputs 
 	prior, priorPrivate, planned, plan := u.prior, u.priorPrivate, u.planned, u.plan
 	if prior.IsNull() {
 		b.log.Info("recorded object is gone; creating it again", logkey.Type, rt.name)
-		return b.create(ctx, rt, inputs)
+		return b.create(ctx, rt, inputs, "")
 	}
 	if len(u.replace) > 0 {
 		return nil, &ReplaceRequiredError{Provider: b.client.Name(), Type: rt.name, Paths: replaceCauses(planned, u.replace)}

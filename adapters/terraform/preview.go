@@ -89,32 +89,44 @@ func (b *Bridge) preview(ctx context.Context, rt *resourceType, req *schema.Prev
 		if err != nil {
 			return nil, err
 		}
+		resp, err := plannedResponse(planned)
+		if err != nil {
+			return nil, err
+		}
 		if key, ok := createKey(rt, req.InputProperties); ok {
 			b.plans.put(key, &updatePlan{cfgData: cfgData, plan: plan, planned: planned})
+			resp.Plan = newSavedPlan(key, plan.Planned, plan.PlannedPrivate, nil).encode()
 		}
-		return plannedResponse(planned)
+		return resp, nil
 	}
 	u, err := b.planUpdate(ctx, rt, req.Resource.OutputProperties, req.InputProperties)
 	if err != nil {
 		return nil, err
 	}
-	if key, ok := updateKey(rt, req.Resource.OutputProperties, req.InputProperties); ok {
+	key, keyed := updateKey(rt, req.Resource.OutputProperties, req.InputProperties)
+	if keyed {
 		b.plans.put(key, u)
 	}
 	if u.prior.IsNull() {
-		// The object is gone: the update creates it again.
+		// The object is gone: the update creates it again, planning
+		// then.
 		return plannedResponse(u.planned)
 	}
 	if len(u.replace) > 0 {
 		return &schema.PreviewResourceResponse{Replace: true, ReplaceReasons: replaceCauses(u.planned, u.replace)}, nil
 	}
-	return plannedResponse(u.planned)
+	resp, err := plannedResponse(u.planned)
+	if err == nil && keyed {
+		resp.Plan = newSavedPlan(key, u.plan.Planned, u.plan.PlannedPrivate, u.priorData).encode()
+	}
+	return resp, err
 }
 
 // plannedResponse gives the planned object as outputs: its known values,
 // and the paths of those known only after apply. The bridge's reserved
 // key is left out: the private bytes are not known before apply, and the
-// rest of it is the bridge's business.
+// rest of it is the bridge's business. The plan itself goes in the
+// response's Plan, which the caller sets (see savedPlan).
 func plannedResponse(planned cty.Value) (*schema.PreviewResourceResponse, error) {
 	resp := &schema.PreviewResourceResponse{}
 	if planned == cty.NilVal || planned.IsNull() {

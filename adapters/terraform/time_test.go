@@ -152,8 +152,11 @@ func TestTimeStaticPreview(t *testing.T) {
 	tests := map[string]struct {
 		in   schema.Properties
 		want schema.PreviewResourceResponse
+		// plan says whether the preview returns a plan, which is opaque;
+		// a replacement has none (the create after the destroy plans).
+		plan bool
 	}{
-		"unchanged": {in: in, want: schema.PreviewResourceResponse{PlannedOutputProperties: withoutMeta(created)}},
+		"unchanged": {in: in, want: schema.PreviewResourceResponse{PlannedOutputProperties: withoutMeta(created)}, plan: true},
 		"triggers changed": {
 			in:   schema.Properties{"triggers": map[string]any{"k": "2"}},
 			want: schema.PreviewResourceResponse{Replace: true, ReplaceReasons: []string{"triggers"}},
@@ -163,6 +166,10 @@ func TestTimeStaticPreview(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			got := ok(t, b.preview("time_static", in, created, tc.in)).PreviewResourceResponse
+			if (got.Plan != "") != tc.plan {
+				t.Errorf("preview returned a plan: %t, want %t", got.Plan != "", tc.plan)
+			}
+			got.Plan = ""
 			if diff := cmp.Diff(&tc.want, got); diff != "" {
 				t.Errorf("preview (-want +got):\n%s", diff)
 			}
