@@ -80,9 +80,12 @@ func Decode(handler string, doc map[string]any) (*View, error) {
 
 // walkState decodes a document that [schema.CheckState] accepts.
 func walkState(handler string, doc map[string]any) (*View, error) {
+	// Sized for the top level's resources, most states' all: grown one
+	// by one, a map of 100k entries is copied a dozen times.
+	top, _ := doc[schema.ResourcesKey].(map[string]any)
 	v := &View{
 		Handler:  handler,
-		Entries:  map[string]*Recorded{},
+		Entries:  make(map[string]*Recorded, len(top)),
 		Outputs:  map[string]RecordedOutput{},
 		Document: doc,
 		paths:    map[string]bool{"": true},
