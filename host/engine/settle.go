@@ -14,14 +14,14 @@ import (
 // inputs equal its recorded inputs keeps its recorded outputs, which may in
 // turn make its dependents' inputs known and equal.
 func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, error) {
-	snap, err := pl.speculate(ctx, snap)
+	// Keyed by resource, not address: a source returns the same resource
+	// for an instance it did not re-evaluate, and spelling every address
+	// in every round is what a deep chain costs. What speculate found
+	// unchanged is known already, and not looked at again.
+	snap, seen, err := pl.speculate(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
-	// Keyed by resource, not address: a source returns the same resource
-	// for an instance it did not re-evaluate, and spelling every address
-	// in every round is what a deep chain costs.
-	seen := map[*source.Resource]bool{}
 	for {
 		added := false
 		for _, r := range snap.Ready {
@@ -78,7 +78,10 @@ func recordedOutputs(rec *statedoc.Recorded) map[string]any {
 // that fails with the recorded outputs (a changed resource's dependent
 // reading an output it no longer has) leaves settle's rounds to find what
 // is unchanged, and to report the errors that remain.
-func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, error) {
+//
+// It also returns the resources it found unchanged, whose recorded
+// outputs it leaves known.
+func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, map[*source.Resource]bool, error) {
 	guessed := map[string]bool{}
 	for addr, rec := range pl.recorded {
 		if _, known := pl.plan.Known[addr]; !known {
@@ -87,7 +90,7 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 		}
 	}
 	if len(guessed) == 0 {
-		return snap, nil
+		return snap, map[*source.Resource]bool{}, nil
 	}
 	// A resource the source did not evaluate again keeps its pointer and
 	// was found unchanged already.
@@ -98,7 +101,8 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 			for addr := range guessed {
 				delete(pl.plan.Known, addr)
 			}
-			return pl.e.Snapshot(ctx, pl.plan.Known)
+			snap, err := pl.e.Snapshot(ctx, pl.plan.Known)
+			return snap, map[*source.Resource]bool{}, err
 		}
 		wrong := maps.Clone(guessed)
 		for _, r := range next.Ready {
@@ -112,7 +116,7 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 			}
 		}
 		if len(wrong) == 0 {
-			return next, nil
+			return next, right, nil
 		}
 		// Withdraw the wrong guesses and those of everything that read
 		// them. Resolve again only when one of them is in the deployment:
@@ -145,7 +149,7 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 			}
 		}
 		if !again {
-			return next, nil
+			return next, right, nil
 		}
 	}
 }
