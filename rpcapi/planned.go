@@ -15,9 +15,9 @@ import (
 // and unknown values listed in after_unknown.
 func plannedChanges(p *engine.Plan) []*pier1.PlannedChange {
 	saved := p.Planned()
-	shown := engine.Showable(saved, nil, p.Destroy).Changes
+	shown := engine.Showable(saved, nil, p.Destroy).Shown()
 	var out []*pier1.PlannedChange
-	for i, c := range p.Changes {
+	for i, c := range p.Shown() {
 		if c.StateHandler || c.Structural {
 			continue
 		}

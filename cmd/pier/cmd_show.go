@@ -71,7 +71,7 @@ func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) err
 		unknown[pc.Address+"\x00"+pc.Deposed] = pc.AfterUnknown
 	}
 	changes := []resourceChange{}
-	for _, c := range p.Changes {
+	for _, c := range p.Shown() {
 		if c.StateHandler || c.OfReplace || c.Structural || c.Action == engine.ActionNoOp {
 			continue
 		}

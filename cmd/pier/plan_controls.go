@@ -73,7 +73,7 @@ func (changesFound) quiet()        {}
 // destructive lists what a plan destroys or replaces.
 func destructive(p *engine.Plan) []string {
 	var out []string
-	for _, c := range p.Changes {
+	for _, c := range p.Shown() {
 		if c.StateHandler || c.OfReplace {
 			continue
 		}

@@ -58,7 +58,7 @@ func renderRefreshOnly(w io.Writer, p *engine.Plan) {
 		return
 	}
 	n := 0
-	for _, c := range p.Changes {
+	for _, c := range p.Shown() {
 		if c.Action == engine.ActionRefresh {
 			n++
 		}

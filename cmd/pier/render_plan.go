@@ -22,7 +22,7 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 		return
 	}
 	shown := 0
-	for _, c := range p.Changes {
+	for _, c := range p.Shown() {
 		// A create-before-destroy replace shows its deposed half itself.
 		if c.StateHandler || c.Action == engine.ActionNoOp || c.OfReplace {
 			continue

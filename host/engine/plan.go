@@ -40,8 +40,10 @@ type Plan struct {
 	// address: apply records through them. They belong to the plan, not
 	// the engine, so that a plan runs on any engine.
 	handlers map[string]*HandlerRef
-	// exec is the execution graph, built once the plan is complete.
-	exec *execgraph.Graph
+	// exec is the execution graph, built once the plan is complete;
+	// shown the changes as its operations show them (see Shown).
+	exec  *execgraph.Graph
+	shown []*Change
 	// madeBy is the engine that planned: its state handlers are running,
 	// and applying there reads no state again.
 	madeBy *Engine
@@ -72,10 +74,11 @@ type Summary struct {
 	Move int `json:"move,omitempty"`
 }
 
-// Summary counts the plan's changes; state handlers are not counted.
+// Summary counts the plan's changes as they are shown (see [Plan.Shown]);
+// state handlers are not counted.
 func (p *Plan) Summary() Summary {
 	var s Summary
-	for _, c := range p.Changes {
+	for _, c := range p.Shown() {
 		if c.StateHandler || c.Structural || c.OfReplace {
 			continue
 		}

@@ -45,8 +45,9 @@ type PlannedChange struct {
 // Planned lists the plan's changes for a saved plan, no-ops included so
 // that the summary counts them.
 func (p *Plan) Planned() []PlannedChange {
-	out := make([]PlannedChange, 0, len(p.Changes))
-	for _, c := range p.Changes {
+	shown := p.Shown()
+	out := make([]PlannedChange, 0, len(shown))
+	for _, c := range shown {
 		pc := PlannedChange{
 			Address: c.Address.String(), Action: c.Action, Deposed: c.Deposed, Provider: c.Provider(),
 			Note: c.Note, Pending: c.Pending, WaitsOn: c.WaitsOn, OfReplace: c.OfReplace,

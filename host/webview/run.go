@@ -211,7 +211,7 @@ func (s *Server) describe(p *engine.Plan) (*planJSON, error) {
 		return nil, err
 	}
 	out := &planJSON{Plan: obj, Text: s.vocab.PlanText(p), Statuses: statuses(p), Destructive: []string{}, HasChanges: p.HasChanges()}
-	for _, c := range p.Changes {
+	for _, c := range p.Shown() {
 		if (c.Action == engine.ActionDestroy || c.Action == engine.ActionReplace) && !c.OfReplace && !c.StateHandler {
 			out.Destructive = append(out.Destructive, c.Addr())
 		}
@@ -232,7 +232,7 @@ func (s *Server) describe(p *engine.Plan) (*planJSON, error) {
 // (an interrupted run left an operation unfinished in state) or drifted.
 func statuses(p *engine.Plan) map[string]string {
 	out := map[string]string{}
-	for _, c := range p.Changes {
+	for _, c := range p.Shown() {
 		if c.StateHandler || c.Structural || c.OfReplace {
 			continue
 		}
