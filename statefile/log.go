@@ -29,8 +29,9 @@ type Options struct {
 	// its document over instead of replaying the file again when the file
 	// is still the one read, byte for byte (see [Snapshot.Unchanged]) and
 	// has no torn tail; otherwise it replays as usual. Once taken over, the
-	// snapshot's State changes with every append: the caller must not use
-	// it as a record of what was read.
+	// snapshot's State may change with every append (it does unless the
+	// snapshot came from the resolved-state cache): the caller must use it
+	// neither as a record of what was read nor as the state now.
 	Snapshot *Snapshot
 }
 
@@ -133,10 +134,10 @@ func (l *Log) load(wait bool, snap *Snapshot) error {
 	if fi, err = f.Stat(); err != nil {
 		return err
 	}
-	if snap != nil && snap.Torn == nil && snap.id != (fileID{}) && idOf(fi) == snap.id && snap.decoded() {
+	if d, ok := snap.writerDoc(fi); ok {
 		// Replaying again would rebuild the same document: a plan reads
 		// the state just before the apply's first event opens it.
-		l.doc = *snap.doc
+		l.doc = d
 		l.last = snap.LastIndex
 		l.size = snap.end
 		l.needNL = snap.needNL

@@ -70,11 +70,27 @@ func (s *Snapshot) State() (map[string]any, error) {
 	return s.state, s.err
 }
 
-// decoded reports whether the snapshot holds its document decoded, as a
-// writer taking it over needs, decoding it if need be.
-func (s *Snapshot) decoded() bool {
-	_, err := s.State()
-	return err == nil && s.doc != nil
+// writerDoc is the document a writer taking s over starts from, when the
+// file it opened (fi) is still the one s read, whole: for a read of the
+// resolved-state cache, the cached encoding decoded two levels deep (see
+// lazy.go), which s does not share, so that a command changing one
+// resource does not decode them all; otherwise s's own document, decoded
+// if need be, which the writer's appends then change.
+func (s *Snapshot) writerDoc(fi fs.FileInfo) (doc, bool) {
+	if s == nil || s.Torn != nil || s.id == (fileID{}) || idOf(fi) != s.id {
+		return doc{}, false
+	}
+	if s.encoded != nil {
+		if m, ok := decodeShallow(s.encoded); ok {
+			if _, err := checkType(m); err == nil {
+				return doc{root: m}, true
+			}
+		}
+	}
+	if _, err := s.State(); err != nil || s.doc == nil {
+		return doc{}, false
+	}
+	return *s.doc, true
 }
 
 // Encoded returns the document encoded as JSON when Read took it from the

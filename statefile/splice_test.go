@@ -142,7 +142,17 @@ func TestCacheSplicedAcrossCommands(t *testing.T) {
 		return mustJSON(t, map[string]any{"type": "memo", "output_properties": map[string]any{"value": fmt.Sprint(r.IntN(100))}, "n": r.IntN(5)})
 	}
 	for round := range 40 {
-		l, err := Open(path, Options{})
+		// As the local adapter opens it (taking a read over), and as
+		// Open alone does.
+		var opts Options
+		if round%2 == 0 {
+			s, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Snapshot = s
+		}
+		l, err := Open(path, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
