@@ -12,8 +12,11 @@
 #
 # and prints medians of RUNS runs (the no-op and change runs alternate) of
 # wall time, CPU (user + system of the whole process tree), CPU per
-# resource, and the peak RSS (VmHWM) of the command and of the state
-# handler's adapter process, read by bench/procpeak while they run.
+# resource, the CPU of the state handler's adapter kind (for state_file
+# that is every `pier adapter local`, the memos' too), and the peak RSS
+# (VmHWM) of the command and of the state handler's adapter process, read
+# by bench/procpeak while they run. pg_state's PostgreSQL server is not
+# in pier's process tree: its CPU is in none of the columns.
 #
 #   bench/scale.sh [-r RUNS] [-s HANDLERS] [N ...]
 #     RUNS      default 5
@@ -145,7 +148,7 @@ field() { # field FILE NAME -> the median of NAME=VALUE over FILE's lines
 read -ra piers <<<"$PIER"
 for p in "${piers[@]}"; do echo "pier: $p ($("$p" version 2>/dev/null | sed -n 2p))"; done
 echo "$runs runs, $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-3s %-10s %-7s %-7s %8s %8s %10s %11s %11s %6s\n' pier handler N run wall_s cpu_s cpu_us/res cmd_rss_MiB hdl_rss_MiB load1
+printf '%-3s %-10s %-7s %-7s %8s %8s %10s %9s %11s %11s %6s\n' pier handler N run wall_s cpu_s cpu_us/res hdl_cpu_s cmd_rss_MiB hdl_rss_MiB load1
 IFS=, read -ra hs <<<"$handlers"
 for h in "${hs[@]}"; do
   [ "$h" = pg_state ] && [ -z "$pg_dir" ] && start_pg
@@ -184,9 +187,10 @@ for h in "${hs[@]}"; do
         f=$r.$((k + 1)).$run
         [ -f "$f" ] || continue
         cpu=$(field "$f" cpu)
-        printf '%-3s %-10s %-7s %-7s %8s %8s %10s %11s %11s %6s\n' $((k + 1)) "$h" "$n" "$run" \
+        printf '%-3s %-10s %-7s %-7s %8s %8s %10s %9s %11s %11s %6s\n' $((k + 1)) "$h" "$n" "$run" \
           "$(field "$f" wall)" "$cpu" \
           "$(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.1f", c * 1e6 / n }')" \
+          "$(field "$f" "$adapter.cpu")" \
           "$(awk -v k="$(field "$f" command.rss)" 'BEGIN { printf "%.0f", k / 1024 }')" \
           "$(awk -v k="$(field "$f" "$adapter.rss")" 'BEGIN { printf "%.0f", k / 1024 }')" \
           "$(field "$r.load" load1)"
