@@ -124,8 +124,8 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 }
 
 // graphBuilder adds changes to a graph as the operations that carry them
-// out: where a planned change's action becomes opcodes. A change apply
-// decides at run time becomes the same operations (compileChange).
+// out: each change's action lowered to opcodes by [execgraph.Steps], as
+// host/apply lowers a change it decides at run time.
 type graphBuilder struct {
 	b        *execgraph.Builder
 	decls    map[string]*source.Provider
