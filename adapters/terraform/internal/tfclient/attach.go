@@ -143,6 +143,7 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(srv)
+	c.watch = watchExit(a.Pid)
 	c.plugin = plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig: plugin.HandshakeConfig{MagicCookieKey: magicCookieKey, MagicCookieValue: magicCookieValue},
 		Plugins:         plugin.PluginSet{"provider": &grpcPlugin{version: a.ProtocolVersion}},
@@ -154,6 +155,7 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 			Addr:            addr,
 			Pid:             a.Pid,
 			Test:            true,
+			ReattachFunc:    c.watch.reattach(),
 		},
 		TLSConfig:        &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, MinVersion: tls.VersionTLS12, ServerName: "localhost"},
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -162,10 +164,13 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 	})
 	rpc, err := c.plugin.Client()
 	if err != nil {
-		return nil, c.wrap("attach", err)
+		err = c.wrap("attach", err)
+		c.Close()
+		return nil, err
 	}
 	gc, ok := rpc.(*plugin.GRPCClient)
 	if !ok {
+		c.Close()
 		return nil, fmt.Errorf("provider %s: attach: got a %T client: this is a bug in pier", name, rpc)
 	}
 	c.conn = gc.Conn

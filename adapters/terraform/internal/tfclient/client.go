@@ -89,6 +89,9 @@ type Client struct {
 	// conn is the connection of a client made by [Attach]: closing it
 	// detaches without stopping a provider this process does not own.
 	conn *grpc.ClientConn
+	// watch tells go-plugin when an attached provider exits; nil where
+	// go-plugin watches it itself.
+	watch *exitWatch
 }
 
 // protocol is the per-version half of a Client: v5.go and v6.go.
@@ -281,6 +284,10 @@ func (c *Client) ProtocolVersion() int { return c.version }
 // [Attach] only closes its connection: the provider belongs to the process
 // that started it. Close is idempotent.
 func (c *Client) Close() error {
+	if c.watch != nil {
+		_ = c.watch.Close() // go-plugin's goroutine waiting on it then ends
+		c.watch = nil
+	}
 	if c.conn != nil {
 		err := c.conn.Close()
 		c.conn, c.plugin = nil, nil
