@@ -90,7 +90,7 @@ func spliceEncoding(old []byte, root map[string]any, t *changedMembers) (out []b
 		if sub == nil || !isObj || len(oldVal) == 0 || oldVal[0] != '{' {
 			return nil, false
 		}
-		return spliceObject(nil, oldVal, m, func(string, []byte, any) ([]byte, bool) { return nil, false }, sub)
+		return spliceObject(make([]byte, 0, len(oldVal)+len(oldVal)/64), oldVal, m, func(string, []byte, any) ([]byte, bool) { return nil, false }, sub)
 	}, t.top)
 }
 
@@ -114,7 +114,22 @@ func spliceObject[V any](out, old []byte, cur map[string]any, inner func(key str
 	}
 	out = append(out, '{')
 	first := true
+	// Untouched members are copied a run at a time: [runStart, runEnd)
+	// of old, members and the commas between them.
+	runStart, runEnd := -1, -1
+	flush := func() {
+		if runStart < 0 {
+			return
+		}
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		out = append(out, old[runStart:runEnd]...)
+		runStart = -1
+	}
 	emit := func(key string, oldVal []byte) bool {
+		flush()
 		v, ok := cur[key]
 		if !ok {
 			return true
@@ -179,17 +194,17 @@ func spliceObject[V any](out, old []byte, cur map[string]any, inner func(key str
 				return nil, false
 			}
 		} else {
-			if !first {
-				out = append(out, ',')
+			if runStart < 0 {
+				runStart = i
 			}
-			first = false
-			out = append(out, old[i:vEnd]...)
+			runEnd = vEnd
 		}
 		i = vEnd
 	}
 	if i != len(old)-1 {
 		return nil, false
 	}
+	flush()
 	for _, k := range added {
 		if !emit(k, nil) {
 			return nil, false
