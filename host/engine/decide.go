@@ -64,9 +64,9 @@ func MovesState(r *source.Resource, rec *statedoc.Recorded) bool {
 
 func (e *Engine) DestroyChange(rec *statedoc.Recorded) *Change {
 	c := &Change{Address: rec.Address, Action: ActionDestroy, Prior: rec}
-	if !e.providers.Declared(rec.Entry.Provider) {
+	if !e.Providers().Declared(rec.Entry.Provider) {
 		c.Note = "apply will fail for this resource: " + OrphanAdvice(rec.Entry.Provider, rec.Address)
-	} else if !e.providers.Supports(rec.Entry.Provider, schema.OperationDestroy) {
+	} else if !e.Providers().Supports(rec.Entry.Provider, schema.OperationDestroy) {
 		c.Note = fmt.Sprintf("provider %q does not declare the destroy operation; apply will fail for this resource: remove the real object yourself, then run: pier state forget %s", rec.Entry.Provider, rec.Address)
 	}
 	return c

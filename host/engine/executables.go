@@ -30,7 +30,7 @@ func (e *Engine) checkExecutables(p *Plan) error {
 	}
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		d := e.providers.Decl(name)
+		d := e.Providers().Decl(name)
 		if d == nil {
 			continue // no longer declared: the plan's note says so
 		}
@@ -43,7 +43,7 @@ func (e *Engine) checkExecutables(p *Plan) error {
 		default:
 			exe = d.Executable
 		}
-		if _, err := proc.Find(exe, e.cfg.Dir); err != nil {
+		if _, err := proc.Find(exe, e.Dir()); err != nil {
 			pos := ""
 			if s := d.Range.String(); s != "" {
 				pos = s + ": "

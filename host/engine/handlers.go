@@ -49,14 +49,14 @@ func (e *Engine) Handlers(ctx context.Context) (map[string]Handler, error) {
 	return out, nil
 }
 
-// prestartHandlers starts the processes of the state handlers the source
+// PrestartHandlers starts the processes of the state handlers the source
 // lists before it resolves (see [source.StateHandlerLister]), so that
 // starting them overlaps resolving the deployment: the first thing a plan
 // does after resolving is read every state. Only built-in providers are
 // started early: they are pier itself, which the lock file does not check,
 // while another provider's executable is checked when the deployment
 // resolves, before anything runs it.
-func (e *Engine) prestartHandlers(ctx context.Context) {
+func (e *Engine) PrestartHandlers(ctx context.Context) {
 	l, ok := e.cfg.Source.(source.StateHandlerLister)
 	if !ok {
 		return

@@ -59,9 +59,9 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 			}
 			continue // imported already
 		}
-		if !pl.e.providers.Supports(r.Provider, schema.OperationImport) {
+		if !pl.e.Providers().Supports(r.Provider, schema.OperationImport) {
 			ops := []string{}
-			for _, op := range pl.e.providers.Operations(r.Provider) {
+			for _, op := range pl.e.Providers().Operations(r.Provider) {
 				ops = append(ops, string(op))
 			}
 			return fmt.Errorf("%s: import into %s: provider %s does not declare the import operation (it declares: %s), so pier cannot adopt an object into it", im.Range, addr, r.Provider, strings.Join(ops, ", "))
@@ -76,7 +76,7 @@ func (pl *planner) importBlocks(ctx context.Context, snap *source.Snapshot) erro
 	// Every import runs, and the first error in declaration order is the
 	// one reported, so each keeps its own error and Go returns nil.
 	var g errgroup.Group
-	g.SetLimit(pl.e.cfg.parallelism())
+	g.SetLimit(pl.e.Parallelism())
 	for i, j := range jobs {
 		g.Go(func() error {
 			if err := ctx.Err(); err != nil {

@@ -50,7 +50,7 @@ func (e *Engine) plan(ctx context.Context, destroyAll bool, o PlanOptions) (*Pla
 		pl.plan.replace[a] = true
 	}
 	pl.replace = pl.plan.replace
-	e.prestartHandlers(ctx)
+	e.PrestartHandlers(ctx)
 	snap, err := e.Snapshot(ctx, pl.plan.Known)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ import (
 func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	var todo []*Change
 	for _, c := range p.Changes {
-		if !previewable(c) || !e.providers.Supports(c.Resource.Provider, schema.OperationPreview) {
+		if !previewable(c) || !e.Providers().Supports(c.Resource.Provider, schema.OperationPreview) {
 			continue
 		}
 		todo = append(todo, c)
@@ -40,11 +40,11 @@ func (e *Engine) previewChanges(ctx context.Context, p *Plan) error {
 	errs := make([]error, len(todo))
 	diags := make([][]*DiagnosticError, len(todo))
 	var g errgroup.Group
-	g.SetLimit(e.cfg.parallelism())
+	g.SetLimit(e.Parallelism())
 	for i, c := range todo {
 		g.Go(func() error {
 			secrets := c.SecretTexts()
-			e.secrets.Set(c.Addr(), secrets)
+			e.Secrets().Set(c.Addr(), secrets)
 			diags[i], errs[i] = e.preview(ctx, c, loc)
 			if len(secrets) > 0 {
 				errs[i] = redact.Error(errs[i], secrets)
@@ -111,7 +111,7 @@ func (e *Engine) preview(ctx context.Context, c *Change, loc *tfschema.Locator) 
 	} else {
 		req.IsStateful = r.Stateful()
 	}
-	resp, err := e.providers.Call(ctx, r.Provider, c.Addr(), &schema.Request{PreviewResourceRequest: req})
+	resp, err := e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{PreviewResourceRequest: req})
 	if err != nil {
 		return nil, fmt.Errorf("preview the %s of %s (provider %s): %w", what, c.Addr(), r.Provider, err)
 	}

@@ -107,7 +107,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 		if !o.refreshes(rec.Address) && always[addr] == nil {
 			continue
 		}
-		if !pl.e.providers.Declared(rec.Entry.Provider) || !pl.e.providers.Supports(rec.Entry.Provider, schema.OperationRead) {
+		if !pl.e.Providers().Declared(rec.Entry.Provider) || !pl.e.Providers().Supports(rec.Entry.Provider, schema.OperationRead) {
 			if r := always[addr]; r != nil {
 				who := fmt.Sprintf("%s (%s) sets", addr, r.Range)
 				if !r.Refresh {
@@ -127,7 +127,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 	// Every read runs, and the first error in plan order is the one
 	// reported, so each result keeps its own error and Go returns nil.
 	var g errgroup.Group
-	g.SetLimit(pl.e.cfg.parallelism())
+	g.SetLimit(pl.e.Parallelism())
 	for i, rec := range todo {
 		g.Go(func() error {
 			if err := ctx.Err(); err != nil {
@@ -136,10 +136,10 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o PlanOpt
 			}
 			addr := rec.Address.String()
 			secrets := redact.EntrySecrets(rec.Entry)
-			pl.e.secrets.Set(addr, secrets)
+			pl.e.Secrets().Set(addr, secrets)
 			start := time.Now()
 			pl.e.Emit(Event{Type: EventStatus, Status: StatusRefreshing, Action: ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
-			resp, err := pl.e.providers.Call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
+			resp, err := pl.e.Providers().Call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
 				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
 			}})
 			if err != nil {

@@ -28,7 +28,7 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 		default:
 			continue
 		}
-		d := e.providers.Decl(c.Resource.Provider)
+		d := e.Providers().Decl(c.Resource.Provider)
 		if d == nil || d.Terraform == "" {
 			continue
 		}
@@ -45,14 +45,14 @@ func (e *Engine) checkTerraformInputs(ctx context.Context, p *Plan) error {
 	fetchErrs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		wg.Go(func() { schemas[i], fetchErrs[i] = e.providers.TerraformSchema(ctx, name) })
+		wg.Go(func() { schemas[i], fetchErrs[i] = e.Providers().TerraformSchema(ctx, name) })
 	}
 	wg.Wait()
 
 	var errs []error
 	seen := map[string]*tfschema.InputError{}
 	for i, name := range names {
-		plugin := e.providers.Decl(name).Terraform
+		plugin := e.Providers().Decl(name).Terraform
 		if fetchErrs[i] != nil {
 			c := byProvider[name][0]
 			errs = append(errs, fmtErr(c, fetchErrs[i]))

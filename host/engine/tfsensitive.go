@@ -18,7 +18,7 @@ import (
 // schema, so an unchanged deployment starts no provider here; the
 // schemas fetched are the ones checkTerraformInputs checks with next.
 func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, error) {
-	src, ok := pl.e.cfg.Source.(source.SchemaSensitive)
+	src, ok := pl.e.Source().(source.SchemaSensitive)
 	if !ok {
 		return snap, nil
 	}
@@ -30,7 +30,7 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 		if _, unchanged := pl.plan.Known[r.Address.String()]; unchanged {
 			return
 		}
-		if d := pl.e.providers.Decl(r.Provider); d == nil || d.Terraform == "" {
+		if d := pl.e.Providers().Decl(r.Provider); d == nil || d.Terraform == "" {
 			return
 		}
 		if types[r.Provider] == nil {
@@ -54,7 +54,7 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 		wg.Go(func() {
 			// A schema that cannot be read is reported by
 			// checkTerraformInputs, at the resource that needs it.
-			s, err := pl.e.providers.TerraformSchema(ctx, name)
+			s, err := pl.e.Providers().TerraformSchema(ctx, name)
 			if err != nil {
 				return
 			}
