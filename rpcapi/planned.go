@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/rpcapi/pier1"
 )
 
@@ -13,9 +14,9 @@ import (
 // by engine.Showable and redacted by RedactedValues), so that a client
 // sees exactly what pier show --json prints, sensitive values redacted
 // and unknown values listed in after_unknown.
-func plannedChanges(p *engine.Plan) []*pier1.PlannedChange {
+func plannedChanges(p *plan.Plan) []*pier1.PlannedChange {
 	saved := p.Planned()
-	shown := engine.Showable(saved, nil, p.Destroy).Shown()
+	shown := plan.Showable(saved, nil, p.Destroy).Shown()
 	var out []*pier1.PlannedChange
 	for i, c := range p.Shown() {
 		if c.StateHandler || c.Structural {
@@ -32,7 +33,7 @@ func plannedChanges(p *engine.Plan) []*pier1.PlannedChange {
 				old = c.Prior.Entry.InputProperties
 			}
 			if c.Action == engine.ActionUpdate || c.Action == engine.ActionReplace || c.Action == engine.ActionCreate {
-				for _, d := range engine.DiffInputs(old, c.Resource.Inputs) {
+				for _, d := range plan.DiffInputs(old, c.Resource.Inputs) {
 					pc.ChangedInputs = append(pc.ChangedInputs, d.Key)
 				}
 			}

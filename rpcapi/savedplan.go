@@ -2,6 +2,7 @@ package rpcapi
 
 import (
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/planfile"
 	"github.com/pierhq/pier/host/session"
 )
@@ -10,7 +11,7 @@ import (
 // (host/planfile), so that `pier apply FILE` carries out a plan made over
 // the RPC. The bytes may hold inputs: the client must keep them as a
 // secret.
-func savedPlanBytes(version string, d *session.Deployment, eng *engine.Engine, p *engine.Plan, opts engine.PlanOptions) ([]byte, error) {
+func savedPlanBytes(version string, d *session.Deployment, eng *engine.Engine, p *plan.Plan, opts plan.Options) ([]byte, error) {
 	ref, err := d.Ref()
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ import (
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/inspect"
 	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/planfile"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/rpcapi/pier1"
@@ -432,18 +433,18 @@ func (k *sink) attach(f func(*pier1.Progress)) {
 	k.mu.Unlock()
 }
 
-// plan is an open plan handle's object: the engine that made it keeps its
+// planHandle is an open plan handle's object: the engine that made it keeps its
 // providers until the plan is applied or discarded.
-type plan struct {
+type planHandle struct {
 	eng  *engine.Engine
-	plan *engine.Plan
+	plan *plan.Plan
 	sink *sink
 	// graph is set instead of plan for a saved plan (OpenSavedPlan):
 	// applying it runs its execution graph and plans nothing again.
 	graph *execgraph.Graph
 }
 
-func (p *plan) Close() error { return p.eng.Close() }
+func (p *planHandle) Close() error { return p.eng.Close() }
 
 // lockedSender serialises Send on a server stream.
 type lockedSender[T any] struct {
@@ -465,7 +466,7 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 		return status.Error(codes.InvalidArgument, "refresh_only cannot be combined with destroy")
 	}
 	// The options pier plan's flags make, checked as it checks them.
-	opts := engine.PlanOptions{
+	opts := plan.Options{
 		RefreshOnly: req.GetRefreshOnly(), Refresh: req.GetRefresh(), RefreshTargets: req.GetRefreshTargets(), NoRefresh: req.GetNoRefresh(),
 		Targets: req.GetTargets(), Replace: req.GetReplace(),
 	}
@@ -503,11 +504,11 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 	}
 	ctx, cancel := s.untilStopped(stream.Context())
 	defer cancel()
-	var p *engine.Plan
+	var p *plan.Plan
 	if req.GetDestroy() {
-		p, err = eng.PlanDestroy(ctx)
+		p, err = plan.MakeDestroy(ctx, eng)
 	} else {
-		p, err = eng.PlanWith(ctx, opts)
+		p, err = plan.Make(ctx, eng, opts)
 	}
 	if err != nil {
 		eng.Close()
@@ -537,7 +538,7 @@ func (s *Server) PlanDeployment(req *pier1.PlanDeployment_Request, stream grpc.S
 		}
 	}
 	sum := p.Summary()
-	pl := &plan{eng: eng, plan: p, sink: k}
+	pl := &planHandle{eng: eng, plan: p, sink: k}
 	h := s.handles.add(kindPlan, pl, req.GetDeploymentHandle())
 	return complete(&pier1.PlanDeployment_Complete{PlanHandle: h, SavedPlan: saved, Summary: &pier1.Summary{
 		Create: int32(sum.Create), Update: int32(sum.Update), Destroy: int32(sum.Destroy), Replace: int32(sum.Replace), NoOp: int32(sum.NoOp),
@@ -550,7 +551,7 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 	if err != nil {
 		return err
 	}
-	pl := obj.(*plan)
+	pl := obj.(*planHandle)
 	defer pl.Close()
 	out := &lockedSender[*pier1.ApplyPlan_Event]{send: stream.Send}
 	pl.sink.attach(func(p *pier1.Progress) {
@@ -561,9 +562,9 @@ func (s *Server) ApplyPlan(req *pier1.ApplyPlan_Request, stream grpc.ServerStrea
 	})
 	var res *apply.Result
 	if pl.graph != nil {
-		res, err = apply.RunGraph(stream.Context(), pl.eng, pl.eng.RunTimePlanner(), s.stopped, pl.graph)
+		res, err = apply.RunGraph(stream.Context(), pl.eng, plan.NewRunTimePlanner(pl.eng), s.stopped, pl.graph)
 	} else {
-		res, err = apply.Run(stream.Context(), pl.eng, pl.eng.RunTimePlanner(), s.stopped, pl.plan)
+		res, err = apply.Run(stream.Context(), pl.eng, plan.NewRunTimePlanner(pl.eng), s.stopped, pl.plan)
 	}
 	pl.sink.attach(nil)
 	diag := func(d *pier1.Diagnostic) {
@@ -629,7 +630,7 @@ func (s *Server) OpenSavedPlan(ctx context.Context, req *pier1.OpenSavedPlan_Req
 		eng.Close()
 		return fail(err)
 	}
-	resp := &pier1.OpenSavedPlan_Response{PlannedChanges: plannedChanges(engine.Showable(sp.Changes, sp.Warnings, sp.Destroy))}
+	resp := &pier1.OpenSavedPlan_Response{PlannedChanges: plannedChanges(plan.Showable(sp.Changes, sp.Warnings, sp.Destroy))}
 	for _, w := range sp.Warnings {
 		resp.Diagnostics = append(resp.Diagnostics, warning(w))
 	}
@@ -637,7 +638,7 @@ func (s *Server) OpenSavedPlan(ctx context.Context, req *pier1.OpenSavedPlan_Req
 	if lh := req.GetDependencyLocksHandle(); lh != 0 {
 		deps = append(deps, lh)
 	}
-	resp.PlanHandle = s.handles.add(kindPlan, &plan{eng: eng, sink: k, graph: g}, deps...)
+	resp.PlanHandle = s.handles.add(kindPlan, &planHandle{eng: eng, sink: k, graph: g}, deps...)
 	return resp, nil
 }
 
@@ -681,7 +682,7 @@ func (s *Server) DiscardPlan(ctx context.Context, req *pier1.DiscardPlan_Request
 	if err != nil {
 		return nil, err
 	}
-	if err := obj.(*plan).Close(); err != nil {
+	if err := obj.(*planHandle).Close(); err != nil {
 		return nil, status.Errorf(codes.Internal, "stop the plan's providers: %v", err)
 	}
 	return &pier1.DiscardPlan_Response{}, nil

@@ -13,14 +13,14 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/apply"
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/planfile"
 )
 
 type applyOptions struct {
 	deployOptions
 	PlanFile string
-	Controls engine.PlanOptions
+	Controls plan.Options
 	Yes      bool
 	// UI serves the run's live web view (--ui).
 	UI *uiOptions
@@ -108,15 +108,15 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 		return err
 	}
 	defer eng.Close()
-	plan, err := eng.PlanWith(ctx, o.Controls)
+	p, err := plan.Make(ctx, eng, o.Controls)
 	if err != nil {
 		return err
 	}
 	if !o.JSON {
-		renderPlan(stdout, plan)
+		renderPlan(stdout, p)
 		fmt.Fprintln(stdout)
 	} else {
-		for _, w := range plan.Warnings {
+		for _, w := range p.Warnings {
 			writeWarning(stdout, w)
 		}
 	}
@@ -125,17 +125,17 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 	// comes from the terminal). --json output is for programs, which
 	// cannot answer.
 	interactive := stdin != nil && isTerminal(stdin) && !o.JSON
-	if err := confirmApply(ctx, plan, o.Yes, interactive, stdin, stop, stdout); err != nil {
+	if err := confirmApply(ctx, p, o.Yes, interactive, stdin, stop, stdout); err != nil {
 		return err
 	}
-	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, plan, stderr)
+	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, p, stderr)
 	if err != nil {
 		return err
 	}
-	res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), stop, plan)
-	live.end(res, plan.Destroy, err)
+	res, err := apply.Run(ctx, eng, plan.NewRunTimePlanner(eng), stop, p)
+	live.end(res, p.Destroy, err)
 	view.close()
-	return finishApply(stdout, o.JSON, res, err, plan.Destroy, eng.ProvidersStarted())
+	return finishApply(stdout, o.JSON, res, err, p.Destroy, eng.ProvidersStarted())
 }
 
 // runApplySaved carries out a saved plan: it runs the plan's execution
@@ -172,14 +172,14 @@ func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, st
 		return err
 	}
 	if !o.JSON {
-		renderPlan(stdout, engine.Showable(sp.Changes, sp.Warnings, sp.Destroy))
+		renderPlan(stdout, plan.Showable(sp.Changes, sp.Warnings, sp.Destroy))
 		fmt.Fprintln(stdout)
 	}
-	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, engine.Showable(sp.Changes, sp.Warnings, sp.Destroy), stderr)
+	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, plan.Showable(sp.Changes, sp.Warnings, sp.Destroy), stderr)
 	if err != nil {
 		return err
 	}
-	res, err := apply.RunGraph(ctx, eng, eng.RunTimePlanner(), stop, g)
+	res, err := apply.RunGraph(ctx, eng, plan.NewRunTimePlanner(eng), stop, g)
 	live.end(res, sp.Destroy, err)
 	view.close()
 	if res == nil {

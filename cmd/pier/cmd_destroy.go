@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/apply"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/urfave/cli/v2"
 )
 
@@ -53,14 +54,14 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 		return err
 	}
 	defer eng.Close()
-	plan, err := eng.PlanDestroy(ctx)
+	p, err := plan.MakeDestroy(ctx, eng)
 	if err != nil {
 		return err
 	}
 	if !o.JSON {
-		renderPlan(stdout, plan)
+		renderPlan(stdout, p)
 	}
-	if !plan.HasChanges() {
+	if !p.HasChanges() {
 		if !o.JSON {
 			fmt.Fprintln(stdout, "\nNothing to destroy.")
 		}
@@ -69,19 +70,19 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 	if !o.Yes && !isTerminal(stdin) {
 		// Planned first, so that the refusal names what would go, as
 		// apply's does; nothing has been changed yet.
-		return usagef("pier destroy would destroy %s, and its standard input is not a terminal, so it cannot ask: review it, then pass --yes", strings.Join(destructive(plan), ", "))
+		return usagef("pier destroy would destroy %s, and its standard input is not a terminal, so it cannot ask: review it, then pass --yes", strings.Join(destructive(p), ", "))
 	}
 	if !o.Yes {
-		question := fmt.Sprintf("\nDestroy all %d resources?", plan.Summary().Destroy)
+		question := fmt.Sprintf("\nDestroy all %d resources?", p.Summary().Destroy)
 		if !askYes(ctx, question, stdin, stop, stdout) {
 			return declinedError{"destroy"}
 		}
 	}
-	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, plan, stderr)
+	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, p, stderr)
 	if err != nil {
 		return err
 	}
-	res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), stop, plan)
+	res, err := apply.Run(ctx, eng, plan.NewRunTimePlanner(eng), stop, p)
 	live.end(res, true, err)
 	view.close()
 	return finishApply(stdout, o.JSON, res, err, true, eng.ProvidersStarted())

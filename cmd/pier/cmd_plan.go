@@ -7,13 +7,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 )
 
 type planOptions struct {
 	deployOptions
 	Out              string
-	Controls         engine.PlanOptions
+	Controls         plan.Options
 	DetailedExitcode bool
 }
 
@@ -63,31 +63,31 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 		return err
 	}
 	defer eng.Close()
-	plan, err := eng.PlanWith(ctx, o.Controls)
+	p, err := plan.Make(ctx, eng, o.Controls)
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		for _, w := range plan.Warnings {
+		for _, w := range p.Warnings {
 			writeWarning(stdout, w)
 		}
-		m, err := planMessage(plan)
+		m, err := planMessage(p)
 		if err != nil {
 			return err
 		}
 		writeJSONLine(stdout, m)
 	} else {
-		renderPlan(stdout, plan)
+		renderPlan(stdout, p)
 	}
 	if o.Out != "" {
-		if err := writePlanFile(o.Out, o.deployOptions, o.Controls, eng, plan); err != nil {
+		if err := writePlanFile(o.Out, o.deployOptions, o.Controls, eng, p); err != nil {
 			return err
 		}
 		if !o.JSON {
 			fmt.Fprintf(stdout, "\nSaved the plan to %s. Apply exactly it with: pier apply %s\n", o.Out, o.Out)
 		}
 	}
-	if o.DetailedExitcode && plan.HasChanges() {
+	if o.DetailedExitcode && p.HasChanges() {
 		return changesFound{}
 	}
 	return nil
@@ -95,10 +95,10 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 
 // planMessage is a plan as pier plan --json prints it (and pier ui sends
 // it), with sensitive inputs redacted.
-func planMessage(plan *engine.Plan) (map[string]any, error) {
-	g, err := plan.RedactedGraph()
+func planMessage(p *plan.Plan) (map[string]any, error) {
+	g, err := p.RedactedGraph()
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"message_type": "plan", "summary": plan.Summary(), "graph": g, "drift": jsonDrift(plan)}, nil
+	return map[string]any{"message_type": "plan", "summary": p.Summary(), "graph": g, "drift": jsonDrift(p)}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/planfile"
 )
 
@@ -61,7 +62,7 @@ func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	p := engine.Showable(sp.Changes, sp.Warnings, sp.Destroy)
+	p := plan.Showable(sp.Changes, sp.Warnings, sp.Destroy)
 	if !jsonOut {
 		renderPlan(stdout, p)
 		return nil
@@ -96,7 +97,7 @@ func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) err
 }
 
 // terraformActions spells an action as terraform show -json does.
-func terraformActions(c *engine.Change) []string {
+func terraformActions(c *plan.Change) []string {
 	switch c.Action {
 	case engine.ActionCreate:
 		return []string{"create"}

@@ -17,8 +17,8 @@ import (
 
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/diag"
-	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/testfile"
 )
 
@@ -276,23 +276,23 @@ func runOne(ctx context.Context, o testOptions, stop <-chan struct{}, work strin
 		return false, len(failures) > 0
 	}
 	defer eng.Close()
-	plan, err := eng.PlanWith(ctx, engine.PlanOptions{})
+	p, err := plan.Make(ctx, eng, plan.Options{})
 	if err != nil {
 		unexpected(err)
 		return false, len(failures) > 0
 	}
 	if first {
-		for _, h := range slices.Sorted(maps.Keys(plan.States)) {
-			if n := len(plan.States[h].Entries); n > 0 {
+		for _, h := range slices.Sorted(maps.Keys(p.States)) {
+			if n := len(p.States[h].Entries); n > 0 {
 				failures = append(failures, testFailure{Summary: "State not empty",
 					Detail: fmt.Sprintf("state %s already records %d resource(s): pier test runs against a temporary state and refuses one that is not empty, so that its cleanup never destroys real objects. Give the state a relative name (it then lives in pier test's temporary directory), or point it elsewhere with a variable.", h, n)})
 				return false, true
 			}
 		}
 	}
-	checks := plan.Snapshot.Checks
+	checks := p.Snapshot.Checks
 	if run.Command == testfile.CommandApply {
-		res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), stop, plan)
+		res, err := apply.Run(ctx, eng, plan.NewRunTimePlanner(eng), stop, p)
 		applied = true
 		if res != nil && len(res.Checks) > 0 {
 			checks = res.Checks
@@ -337,11 +337,11 @@ func destroyTestState(ctx context.Context, o testOptions, work string, vars map[
 		return fmt.Errorf("destroy the test's objects: %w", err)
 	}
 	defer eng.Close()
-	plan, err := eng.PlanDestroy(ctx)
+	p, err := plan.MakeDestroy(ctx, eng)
 	if err != nil {
 		return fmt.Errorf("destroy the test's objects: %w", err)
 	}
-	res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), nil, plan)
+	res, err := apply.Run(ctx, eng, plan.NewRunTimePlanner(eng), nil, p)
 	if err == nil {
 		err = res.Err()
 	}
@@ -426,7 +426,7 @@ func expectedConditions(err error, expect []string, failed map[string]bool) erro
 			}
 			return
 		}
-		var ce *engine.ConditionError
+		var ce *plan.ConditionError
 		if errors.As(e, &ce) {
 			failed[ce.Checkable()] = true
 			if slices.Contains(expect, ce.Checkable()) {

@@ -18,6 +18,7 @@ import (
 	"github.com/pierhq/pier/adapters/postgres"
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/host/webview"
 )
@@ -88,8 +89,8 @@ func newUIServer(o uiOptions, dep *session.Deployment, watch bool) (*webview.Ser
 		Deployment: dep,
 		Vocabulary: webview.Vocabulary{
 			Event: func(ev engine.Event) any { return jsonEvent(ev, o.Verbose) },
-			Plan:  func(p *engine.Plan) (any, error) { return planMessage(p) },
-			PlanText: func(p *engine.Plan) string {
+			Plan:  func(p *plan.Plan) (any, error) { return planMessage(p) },
+			PlanText: func(p *plan.Plan) string {
 				var b bytes.Buffer
 				renderPlan(&b, p)
 				return b.String()
@@ -213,7 +214,7 @@ type liveView struct {
 
 // startLiveView serves the run of plan, and sends it view's events from
 // now on.
-func startLiveView(ctx context.Context, ui *uiOptions, o deployOptions, view *progress, plan *engine.Plan, stderr io.Writer) (*liveView, error) {
+func startLiveView(ctx context.Context, ui *uiOptions, o deployOptions, view *progress, p *plan.Plan, stderr io.Writer) (*liveView, error) {
 	if ui == nil {
 		return nil, nil
 	}
@@ -229,7 +230,7 @@ func startLiveView(ctx context.Context, ui *uiOptions, o deployOptions, view *pr
 	}
 	l := &liveView{srv: srv, served: make(chan error, 1)}
 	go func() { l.served <- srv.Serve(context.WithoutCancel(ctx)) }()
-	if l.watch, err = srv.Begin(plan); err != nil {
+	if l.watch, err = srv.Begin(p); err != nil {
 		srv.Close()
 		return nil, err
 	}

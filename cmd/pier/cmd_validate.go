@@ -15,7 +15,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/local"
 	"github.com/pierhq/pier/host/diag"
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
@@ -115,7 +115,7 @@ func runValidate(ctx context.Context, o validateOptions, stdout, stderr io.Write
 		problems = append(problems, v.check(ctx, r, p, known[r])...)
 		// What the plan would refuse: a condition known to fail, or one
 		// that cannot be evaluated (not a bool, an unknown function).
-		problems = append(problems, engine.FailedConditions(r)...)
+		problems = append(problems, plan.FailedConditions(r)...)
 	}
 	if len(problems) > 0 {
 		return errors.Join(problems...)

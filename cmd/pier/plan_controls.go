@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -29,11 +30,11 @@ func planControlFlags() []cli.Flag {
 // readPlanControls reads --replace and --target; members are the
 // positional member addresses, which target as --target does (as
 // nixops4 apply <paths> does).
-func readPlanControls(c *cli.Context, members []string) (engine.PlanOptions, error) {
-	o := engine.PlanOptions{Replace: c.StringSlice("replace"), Targets: append(c.StringSlice("target"), members...)}
+func readPlanControls(c *cli.Context, members []string) (plan.Options, error) {
+	o := plan.Options{Replace: c.StringSlice("replace"), Targets: append(c.StringSlice("target"), members...)}
 	o.Refresh, o.RefreshTargets, o.NoRefresh = readRefresh(c)
 	o.RefreshOnly = c.Bool("refresh-only")
-	if err := o.Validate(); errors.Is(err, engine.ErrRefreshOnlyControls) {
+	if err := o.Validate(); errors.Is(err, plan.ErrRefreshOnlyControls) {
 		// The engine's check, said in the flags' words.
 		return o, usagef("--refresh-only records what the reads find and changes nothing: it cannot be combined with --replace, --target or member arguments; choose what to read with --refresh=ADDR")
 	} else if err != nil {
@@ -71,7 +72,7 @@ func (changesFound) ExitCode() int { return exitPlanChanges }
 func (changesFound) quiet()        {}
 
 // destructive lists what a plan destroys or replaces.
-func destructive(p *engine.Plan) []string {
+func destructive(p *plan.Plan) []string {
 	var out []string
 	for _, c := range p.Shown() {
 		if c.StateHandler || c.OfReplace {
@@ -90,7 +91,7 @@ func destructive(p *engine.Plan) []string {
 // confirmApply applies the confirmation rules of pier apply without a
 // plan file: on a terminal it asks, unless yes; off a terminal it goes
 // on, except that destroying or replacing anything needs --yes.
-func confirmApply(ctx context.Context, p *engine.Plan, yes, interactive bool, stdin io.Reader, stop <-chan struct{}, stdout io.Writer) error {
+func confirmApply(ctx context.Context, p *plan.Plan, yes, interactive bool, stdin io.Reader, stop <-chan struct{}, stdout io.Writer) error {
 	if yes || !p.HasChanges() {
 		return nil
 	}

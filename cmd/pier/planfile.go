@@ -10,10 +10,11 @@ import (
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/planfile"
 )
 
-func writePlanFile(path string, o deployOptions, controls engine.PlanOptions, eng *engine.Engine, p *engine.Plan) error {
+func writePlanFile(path string, o deployOptions, controls plan.Options, eng *engine.Engine, p *plan.Plan) error {
 	ref, err := absoluteRef(o)
 	if err != nil {
 		return err

@@ -5,12 +5,13 @@ import (
 	"io"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/redact"
 )
 
 // renderDrift prints what a refresh found, before the plan: as Terraform's
 // "Objects have changed outside of Terraform", one block per object.
-func renderDrift(w io.Writer, p *engine.Plan) {
+func renderDrift(w io.Writer, p *plan.Plan) {
 	if len(p.Drift) == 0 {
 		return
 	}
@@ -31,7 +32,7 @@ func renderDrift(w io.Writer, p *engine.Plan) {
 
 // jsonDrift is what a refresh found, for --json: per object, whether it is
 // gone, and its inputs and outputs before and after, redacted.
-func jsonDrift(p *engine.Plan) []map[string]any {
+func jsonDrift(p *plan.Plan) []map[string]any {
 	out := []map[string]any{}
 	for _, d := range p.Drift {
 		m := map[string]any{"address": d.Address.String(), "state": d.Handler, "gone": d.Gone,
@@ -52,7 +53,7 @@ func withoutBookkeeping(outputs map[string]any) map[string]any {
 
 // renderRefreshOnly ends a --refresh-only plan: what applying it records,
 // in place of the actions of a plan.
-func renderRefreshOnly(w io.Writer, p *engine.Plan) {
+func renderRefreshOnly(w io.Writer, p *plan.Plan) {
 	if len(p.Drift) == 0 {
 		fmt.Fprintln(w, "No changes. The recorded objects match the real ones.")
 		return

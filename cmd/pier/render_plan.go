@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 )
 
 // renderPlan prints a plan as a per-resource diff of inputs and a summary
 // line, coloured when w is a colourWriter that colours.
-func renderPlan(w io.Writer, p *engine.Plan) {
+func renderPlan(w io.Writer, p *plan.Plan) {
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "Warning: %s\n\n", warn)
 	}
@@ -63,7 +64,7 @@ func renderPlan(w io.Writer, p *engine.Plan) {
 }
 
 // renderOutputChanges prints "Changes to Outputs", as terraform plan does.
-func renderOutputChanges(w io.Writer, changes []engine.OutputChange) {
+func renderOutputChanges(w io.Writer, changes []plan.OutputChange) {
 	if len(changes) == 0 {
 		return
 	}
@@ -95,7 +96,7 @@ func renderOutputChanges(w io.Writer, changes []engine.OutputChange) {
 	}
 }
 
-func renderChange(w io.Writer, c *engine.Change) {
+func renderChange(w io.Writer, c *plan.Change) {
 	addr := c.Addr()
 	what := ""
 	if c.Resource != nil {
@@ -159,11 +160,11 @@ func renderChange(w io.Writer, c *engine.Change) {
 	fmt.Fprintf(w, "\n  %s %s%s\n", paintW(w, markerColour(sym), sym), addr, what)
 	switch c.Action {
 	case engine.ActionCreate:
-		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(nil, c.Resource.Inputs)), "      ")
+		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(nil, c.Resource.Inputs)), "      ")
 	case engine.ActionUpdate, engine.ActionReplace:
-		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs)), "      ")
+		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs)), "      ")
 	case engine.ActionDestroy:
-		renderDiffs(w, c.RedactDiffs(engine.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")
+		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")
 	}
 	if c.Planned != nil {
 		renderDiffs(w, c.RedactDiffs(plannedDiffs(c)), "      ")
@@ -175,7 +176,7 @@ func renderChange(w io.Writer, c *engine.Change) {
 // are not inputs (those are shown already): computed attributes, "(known
 // after apply)" where the provider cannot tell yet. Nulls are left out,
 // as Terraform leaves them out.
-func plannedDiffs(c *engine.Change) []engine.Diff {
+func plannedDiffs(c *plan.Change) []plan.Diff {
 	planned := map[string]any{}
 	for k, v := range c.Planned {
 		if _, isInput := c.Resource.Inputs[k]; !isInput && v != nil {
@@ -191,7 +192,7 @@ func plannedDiffs(c *engine.Change) []engine.Diff {
 			}
 		}
 	}
-	return engine.DiffInputs(prior, planned)
+	return plan.DiffInputs(prior, planned)
 }
 
 func plural(s []string) string {
@@ -201,16 +202,16 @@ func plural(s []string) string {
 	return "they are"
 }
 
-func renderDiffs(w io.Writer, diffs []engine.Diff, indent string) {
+func renderDiffs(w io.Writer, diffs []plan.Diff, indent string) {
 	for _, d := range diffs {
 		switch d.Kind {
-		case engine.DiffAdded:
+		case plan.DiffAdded:
 			fmt.Fprintf(w, "%s%s %s = %s\n", indent, paintW(w, sgrGreen, "+"), d.Key, renderValue(d.New))
-		case engine.DiffRemoved:
+		case plan.DiffRemoved:
 			fmt.Fprintf(w, "%s%s %s = %s\n", indent, paintW(w, sgrRed, "-"), d.Key, renderValue(d.Old))
-		case engine.DiffChanged:
+		case plan.DiffChanged:
 			fmt.Fprintf(w, "%s%s %s = %s -> %s\n", indent, paintW(w, sgrYellow, "~"), d.Key, renderValue(d.Old), renderValue(d.New))
-		case engine.DiffNested:
+		case plan.DiffNested:
 			fmt.Fprintf(w, "%s%s %s {\n", indent, paintW(w, sgrYellow, "~"), d.Key)
 			renderDiffs(w, d.Children, indent+"    ")
 			fmt.Fprintf(w, "%s  }\n", indent)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -104,7 +105,7 @@ type applier struct {
 	graph   *execgraph.Graph
 	// live is the plan the graph was built from when it is applied by the
 	// engine that planned it (its drift is recorded); nil for a saved plan.
-	live     *engine.Plan
+	live     *plan.Plan
 	controls execgraph.Controls
 	// decls are the graph's providers, by name.
 	decls map[string]*source.Provider
@@ -146,7 +147,7 @@ type applier struct {
 	stopped      bool
 	lastSnap     *source.Snapshot
 	// deps orders the nodes added at run time; see deps.go.
-	deps *engine.DepIndex
+	deps *plan.DepIndex
 	// unlinked are the nodes added since the last link.
 	unlinked []*node
 	// absorbed are the ready resources absorbed already: a source returns
@@ -171,12 +172,12 @@ type applier struct {
 // are still recorded; cancelling ctx also cancels the running provider
 // requests. Apply returns an error only when it could not run at all;
 // per-resource failures are in the Result.
-func Run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{}, plan *engine.Plan) (*Result, error) {
-	g, err := plan.Graph()
+func Run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{}, pl *plan.Plan) (*Result, error) {
+	g, err := pl.Graph()
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, e, p, stop, g, plan)
+	return run(ctx, e, p, stop, g, pl)
 }
 
 // RunGraph carries out a saved plan's execution graph on the engine e,
@@ -189,7 +190,7 @@ func RunGraph(ctx context.Context, e *engine.Engine, p Planner, stop <-chan stru
 	return run(ctx, e, p, stop, g, nil)
 }
 
-func run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{}, g *execgraph.Graph, live *engine.Plan) (*Result, error) {
+func run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{}, g *execgraph.Graph, live *plan.Plan) (*Result, error) {
 	a := &applier{
 		e: e, planner: p, graph: g, live: live,
 		states:   map[string]*statedoc.View{},
@@ -203,7 +204,7 @@ func run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{},
 		resolved: make(chan resolveResult, 1),
 
 		recorders: map[string]*engine.Recorder{},
-		deps:      engine.NewDepIndex(),
+		deps:      plan.NewDepIndex(),
 		absorbed:  map[*source.Resource]bool{},
 
 		absorbedBlocked: map[*source.Blocked]bool{},
@@ -229,7 +230,7 @@ func run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{},
 		case execgraph.KindProvider:
 			decls[el.Name] = el.Value.(*source.Provider)
 		case execgraph.KindConstant:
-			if c, ok := el.Value.(execgraph.Controls); ok && el.Name == engine.ConstControls {
+			if c, ok := el.Value.(execgraph.Controls); ok && el.Name == plan.ConstControls {
 				a.controls = c
 			}
 		}
@@ -382,8 +383,8 @@ func (a *applier) build() {
 // name, with the action the graph's vocabulary names it by
 // ([execgraph.ActionOf]). It is the node's own copy, which a resolve
 // fills in at run time.
-func subject(op execgraph.Operation[*statedoc.Recorded]) *engine.Change {
-	c := &engine.Change{Action: execgraph.ActionOf(op)}
+func subject(op execgraph.Operation[*statedoc.Recorded]) *plan.Change {
+	c := &plan.Change{Action: execgraph.ActionOf(op)}
 	switch o := op.(type) {
 	case execgraph.Create[*statedoc.Recorded]:
 		c.Address, c.Resource = o.Desired.Address, o.Desired
@@ -407,11 +408,11 @@ func subject(op execgraph.Operation[*statedoc.Recorded]) *engine.Change {
 	case execgraph.Forget[*statedoc.Recorded]:
 		c.Address, c.Prior = o.Prior.Address, o.Prior
 	case execgraph.Move[*statedoc.Recorded]:
-		c.Address, c.Resource, c.Prior, c.Move = o.Desired.Address, o.Desired, o.Prior, &engine.MoveSpec{From: o.Prior.Address}
+		c.Address, c.Resource, c.Prior, c.Move = o.Desired.Address, o.Desired, o.Prior, &plan.MoveSpec{From: o.Prior.Address}
 	case execgraph.Import[*statedoc.Recorded]:
-		c.Address, c.Resource, c.Prior, c.Import = o.Desired.Address, o.Desired, o.Imported, &engine.ImportSpec{ID: o.ID}
+		c.Address, c.Resource, c.Prior, c.Import = o.Desired.Address, o.Desired, o.Imported, &plan.ImportSpec{ID: o.ID}
 	case execgraph.Refresh[*statedoc.Recorded]:
-		d := &engine.Drift{Address: o.Prior.Address, Handler: o.State, Recorded: o.Prior.Entry, Gone: true}
+		d := &plan.Drift{Address: o.Prior.Address, Handler: o.State, Recorded: o.Prior.Entry, Gone: true}
 		if o.Now != nil {
 			d.Now, d.Gone = o.Now.Entry, false
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -63,14 +64,14 @@ resource "f%d" {
 	}
 
 	e, ev := newEngine()
-	plan, err := e.Plan(t.Context())
+	p, err := plan.Make(t.Context(), e, plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := plan.Summary(); s.Create != 40 {
+	if s := p.Summary(); s.Create != 40 {
 		t.Fatalf("plan %+v, want 40 creates", s)
 	}
-	res, err := apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
+	res, err := apply.Run(t.Context(), e, plan.NewRunTimePlanner(e), nil, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +90,11 @@ resource "f%d" {
 	}
 
 	e, _ = newEngine()
-	plan, err = e.Plan(t.Context())
+	p, err = plan.Make(t.Context(), e, plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := plan.Summary(); s.NoOp != 40 || plan.HasChanges() {
+	if s := p.Summary(); s.NoOp != 40 || p.HasChanges() {
 		t.Errorf("re-plan %+v, want 40 unchanged", s)
 	}
 	if started := e.ProvidersStarted(); started["local"] != 1 {
@@ -103,11 +104,11 @@ resource "f%d" {
 
 	e, _ = newEngine()
 	defer e.Close()
-	plan, err = e.PlanDestroy(t.Context())
+	p, err = plan.MakeDestroy(t.Context(), e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
+	res, err = apply.Run(t.Context(), e, plan.NewRunTimePlanner(e), nil, p)
 	if err != nil || res.Err() != nil || res.Destroyed != 40 {
 		t.Fatalf("destroy: %d destroyed, %v %v", res.Destroyed, err, res.Err())
 	}
@@ -169,13 +170,13 @@ resource "m" {
 		return engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 	}
 	planner := newEngine()
-	plan, err := planner.Plan(t.Context())
+	p, err := plan.Make(t.Context(), planner, plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	planner.Close()
 	runner := newEngine()
-	res, err := apply.Run(t.Context(), runner, runner.RunTimePlanner(), nil, plan)
+	res, err := apply.Run(t.Context(), runner, plan.NewRunTimePlanner(runner), nil, p)
 	if err != nil || res.Err() != nil || res.Created != 1 {
 		t.Fatalf("apply on another engine: %+v, %v, %v", res, err, res.Err())
 	}
@@ -183,7 +184,7 @@ resource "m" {
 	runner.Close()
 	checker := newEngine()
 	defer checker.Close()
-	again, err := checker.Plan(t.Context())
+	again, err := plan.Make(t.Context(), checker, plan.Options{})
 	if err != nil {
 		t.Fatalf("plan after apply: %v", err)
 	}

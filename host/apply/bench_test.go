@@ -11,6 +11,7 @@ import (
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -62,12 +63,12 @@ resource "c%d" {
 				b.StopTimer()
 				os.Remove(filepath.Join(dir, "state.json"))
 				e := newEngine()
-				plan, err := e.Plan(b.Context())
+				p, err := plan.Make(b.Context(), e, plan.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				res, err := apply.Run(b.Context(), e, e.RunTimePlanner(), nil, plan)
+				res, err := apply.Run(b.Context(), e, plan.NewRunTimePlanner(e), nil, p)
 				if err != nil || res.Err() != nil {
 					b.Fatal(err, res.Err())
 				}
@@ -80,11 +81,11 @@ resource "c%d" {
 			b.ReportAllocs()
 			for b.Loop() {
 				e := newEngine()
-				plan, err := e.Plan(b.Context())
+				p, err := plan.Make(b.Context(), e, plan.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if plan.HasChanges() {
+				if p.HasChanges() {
 					b.Fatal("the chain is not unchanged")
 				}
 				e.Close()

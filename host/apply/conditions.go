@@ -8,12 +8,13 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file is what a resource's precondition and postcondition blocks do
-// to an apply (host/engine's conditions.go is what they do to a plan): a
+// to an apply (host/plan's conditions.go is what they do to a plan): a
 // node whose preconditions are not known yet is gated until a resolve
 // knows them, before its provider is called; a node with postconditions
 // is held, after its change is recorded, until a resolve with its outputs
@@ -39,12 +40,12 @@ func (a *applier) gate(n *node) bool {
 	if r == nil || len(r.Conditions) == 0 {
 		return false
 	}
-	if errs := engine.KnownFailures(r, source.Precondition); len(errs) > 0 {
+	if errs := plan.KnownFailures(r, source.Precondition); len(errs) > 0 {
 		delete(a.conds.gated, key)
 		a.fail(n, errors.Join(errs...))
 		return true
 	}
-	if engine.ConditionsKnown(r, source.Precondition) {
+	if plan.ConditionsKnown(r, source.Precondition) {
 		delete(a.conds.gated, key)
 		return false
 	}
@@ -84,7 +85,7 @@ func (a *applier) guarded(n *node) (string, *source.Resource) {
 // It reports whether the node is held.
 func (a *applier) hold(n *node) bool {
 	r := n.change.Resource
-	if r == nil || n.change.Action == engine.ActionDestroy || n.change.Deposed != "" || !engine.HasConditions(r, source.Postcondition) {
+	if r == nil || n.change.Action == engine.ActionDestroy || n.change.Deposed != "" || !plan.HasConditions(r, source.Postcondition) {
 		return false
 	}
 	if a.conds.held == nil {
@@ -114,10 +115,10 @@ func (a *applier) absorbConditions(res *source.Resource) bool {
 	if n := a.conds.held[addr]; n != nil {
 		// Only a resolve after the node's outputs were known sees them:
 		// until then its postconditions are not known.
-		if errs := engine.KnownFailures(res, source.Postcondition); len(errs) > 0 {
+		if errs := plan.KnownFailures(res, source.Postcondition); len(errs) > 0 {
 			delete(a.conds.held, addr)
 			a.fail(n, errors.Join(errs...))
-		} else if engine.ConditionsKnown(res, source.Postcondition) {
+		} else if plan.ConditionsKnown(res, source.Postcondition) {
 			delete(a.conds.held, addr)
 			a.applied(n)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/statefile"
 )
@@ -144,20 +145,20 @@ func TestConditionsApply(t *testing.T) {
 				return e
 			}
 			e := newEngine()
-			plan, err := e.Plan(t.Context())
+			p, err := plan.Make(t.Context(), e, plan.Options{})
 			if got := conditionFailure(t, err, dir); got != tc.want.planErr {
 				t.Fatalf("plan: %q, want %q", got, tc.want.planErr)
 			}
 			if err != nil {
 				return
 			}
-			res, err := apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
+			res, err := apply.Run(t.Context(), e, plan.NewRunTimePlanner(e), nil, p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			failed := map[string]string{}
 			for _, re := range res.Errors {
-				var ce *engine.ConditionError
+				var ce *plan.ConditionError
 				if !errors.As(re, &ce) {
 					t.Errorf("%s failed for another reason: %v", re.Address, re)
 					continue
@@ -177,7 +178,7 @@ func TestConditionsApply(t *testing.T) {
 			if diff := cmp.Diff(tc.want.recorded, recordedIn(t, filepath.Join(dir, "state.json"))); diff != "" {
 				t.Errorf("recorded (-want +got):\n%s", diff)
 			}
-			_, err = newEngine().Plan(t.Context())
+			_, err = plan.Make(t.Context(), newEngine(), plan.Options{})
 			if got := conditionFailure(t, err, dir); got != tc.want.next {
 				t.Errorf("next plan: %q, want %q", got, tc.want.next)
 			}
@@ -206,7 +207,7 @@ func conditionFailure(t *testing.T, err error, dir string) string {
 	if err == nil {
 		return ""
 	}
-	var ce *engine.ConditionError
+	var ce *plan.ConditionError
 	if !errors.As(err, &ce) {
 		t.Fatalf("not a failed condition: %v", err)
 	}
@@ -240,25 +241,25 @@ func TestPreconditionBeforeReplace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(o engine.PlanOptions) *apply.Result {
+	run := func(o plan.Options) *apply.Result {
 		src, err := hclsource.Load(dir, hclsource.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 		defer e.Close()
-		plan, err := e.PlanWith(t.Context(), o)
+		p, err := plan.Make(t.Context(), e, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := apply.Run(t.Context(), e, e.RunTimePlanner(), nil, plan)
+		res, err := apply.Run(t.Context(), e, plan.NewRunTimePlanner(e), nil, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	write("")
-	if err := run(engine.PlanOptions{}).Err(); err != nil {
+	if err := run(plan.Options{}).Err(); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.ReadFile(filepath.Join(dir, "state.json"))
@@ -272,8 +273,8 @@ func TestPreconditionBeforeReplace(t *testing.T) {
     }`), `initialize_with = "3"`, `initialize_with = "4"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := run(engine.PlanOptions{Replace: []string{"guarded"}})
-	var ce *engine.ConditionError
+	res := run(plan.Options{Replace: []string{"guarded"}})
+	var ce *plan.ConditionError
 	if len(res.Errors) != 1 || res.Errors[0].Address != "guarded" || !errors.As(res.Errors[0], &ce) {
 		t.Fatalf("errors %v, want guarded's precondition", res.Errors)
 	}

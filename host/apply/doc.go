@@ -20,7 +20,8 @@
 //   - outputs.go records the deployment outputs; drift.go what a refresh
 //     found of objects the plan leaves alone.
 //
-// Planning is host/engine's: apply reads the plan and the engine's
-// providers, and never decides a plan of its own beyond the resources
+// Planning is host/plan's: apply reads the plan it executes from there,
+// runs on the engine's providers and records through its recorders
+// (host/engine), and never decides a plan of its own beyond the resources
 // that were blocked at plan time.
 package apply

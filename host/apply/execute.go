@@ -3,8 +3,10 @@ package apply
 import (
 	"context"
 	"fmt"
-	"github.com/pierhq/pier/host/engine"
 	"time"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/statedoc"
@@ -48,7 +50,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 
 // recordable refuses, before any provider call, a change that cannot be
 // recorded: one whose state handler the plan did not read.
-func (a *applier) recordable(c *engine.Change) error {
+func (a *applier) recordable(c *plan.Change) error {
 	if r := c.Resource; r != nil && r.Stateful() && a.recorders[r.State.String()] == nil {
 		return fmt.Errorf("%s: state handler %s was not read when planning, so nothing was done: a resource known only during apply must use a state handler the plan already reads", r.Range, r.State)
 	}
@@ -59,7 +61,7 @@ func (a *applier) recordable(c *engine.Change) error {
 // (op.Replaces), that object's Destroy ran first.
 func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &engine.Change{Address: r.Address, Action: engine.ActionCreate, Resource: r}
+	c := &plan.Change{Address: r.Address, Action: engine.ActionCreate, Resource: r}
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
@@ -81,9 +83,9 @@ func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Reco
 // record moves to another state, the provider is not asked.
 func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &engine.Change{Address: r.Address, Action: engine.ActionUpdate, Resource: r, Prior: op.Prior}
+	c := &plan.Change{Address: r.Address, Action: engine.ActionUpdate, Resource: r, Prior: op.Prior}
 	prior := op.Prior.Entry
-	if engine.MovesState(r, op.Prior) && prior.Type == r.Type && engine.SameInputs(r.Inputs, prior.InputProperties) {
+	if plan.MovesState(r, op.Prior) && prior.Type == r.Type && plan.SameInputs(r.Inputs, prior.InputProperties) {
 		// Only the record moves; the provider has nothing to change.
 		return prior.OutputProperties, a.recordPut(ctx, "update", c, prior.OutputProperties)
 	}
@@ -108,7 +110,7 @@ func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Reco
 // is.
 func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Recorded]) error {
 	rec := op.Prior
-	c := &engine.Change{Address: rec.Address, Action: engine.ActionDestroy, Prior: rec}
+	c := &plan.Change{Address: rec.Address, Action: engine.ActionDestroy, Prior: rec}
 	prior, prov, addr := rec.Entry, rec.Entry.Provider, c.Addr()
 	if op.Replacing {
 		if !a.e.Providers().Supports(prov, schema.OperationDestroy) {
@@ -121,7 +123,7 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Re
 		}
 	} else {
 		if !a.e.Providers().Declared(prov) {
-			return fmt.Errorf("%s", engine.OrphanAdvice(prov, c.Address))
+			return fmt.Errorf("%s", plan.OrphanAdvice(prov, c.Address))
 		}
 		if !a.e.Providers().Supports(prov, schema.OperationDestroy) {
 			return fmt.Errorf("provider %q does not declare the destroy operation, so pier cannot destroy this resource; remove the real object yourself, then run: pier state forget %s", prov, addr)
@@ -151,7 +153,7 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Re
 // the old object later.
 func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &engine.Change{Address: r.Address, Action: engine.ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
+	c := &plan.Change{Address: r.Address, Action: engine.ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
@@ -216,7 +218,7 @@ type decided []execgraph.Operation[*statedoc.Recorded]
 // planned change. They are built directly, not through a graph of their
 // own: a chain of resources known only during apply runs one per
 // resource, and a builder's maps would cost more than the change.
-func (a *applier) compileChange(c *engine.Change) (decided, error) {
+func (a *applier) compileChange(c *plan.Change) (decided, error) {
 	steps, err := execgraph.Steps(execgraph.Change{Action: c.Action, CreateBeforeDestroy: c.CreateBeforeDestroy})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Addr(), err)

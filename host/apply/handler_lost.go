@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema/logkey"
@@ -86,7 +87,7 @@ type lostState struct {
 // state handler was lost.
 type unrecorded struct {
 	handler string
-	change  *engine.Change
+	change  *plan.Change
 	event   string
 	build   func(*statedoc.PatchBuilder) error
 }
@@ -95,7 +96,7 @@ type changeKey struct{}
 
 // withChange marks a worker's ctx with the change it carries out, so that
 // a record that fails can say what it was for.
-func withChange(ctx context.Context, c *engine.Change) context.Context {
+func withChange(ctx context.Context, c *plan.Change) context.Context {
 	return context.WithValue(ctx, changeKey{}, c)
 }
 
@@ -168,7 +169,7 @@ func (a *applier) noteIntent(addr source.Address, p statedoc.PendingOperation) {
 // handler is lost, for retake. Intents are not outcomes: nothing was sent
 // for one that failed.
 func (a *applier) noteFailedRecord(ctx context.Context, handler, event string, build func(*statedoc.PatchBuilder) error) {
-	c, _ := ctx.Value(changeKey{}).(*engine.Change)
+	c, _ := ctx.Value(changeKey{}).(*plan.Change)
 	if c == nil || event == engine.EventPending || a.handlerLost(handler) == nil {
 		return
 	}
@@ -327,7 +328,7 @@ func sameJSON(a, b []byte) bool {
 }
 
 // recovered counts a change recorded by retake as done, not failed.
-func (a *applier) recovered(c *engine.Change) {
+func (a *applier) recovered(c *plan.Change) {
 	addr := c.Addr()
 	a.result.Errors = slices.DeleteFunc(a.result.Errors, func(e *ResourceError) bool { return e.Address == addr })
 	a.count(c)

@@ -3,7 +3,7 @@ package apply
 import (
 	"testing"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
 )
@@ -48,7 +48,7 @@ func TestAlreadyRecorded(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			u := unrecorded{handler: "state", change: &engine.Change{Address: addr(t, "a")}, event: tc.event, build: tc.build}
+			u := unrecorded{handler: "state", change: &plan.Change{Address: addr(t, "a")}, event: tc.event, build: tc.build}
 			if got := alreadyRecorded(view, u); got != tc.want {
 				t.Errorf("alreadyRecorded = %v, want %v", got, tc.want)
 			}

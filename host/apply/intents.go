@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -37,7 +38,7 @@ const pendingUpdate statedoc.PendingKind = "update"
 // of the outcome ([statedoc.PatchBuilder.Put], [statedoc.PatchBuilder.Remove]) clears it in
 // the same event. The recorder commits in groups, so intents of parallel
 // operations share one sync.
-func (a *applier) recordIntent(ctx context.Context, c *engine.Change, op statedoc.PendingKind) error {
+func (a *applier) recordIntent(ctx context.Context, c *plan.Change, op statedoc.PendingKind) error {
 	if err := a.refusePending(c, op); err != nil {
 		return err
 	}
@@ -53,7 +54,7 @@ func (a *applier) recordIntent(ctx context.Context, c *engine.Change, op statedo
 }
 
 // intentOf says where c's intent for op is recorded, and what it is.
-func intentOf(c *engine.Change, op statedoc.PendingKind) (handler string, p statedoc.PendingOperation, ok bool) {
+func intentOf(c *plan.Change, op statedoc.PendingKind) (handler string, p statedoc.PendingOperation, ok bool) {
 	p = statedoc.PendingOperation{Operation: op, Started: time.Now().UTC().Format(time.RFC3339Nano)}
 	switch {
 	case op == statedoc.PendingCreate && c.Resource != nil && c.Resource.Stateful():
@@ -75,7 +76,7 @@ func intentOf(c *engine.Change, op statedoc.PendingKind) (handler string, p stat
 // cleared. When the provider failed mid-request (crashed, timed out, was
 // cancelled), the operation may have happened: the intent stays, and the
 // error says so.
-func (a *applier) intentFailed(ctx context.Context, c *engine.Change, op statedoc.PendingKind, err error) error {
+func (a *applier) intentFailed(ctx context.Context, c *plan.Change, op statedoc.PendingKind, err error) error {
 	h, _, ok := intentOf(c, op)
 	if !ok {
 		return err
@@ -118,7 +119,7 @@ func pastTense(op statedoc.PendingKind) string {
 
 // refusePending checks op on c against the operations pending in the
 // states as they were read for the plan.
-func (a *applier) refusePending(c *engine.Change, op statedoc.PendingKind) error {
+func (a *applier) refusePending(c *plan.Change, op statedoc.PendingKind) error {
 	if c.Deposed != "" {
 		return nil
 	}

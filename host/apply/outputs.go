@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -35,7 +35,7 @@ func (a *applier) recordOutputs(ctx context.Context) error {
 		return nil
 	}
 	a.result.Outputs = snap.Outputs
-	a.result.Checks, a.result.CheckWarnings = snap.Checks, engine.CheckWarnings(snap)
+	a.result.Checks, a.result.CheckWarnings = snap.Checks, plan.CheckWarnings(snap)
 	// After a failure an output may be unknown only because what it reads
 	// failed to change; the object, and so the recorded value, is still
 	// there.
@@ -59,7 +59,7 @@ func (a *applier) writeOutputs(ctx context.Context, handler string, outputs []*s
 	var put, remove []string
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		o := want[name]
-		if old, ok := view.Outputs[name]; !ok || old.Sensitive != o.Sensitive || !engine.SameInputs(map[string]any{"v": old.Value}, map[string]any{"v": o.Value}) {
+		if old, ok := view.Outputs[name]; !ok || old.Sensitive != o.Sensitive || !plan.SameInputs(map[string]any{"v": old.Value}, map[string]any{"v": o.Value}) {
 			put = append(put, name)
 		}
 	}

@@ -1,7 +1,7 @@
 package apply
 
 import (
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -10,7 +10,7 @@ import (
 // run time, for the resources whose inputs or membership were known only
 // during apply. Apply decides nothing else about a resource; it runs what
 // the graph and these answers say. The caller passes it to [Run] and
-// [RunGraph]: the planner's rules, as [engine.Engine.RunTimePlanner] gives
+// [RunGraph]: the planner's rules, as [plan.NewRunTimePlanner] gives
 // them.
 type Planner interface {
 	// Decide is what a resource whose inputs are now known does, against
@@ -18,10 +18,10 @@ type Planner interface {
 	// a replacement: a no-op, a create, an update or a replace. It is
 	// called on the scheduling goroutine and on workers, several at once,
 	// and keeps nothing between calls.
-	Decide(r *source.Resource, prior *statedoc.Recorded, replace bool) *engine.Change
+	Decide(r *source.Resource, prior *statedoc.Recorded, replace bool) *plan.Change
 	// Destroy is the destroy of a recorded object that an expanded
 	// composite no longer holds. It is called on the scheduling goroutine.
-	Destroy(rec *statedoc.Recorded) *engine.Change
+	Destroy(rec *statedoc.Recorded) *plan.Change
 }
 
-var _ Planner = engine.RunTimePlanner{}
+var _ Planner = plan.RunTimePlanner{}

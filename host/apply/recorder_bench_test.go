@@ -13,6 +13,7 @@ import (
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -53,12 +54,12 @@ resource "m" {
 			b.Fatal(err)
 		}
 		e := engine.New(engine.Config{Source: src, Dir: dir, PierExecutable: testbin.Pier(b), Builtins: builtin.Capabilities})
-		plan, err := e.Plan(b.Context())
+		p, err := plan.Make(b.Context(), e, plan.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res, err := apply.Run(b.Context(), e, e.RunTimePlanner(), nil, plan)
+		res, err := apply.Run(b.Context(), e, plan.NewRunTimePlanner(e), nil, p)
 		if err != nil || res.Err() != nil {
 			b.Fatal(err, res.Err())
 		}

@@ -3,22 +3,24 @@ package apply
 import (
 	"context"
 	"fmt"
-	"github.com/pierhq/pier/host/engine"
 	"sync"
 	"time"
+
+	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 
 	"github.com/pierhq/pier/host/statedoc"
 )
 
 // This file records what apply did in the state handlers' logs.
 
-func (a *applier) recordPut(ctx context.Context, event string, c *engine.Change, outputs map[string]any) error {
+func (a *applier) recordPut(ctx context.Context, event string, c *plan.Change, outputs map[string]any) error {
 	return a.recordPutWith(ctx, event, c, outputs, nil)
 }
 
 // recordPutWith records c's new object, and with also what then
 // belongs in the same event.
-func (a *applier) recordPutWith(ctx context.Context, event string, c *engine.Change, outputs map[string]any, with func(*statedoc.PatchBuilder) error) error {
+func (a *applier) recordPutWith(ctx context.Context, event string, c *plan.Change, outputs map[string]any, with func(*statedoc.PatchBuilder) error) error {
 	r := c.Resource
 	if !r.Stateful() {
 		return nil
@@ -40,7 +42,7 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *engine.Cha
 	}); err != nil {
 		return err
 	}
-	if c.Prior == nil || !engine.MovesState(r, c.Prior) {
+	if c.Prior == nil || !plan.MovesState(r, c.Prior) {
 		return nil
 	}
 	// Recorded in the new state first: were pier stopped in between, the

@@ -12,6 +12,7 @@ import (
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/internal/testbin"
 )
@@ -78,12 +79,12 @@ func applyWide(tb testing.TB, dir string, n int) int64 {
 	counting := &countingSource{Source: src}
 	e := engine.New(engine.Config{Source: counting, Dir: dir, PierExecutable: testbin.Pier(tb), Builtins: builtin.Capabilities})
 	defer e.Close()
-	plan, err := e.Plan(tb.Context())
+	p, err := plan.Make(tb.Context(), e, plan.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	planned := counting.calls.Load()
-	res, err := apply.Run(tb.Context(), e, e.RunTimePlanner(), nil, plan)
+	res, err := apply.Run(tb.Context(), e, plan.NewRunTimePlanner(e), nil, p)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
@@ -29,7 +30,7 @@ type node struct {
 	// run time.
 	ref execgraph.Ref
 	// change is what the node does to its resource (see subject).
-	change *engine.Change
+	change *plan.Change
 	// quiet nodes (destroy-absent) are not resources: no events.
 	quiet   bool
 	waiting int // unfinished nodes this one waits for
@@ -68,7 +69,7 @@ type resolveResult struct {
 
 // addNode adds a node the graph did not have, running op: a member of an
 // expanded composite, or the destroy of one that is gone.
-func (a *applier) addNode(c *engine.Change, op execgraph.Operation[*statedoc.Recorded]) *node {
+func (a *applier) addNode(c *plan.Change, op execgraph.Operation[*statedoc.Recorded]) *node {
 	n := &node{run: op, ref: execgraph.None, change: c, status: engine.StatusPending}
 	a.byAddr[c.Addr()] = n
 	a.nodes = append(a.nodes, n)
@@ -80,7 +81,7 @@ func (a *applier) addNode(c *engine.Change, op execgraph.Operation[*statedoc.Rec
 
 // addDecided adds a node for a change decided at run time; one that
 // cannot be compiled fails.
-func (a *applier) addDecided(c *engine.Change) {
+func (a *applier) addDecided(c *plan.Change) {
 	d, err := a.compileChange(c)
 	n := a.addNode(c, d)
 	if err != nil {
@@ -382,7 +383,7 @@ func (a *applier) absorbBlocked(b *source.Blocked) {
 	for _, w := range b.WaitsOn {
 		waits = append(waits, w.String())
 	}
-	c := &engine.Change{Address: b.Address, Action: engine.ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
+	c := &plan.Change{Address: b.Address, Action: engine.ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
 	if b.Resource != nil && b.Resource.Stateful() {
 		if prior := a.recordedEntry(addr); prior != nil {
 			c.Action, c.Prior = engine.ActionUpdate, prior
@@ -480,7 +481,7 @@ func (a *applier) destroyAbsentUnder(prefix source.Address, candidates []*stated
 	}
 	for _, rec := range candidates {
 		addr := rec.Address.String()
-		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && engine.UnderStructural(rec.Address, a.lastSnap)) {
+		if present[addr] || a.byAddr[addr] != nil || a.planned[addr] || !a.inTargets(addr) || (a.lastSnap != nil && plan.UnderStructural(rec.Address, a.lastSnap)) {
 			continue
 		}
 		a.addDecided(a.planner.Destroy(rec))
@@ -517,7 +518,7 @@ func (a *applier) rewait(n *node, waits []source.Address) {
 // inTargets reports whether a resource learnt of during apply belongs to
 // a targeted plan.
 func (a *applier) inTargets(addr string) bool {
-	return len(a.controls.Targets) == 0 || engine.Targeted(addr, a.controls.Targets)
+	return len(a.controls.Targets) == 0 || plan.Targeted(addr, a.controls.Targets)
 }
 
 func (a *applier) recordedEntry(addr string) *statedoc.Recorded {
@@ -588,7 +589,7 @@ func (a *applier) finish(r nodeResult) {
 }
 
 // count adds a change that is done to the result's totals.
-func (a *applier) count(c *engine.Change) {
+func (a *applier) count(c *plan.Change) {
 	switch c.Action {
 	case engine.ActionCreate:
 		a.result.Created++

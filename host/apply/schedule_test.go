@@ -18,6 +18,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/internal/testbin"
 )
@@ -117,7 +118,7 @@ func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *so
 	defer e.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	plan, err := e.Plan(ctx)
+	p, err := plan.Make(ctx, e, plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func applyScript(t *testing.T, dir string, answer func(known source.Outputs) *so
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := Run(ctx, e, e.RunTimePlanner(), nil, plan)
+		res, err := Run(ctx, e, plan.NewRunTimePlanner(e), nil, p)
 		done <- out{res, err}
 	}()
 	select {
@@ -312,7 +313,7 @@ func TestPlanErrorsNamePositions(t *testing.T) {
 				answer: func(source.Outputs) *source.Snapshot { return tc.answer(s) }}
 			e := engine.New(engine.Config{Source: src, Dir: t.TempDir(), PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 			defer e.Close()
-			_, err := e.Plan(t.Context())
+			_, err := plan.Make(t.Context(), e, plan.Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("plan error %v, want it to contain %q", err, tc.want)
 			}
@@ -381,7 +382,7 @@ func TestGraphRunsOnAnotherEngine(t *testing.T) {
 			Dir: dir, PierExecutable: testbin.Pier(t), Builtins: builtin.Capabilities})
 	}
 	planner := newEngine()
-	p, err := planner.Plan(t.Context())
+	p, err := plan.Make(t.Context(), planner, plan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,25 +390,25 @@ func TestGraphRunsOnAnotherEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := engine.EncodeGraph(g)
+	raw, err := plan.EncodeGraph(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The planning engine's state handler holds the state's lock.
 	planner.Close()
-	loaded, err := engine.DecodeGraph(raw)
+	loaded, err := plan.DecodeGraph(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := newEngine()
-	res, err := RunGraph(t.Context(), e, e.RunTimePlanner(), nil, loaded)
+	res, err := RunGraph(t.Context(), e, plan.NewRunTimePlanner(e), nil, loaded)
 	e.Close()
 	if err != nil || res.Err() != nil || res.Created != 2 {
 		t.Fatalf("apply of the loaded graph: %+v, %v", res, err)
 	}
 	e = newEngine()
 	defer e.Close()
-	_, err = RunGraph(t.Context(), e, e.RunTimePlanner(), nil, loaded)
+	_, err = RunGraph(t.Context(), e, plan.NewRunTimePlanner(e), nil, loaded)
 	var stale *StaleStateError
 	if !errors.As(err, &stale) || fmt.Sprint(stale.Handlers) != "[state]" {
 		t.Fatalf("second apply of the graph: %v, want the moved state refused", err)

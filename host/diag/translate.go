@@ -9,9 +9,9 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/pierhq/pier/host/apply"
-	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
@@ -61,12 +61,12 @@ func fromOne(err error, verbose bool) []Diagnostic {
 	}
 	var (
 		dg Diagnoser
-		pe *engine.DiagnosticError
-		pd *engine.PreventDestroyError
-		me *engine.MoveError
+		pe *plan.DiagnosticError
+		pd *plan.PreventDestroyError
+		me *plan.MoveError
 		de *hclsource.DiagnosticsError
 		re *apply.ResourceError
-		ce *engine.ConditionError
+		ce *plan.ConditionError
 		ie *tfschema.InputError
 		le *lockfile.DiagnosticsError
 		hd hcl.Diagnostics
@@ -100,7 +100,7 @@ func fromOne(err error, verbose bool) []Diagnostic {
 // providerDiagnostic is a provider's own diagnostic about a change found
 // at plan (a preview's, or the Terraform provider's validation), at the
 // input it names, saying which resource and provider it is about.
-func providerDiagnostic(e *engine.DiagnosticError) Diagnostic {
+func providerDiagnostic(e *plan.DiagnosticError) Diagnostic {
 	d := Diagnostic{Severity: Error, Summary: e.Diagnostic.Summary, Address: e.Resource, Provider: e.Provider, Range: PointRange(e.Range, 1)}
 	if e.Diagnostic.Severity == schema.SeverityWarning {
 		d.Severity = Warning
@@ -193,22 +193,22 @@ func FromResourceError(re *apply.ResourceError, verbose bool) Diagnostic {
 
 // conditionDiagnostic is a failed precondition or postcondition, at its
 // condition, as Terraform says it.
-func conditionDiagnostic(ce *engine.ConditionError, provider string) Diagnostic {
+func conditionDiagnostic(ce *plan.ConditionError, provider string) Diagnostic {
 	return Diagnostic{Severity: Error, Summary: ce.Result.Summary, Detail: ce.Result.Detail, Address: ce.Address, Provider: provider, Range: PointRange(ce.Result.Range, 1)}
 }
 
 // conditionErrors are the failed conditions err holds, joined or alone.
-func conditionErrors(err error) []*engine.ConditionError {
+func conditionErrors(err error) []*plan.ConditionError {
 	if m, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []*engine.ConditionError
+		var out []*plan.ConditionError
 		for _, e := range m.Unwrap() {
 			out = append(out, conditionErrors(e)...)
 		}
 		return out
 	}
-	var ce *engine.ConditionError
+	var ce *plan.ConditionError
 	if errors.As(err, &ce) {
-		return []*engine.ConditionError{ce}
+		return []*plan.ConditionError{ce}
 	}
 	return nil
 }

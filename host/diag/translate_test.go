@@ -13,6 +13,7 @@ import (
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
@@ -58,27 +59,27 @@ func TestFromError(t *testing.T) {
 		"lock file":     {err: fmt.Errorf("read: %w", &lockfile.DiagnosticsError{Diagnostics: hclDiags}), want: fromHCL},
 		"bare hcl":      {err: hclDiags, want: fromHCL},
 		"prevent_destroy": {
-			err: &engine.PreventDestroyError{Range: at, Address: "db", Verb: "replace", Reason: "its inputs changed"},
+			err: &plan.PreventDestroyError{Range: at, Address: "db", Verb: "replace", Reason: "its inputs changed"},
 			want: []Diagnostic{{Severity: Error, Summary: "Instance cannot be replaced", Address: "db", Range: point,
 				Detail: "resource db has lifecycle.prevent_destroy set, but this plan would replace it (its inputs changed); change the plan, or remove prevent_destroy first"}},
 		},
 		"a precondition refuses a plan": {
-			err: &engine.ConditionError{Address: "web", Result: cond(source.Precondition, "port is 0.")},
+			err: &plan.ConditionError{Address: "web", Result: cond(source.Precondition, "port is 0.")},
 			want: []Diagnostic{{Severity: Error, Summary: "Resource precondition failed", Address: "web", Range: point,
 				Detail: "port is 0.\n\nThis was checked by the precondition block of resource web at main.pier.hcl:2:3."}},
 		},
 		"postconditions fail a resource": {
 			err: &apply.ResourceError{Address: "web", Provider: "local", Action: engine.ActionCreate,
-				Err: errors.Join(&engine.ConditionError{Address: "web", Result: cond(source.Postcondition, "no url.")}, &engine.ConditionError{Address: "web", Result: cond(source.Postcondition, "no port.")})},
+				Err: errors.Join(&plan.ConditionError{Address: "web", Result: cond(source.Postcondition, "no url.")}, &plan.ConditionError{Address: "web", Result: cond(source.Postcondition, "no port.")})},
 			want: []Diagnostic{{Severity: Error, Summary: "Resource postcondition failed", Address: "web", Provider: "local", Range: point,
 				Detail: "no url.\n\nThis was checked by the postcondition block of resource web at main.pier.hcl:2:3.\n\nno port.\n\nThis was checked by the postcondition block of resource web at main.pier.hcl:2:3."}},
 		},
 		"move refused": {
-			err:  &engine.MoveError{From: source.Address{{Name: "a"}}, To: source.Address{{Name: "b"}}, Range: at, Reason: "b is already in state"},
+			err:  &plan.MoveError{From: source.Address{{Name: "a"}}, To: source.Address{{Name: "b"}}, Range: at, Reason: "b is already in state"},
 			want: []Diagnostic{{Severity: Error, Summary: "Cannot move a to b", Detail: "b is already in state.", Address: "a", Range: point}},
 		},
 		"provider diagnostic": {
-			err: &engine.DiagnosticError{Range: at, Resource: "web", Provider: "tf", Others: 2,
+			err: &plan.DiagnosticError{Range: at, Resource: "web", Provider: "tf", Others: 2,
 				Diagnostic: schema.Diagnostic{Severity: schema.SeverityWarning, Summary: "Odd port", Attribute: schema.AttributePath{"port"}}},
 			want: []Diagnostic{{Severity: Warning, Summary: "Odd port", Address: "web", Provider: "tf", Range: point,
 				Detail: "resource web (provider tf): input port: Odd port; 2 more instances of this resource have it too"}},

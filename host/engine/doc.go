@@ -1,43 +1,26 @@
-// Package engine plans one deployment: it asks a [source.Source] which
-// resources exist, reads their recorded state through the deployment's
-// state handlers, and decides per resource whether to create, update,
-// destroy or leave it, into a plan whose execution graph host/apply
-// carries out.
+// Package engine is the runtime that planning (host/plan) and applying
+// (host/apply) share for one deployment: the engine value and its
+// [Config] (engine.go, config.go), the providers it starts lazily through
+// host/provider (providers.go), the progress events (events.go) with the
+// [Action] each reports (action.go, the names of execgraph's vocabulary,
+// which lowers actions to opcodes), and the deployment's states:
+// states.go runs the state handlers and reads what they hold, and
+// recorder.go appends state events, for the state commands here and for
+// host/apply. pending_error.go is the refusal of an operation an
+// interrupted run left pending, which a plan warns of and apply refuses
+// with; provider_check.go what a saved plan checks of the providers it
+// was made with. accessors.go is what host/plan and host/apply read of an
+// engine.
 //
-// The planner (planner.go) runs a plan's steps in order: it reads the
-// states (states.go, shared with the state commands and host/apply),
-// settles which resources keep their recorded outputs (settle.go),
-// classifies each resource (classify.go, deciding one with decide.go) and
-// checks the result. What it makes is a [Plan] (plan.go) of [Change]s
-// (change.go), each with an [Action] (action.go, the names of
-// execgraph's vocabulary, which lowers actions to opcodes), steered by
-// [PlanOptions] (options.go). lifecycle.go is what create_before_destroy,
-// prevent_destroy, ignore_changes, --replace and --target do to a plan;
-// conditions.go what resources' preconditions and postconditions refuse
-// (host/apply's conditions.go, what they stop during apply);
-// executables.go and tfcheck.go what a plan checks before anything runs.
-// What a plan learns from the real objects: refresh.go (--refresh,
-// refresh = true) and refresh_only.go (--refresh-only), import_blocks.go
-// (import blocks), removed.go (records whose block is gone, removed
-// blocks), pending.go (what interrupted runs left pending; the refusal
-// itself is pending_error.go).
+// The state commands record without a plan: import.go (pier import, and
+// the import of one object, which import blocks use too), forget.go,
+// move.go (pier state mv) and resolve.go (pier state resolve).
+// handlers.go lists the state handlers for commands that reach their
+// storage themselves.
 //
-// The state commands record without a plan: import.go (pier import),
-// forget.go, move.go (pier state mv) and resolve.go (pier state
-// resolve), each through a [Recorder] (recorder.go), which appends state
-// events for them and for host/apply.
+// It knows nothing of HCL or Nix, nor of the command line, nor of how a
+// plan is made or applied. What a state document holds, and the patches
+// that record a change in it, are host/statedoc's.
 //
-// It owns the execution graph that saved plans are compared by
-// (graph.go, ordered by deps.go; graph_view.go is pier plan --json's view
-// of it), which of a change's values are sensitive (change_redact.go;
-// host/redact replaces them) and the progress events (events.go). It
-// starts provider processes lazily through host/provider (providers.go,
-// set up by config.go): a provider whose resources are all unchanged
-// never starts. accessors.go is what host/apply reads of an engine, and
-// runtime_planner.go the decisions it asks of planning during apply. It
-// knows nothing of HCL or Nix, nor of the command line. What a state
-// document holds, and the patches that record a change in it, are
-// host/statedoc's.
-//
-// Start reading at [Engine.Plan].
+// Start reading at [New] and [Engine.ReadStates].
 package engine

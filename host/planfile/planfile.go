@@ -17,6 +17,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/plan"
 )
 
 // Version is bumped whenever the saved plan's shape changes: 2 added
@@ -37,7 +38,7 @@ type Plan struct {
 	Destroy       bool   `json:"destroy,omitempty"`
 	// Controls are the plan's --replace and --target, for humans reading
 	// the file: the graph holds what apply uses of them.
-	Controls engine.PlanOptions `json:"controls,omitempty"`
+	Controls plan.Options `json:"controls,omitempty"`
 	// Source fingerprints the deployment's files; see [Fingerprint].
 	Source string `json:"source,omitempty"`
 	// Providers are the checks of the providers the graph starts.
@@ -46,8 +47,8 @@ type Plan struct {
 	Graph json.RawMessage `json:"graph"`
 	// Changes and Warnings are the plan as pier plan printed it, for pier
 	// show.
-	Changes  []engine.PlannedChange `json:"changes"`
-	Warnings []string               `json:"warnings,omitempty"`
+	Changes  []plan.PlannedChange `json:"changes"`
+	Warnings []string             `json:"warnings,omitempty"`
 	// ContentSHA256 is the hash of everything above in its canonical form
 	// (see [contentHash]), set by Encode and checked by Read.
 	ContentSHA256 string `json:"content_sha256,omitempty"`
@@ -72,12 +73,12 @@ type Ref struct {
 // New makes the saved form of p, for the deployment ref names, with the
 // controls it was planned with; eng is the engine that planned it, which
 // checks the providers.
-func New(pierVersion string, ref Ref, controls engine.PlanOptions, eng *engine.Engine, p *engine.Plan) (*Plan, error) {
+func New(pierVersion string, ref Ref, controls plan.Options, eng *engine.Engine, p *plan.Plan) (*Plan, error) {
 	g, err := p.Graph()
 	if err != nil {
 		return nil, err
 	}
-	raw, err := engine.EncodeGraph(g)
+	raw, err := plan.EncodeGraph(g)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,7 @@ func New(pierVersion string, ref Ref, controls engine.PlanOptions, eng *engine.E
 
 // ExecGraph decodes the saved execution graph, checking its shape.
 func (sp *Plan) ExecGraph() (*execgraph.Graph, error) {
-	return engine.DecodeGraph(sp.Graph)
+	return plan.DecodeGraph(sp.Graph)
 }
 
 // Encode returns the bytes of a saved plan file, with the content hash

@@ -5,8 +5,8 @@
 // operation loads the deployment afresh, checks its providers against the
 // lock file and builds its own engine.
 //
-// It owns loading, lock checking and the inspector's wiring; planning and
-// applying stay in host/engine. It knows no adapter: the caller passes
+// It owns loading, lock checking and the inspector's wiring; planning
+// stays in host/plan and applying in host/apply. It knows no adapter: the caller passes
 // the shipped ones ([Options.Builtins], from adapters/builtin). Start at
 // [Open].
 package session

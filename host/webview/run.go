@@ -12,6 +12,7 @@ import (
 
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/schema/logkey"
 )
 
@@ -181,8 +182,8 @@ type planRequest struct {
 	Replace     []string `json:"replace"`
 }
 
-func (p planRequest) options() engine.PlanOptions {
-	return engine.PlanOptions{Targets: p.Targets, Replace: p.Replace, Refresh: p.Refresh, RefreshOnly: p.RefreshOnly}
+func (p planRequest) options() plan.Options {
+	return plan.Options{Targets: p.Targets, Replace: p.Replace, Refresh: p.Refresh, RefreshOnly: p.RefreshOnly}
 }
 
 // planJSON is the plan view: pier plan --json's object and pier plan's
@@ -197,15 +198,15 @@ type planJSON struct {
 	HasChanges  bool              `json:"has_changes"`
 }
 
-func makePlan(ctx context.Context, eng *engine.Engine, req planRequest) (*engine.Plan, error) {
+func makePlan(ctx context.Context, eng *engine.Engine, req planRequest) (*plan.Plan, error) {
 	if req.Destroy {
-		return eng.PlanDestroy(ctx)
+		return plan.MakeDestroy(ctx, eng)
 	}
-	return eng.PlanWith(ctx, req.options())
+	return plan.Make(ctx, eng, req.options())
 }
 
 // describe turns a plan into the page's view of it.
-func (s *Server) describe(p *engine.Plan) (*planJSON, error) {
+func (s *Server) describe(p *plan.Plan) (*planJSON, error) {
 	obj, err := s.vocab.Plan(p)
 	if err != nil {
 		return nil, err
@@ -230,7 +231,7 @@ func (s *Server) describe(p *engine.Plan) (*planJSON, error) {
 
 // statuses colours the graph: each planned resource's action, or pending
 // (an interrupted run left an operation unfinished in state) or drifted.
-func statuses(p *engine.Plan) map[string]string {
+func statuses(p *plan.Plan) map[string]string {
 	out := map[string]string{}
 	for _, c := range p.Shown() {
 		if c.StateHandler || c.Structural || c.OfReplace {
@@ -355,7 +356,7 @@ func (s *Server) handleApply(w http.ResponseWriter, r *http.Request) {
 		defer cancel()
 		defer eng.Close()
 		s.log.Info("pier ui: apply started", logkey.Plan, now.ID[:12])
-		res, err := apply.Run(ctx, eng, eng.RunTimePlanner(), run.stop, p)
+		res, err := apply.Run(ctx, eng, plan.NewRunTimePlanner(eng), run.stop, p)
 		if res != nil {
 			s.runs.publish(run, s.vocab.Summary(res, p.Destroy, err))
 		} else if err != nil {
@@ -416,7 +417,7 @@ type Watch struct {
 }
 
 // Begin starts watching a run the CLI drives: plan is what it applies.
-func (s *Server) Begin(p *engine.Plan) (*Watch, error) {
+func (s *Server) Begin(p *plan.Plan) (*Watch, error) {
 	run, err := s.runs.begin(func() {})
 	if err != nil {
 		return nil, err

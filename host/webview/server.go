@@ -15,6 +15,7 @@ import (
 
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/session"
 )
 
@@ -29,8 +30,8 @@ type Vocabulary struct {
 	Event func(engine.Event) any
 	// Plan is pier plan --json's object, and PlanText what pier plan
 	// prints, without colour.
-	Plan     func(*engine.Plan) (any, error)
-	PlanText func(*engine.Plan) string
+	Plan     func(*plan.Plan) (any, error)
+	PlanText func(*plan.Plan) string
 	// Summary is the closing summary line of pier apply --json; late is an
 	// error after the resources were applied.
 	Summary func(res *apply.Result, destroy bool, late error) any

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pierhq/pier/adapters/builtin"
 	"github.com/pierhq/pier/host/lockfile"
+	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/session"
 	"github.com/pierhq/pier/internal/testbin"
 	"github.com/pierhq/pier/rpcapi/client"
@@ -94,7 +95,7 @@ func BenchmarkPlanHelloInProcess(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := eng.Plan(ctx); err != nil {
+		if _, err := plan.Make(ctx, eng, plan.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		if err := eng.Close(); err != nil {

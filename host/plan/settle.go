@@ -1,0 +1,155 @@
+package plan
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
+)
+
+// settle feeds the recorded outputs of unchanged resources back into the
+// source until no more resources turn out unchanged: a resource whose
+// inputs equal its recorded inputs keeps its recorded outputs, which may in
+// turn make its dependents' inputs known and equal.
+func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, error) {
+	// Keyed by resource, not address: a source returns the same resource
+	// for an instance it did not re-evaluate, and spelling every address
+	// in every round is what a deep chain costs. What speculate found
+	// unchanged is known already, and not looked at again.
+	snap, seen, err := pl.speculate(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		added := false
+		for _, r := range snap.Ready {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			addr := r.Address.String()
+			if _, known := pl.plan.Known[addr]; !known && pl.unchanged(r, addr) {
+				pl.plan.Known[addr] = recordedOutputs(pl.recorded[addr])
+				added = true
+			}
+		}
+		// Resolve again even when nothing is blocked: the deployment's
+		// outputs may refer to the resources just found unchanged.
+		if !added {
+			return snap, nil
+		}
+		next, err := pl.e.Snapshot(ctx, pl.plan.Known)
+		if err != nil {
+			return nil, err
+		}
+		snap = next
+	}
+}
+
+// unchanged reports whether r, at addr, keeps its recorded outputs: it is
+// recorded, stateful, of the recorded type (a changed type is replaced,
+// with new outputs), not to be replaced, and its inputs are the recorded
+// ones.
+func (pl *planner) unchanged(r *source.Resource, addr string) bool {
+	rec := pl.recorded[addr]
+	return rec != nil && r.Stateful() && rec.Entry.Type == r.Type && !pl.replace[addr] && SameInputs(keptInputs(r, rec), rec.Entry.InputProperties)
+}
+
+func recordedOutputs(rec *statedoc.Recorded) map[string]any {
+	if rec.Entry.OutputProperties == nil {
+		return map[string]any{}
+	}
+	return rec.Entry.OutputProperties
+}
+
+// speculate settles a mostly unchanged deployment in a few resolves: it
+// gives every recorded resource its recorded outputs at once, then
+// withdraws them from each resource that turns out not unchanged and from
+// everything that depends on one, and resolves again, until every
+// resource that keeps its recorded outputs is unchanged. settle's rounds
+// alone make one resolve per level of references, each evaluating the
+// whole deployment, so a chain of n unchanged resources cost n². The
+// result is the same: references are acyclic, so whether a resource is
+// unchanged follows from its dependencies' being so, and what is left
+// known here is what settle's rounds would have found; they then add back
+// what was withdrawn only for depending on a changed resource. A resolve
+// that fails with the recorded outputs (a changed resource's dependent
+// reading an output it no longer has) leaves settle's rounds to find what
+// is unchanged, and to report the errors that remain.
+//
+// It also returns the resources it found unchanged, whose recorded
+// outputs it leaves known.
+func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, map[*source.Resource]bool, error) {
+	guessed := map[string]bool{}
+	for addr, rec := range pl.recorded {
+		if _, known := pl.plan.Known[addr]; !known {
+			pl.plan.Known[addr] = recordedOutputs(rec)
+			guessed[addr] = true
+		}
+	}
+	if len(guessed) == 0 {
+		return snap, map[*source.Resource]bool{}, nil
+	}
+	// A resource the source did not evaluate again keeps its pointer and
+	// was found unchanged already.
+	right := map[*source.Resource]bool{}
+	for {
+		next, err := pl.e.Snapshot(ctx, pl.plan.Known)
+		if err != nil {
+			for addr := range guessed {
+				delete(pl.plan.Known, addr)
+			}
+			snap, err := pl.e.Snapshot(ctx, pl.plan.Known)
+			return snap, map[*source.Resource]bool{}, err
+		}
+		wrong := maps.Clone(guessed)
+		for _, r := range next.Ready {
+			if right[r] {
+				delete(wrong, r.Address.String())
+				continue
+			}
+			if addr := r.Address.String(); guessed[addr] && pl.unchanged(r, addr) {
+				right[r] = true
+				delete(wrong, addr)
+			}
+		}
+		if len(wrong) == 0 {
+			return next, right, nil
+		}
+		// Withdraw the wrong guesses and those of everything that read
+		// them. Resolve again only when one of them is in the deployment:
+		// the record of a removed resource is read by nothing.
+		present := map[string]bool{}
+		readers := map[string][]*source.Resource{}
+		for _, r := range next.Ready {
+			present[r.Address.String()] = true
+			for _, d := range r.DependsOn {
+				readers[d.String()] = append(readers[d.String()], r)
+			}
+		}
+		for _, b := range next.Blocked {
+			present[b.Address.String()] = true
+		}
+		again := false
+		queue := slices.Collect(maps.Keys(wrong))
+		for len(queue) > 0 {
+			addr := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			delete(pl.plan.Known, addr)
+			delete(guessed, addr)
+			again = again || present[addr]
+			for _, r := range readers[addr] {
+				if a := r.Address.String(); guessed[a] && !wrong[a] {
+					wrong[a] = true
+					delete(right, r)
+					queue = append(queue, a)
+				}
+			}
+		}
+		if !again {
+			return next, right, nil
+		}
+	}
+}
