@@ -168,27 +168,28 @@ func newServer(h Handler, opts Options) *server {
 // included, or with an [*OutcomeUnknownError] when it must not answer.
 func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *OutcomeUnknownError) {
 	ctx = context.WithValue(ctx, requestIDKey{}, seq)
-	if err := schema.ValidateRequest(line, s.ops); err != nil {
+	// One parse validates and decodes, numbers as json.Number so that
+	// integers beyond 2^53 stay exact on their way through.
+	req, err := schema.DecodeRequest(line, s.ops)
+	if err != nil {
+		var invalid *schema.ValidationError
+		if !errors.As(err, &invalid) {
+			// The schema accepted it, so this is a gap between schema and types.
+			return s.errorFrame(fmt.Sprintf("decode request: %v", err)), nil
+		}
 		s.log.Warn("invalid request", logkey.RequestID, seq, logkey.Error, err)
 		return s.errorFrame(err.Error()), nil
-	}
-	var req schema.Request
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber() // keep integers beyond 2^53 exact on their way through
-	if err := dec.Decode(&req); err != nil {
-		// The schema accepted it, so this is a gap between schema and types.
-		return s.errorFrame(fmt.Sprintf("decode request: %v", err)), nil
 	}
 	kind, typ := req.Kind(), req.ResourceType()
 	s.log.Debug("request", logkey.RequestID, seq, logkey.Op, kind, logkey.Type, typ)
 
-	frame, ok, err := s.encodedState(ctx, seq, &req)
+	frame, ok, err := s.encodedState(ctx, seq, req)
 	if ok {
 		return frame, nil
 	}
 	var resp *schema.Response
 	if err == nil {
-		resp, err = s.dispatch(ctx, &req)
+		resp, err = s.dispatch(ctx, req)
 	}
 	if err != nil {
 		if errors.Is(err, ErrOutcomeUnknown) {

@@ -77,3 +77,63 @@ func responseFrom(kind string, body any, data []byte) (*Response, error) {
 	}
 	return &resp, nil
 }
+
+// DecodeRequest checks one request line against the v0 schema, as
+// [ValidateRequest] does (with the same errors), and decodes it, in one
+// parse: a provider would otherwise parse each request twice, once to
+// validate it and once into its type. Numbers decode as [json.Number].
+// ops are the optional operations the provider declared.
+func DecodeRequest(data []byte, ops []Operation) (*Request, error) {
+	v, err := decodeJSON(data)
+	if err != nil {
+		v = nil // not an object: the wrapper check says so
+	}
+	kind, body, err := validateWrapper("request", requestDefs, v, ops)
+	if err != nil {
+		return nil, err
+	}
+	return requestFrom(kind, body, data)
+}
+
+// requestFrom builds the typed request from its validated, decoded body:
+// the resource operations' bodies are taken over as decoded; the state
+// operations' and import's are decoded again from data into their types.
+func requestFrom(kind string, body any, data []byte) (*Request, error) {
+	m, _ := body.(map[string]any) // the schema makes every body an object
+	str := func(m map[string]any, key string) string { s, _ := m[key].(string); return s }
+	props := func(m map[string]any, key string) Properties { p, _ := m[key].(map[string]any); return p }
+	extant := func(m map[string]any) ExtantResource {
+		return ExtantResource{Type: str(m, "type"), InputProperties: props(m, "inputProperties"), OutputProperties: props(m, "outputProperties")}
+	}
+	resource := func() ExtantResource { r, _ := m["resource"].(map[string]any); return extant(r) }
+	switch kind {
+	case "createResourceRequest":
+		stateful, _ := m["isStateful"].(bool)
+		return &Request{CreateResourceRequest: &CreateResourceRequest{
+			Type: str(m, "type"), InputProperties: props(m, "inputProperties"), IsStateful: stateful, Plan: str(m, "plan"),
+		}}, nil
+	case "updateResourceRequest":
+		return &Request{UpdateResourceRequest: &UpdateResourceRequest{
+			Resource: resource(), InputProperties: props(m, "inputProperties"), Plan: str(m, "plan"),
+		}}, nil
+	case "previewResourceRequest":
+		stateful, _ := m["isStateful"].(bool)
+		req := &PreviewResourceRequest{Type: str(m, "type"), InputProperties: props(m, "inputProperties"), IsStateful: stateful}
+		if _, ok := m["resource"]; ok {
+			r := resource()
+			req.Resource = &r
+		}
+		return &Request{PreviewResourceRequest: req}, nil
+	case "destroyResourceRequest":
+		return &Request{DestroyResourceRequest: &DestroyResourceRequest{Resource: resource()}}, nil
+	case "readResourceRequest":
+		return &Request{ReadResourceRequest: &ReadResourceRequest{Resource: resource()}}, nil
+	}
+	var req Request
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&req); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", kind, err)
+	}
+	return &req, nil
+}

@@ -48,6 +48,60 @@ func TestDecodeResponse(t *testing.T) {
 	}
 }
 
+// TestDecodeRequest: every request decodes, in one parse, to what
+// encoding/json makes of it in the types, and an invalid one fails as
+// ValidateRequest says.
+func TestDecodeRequest(t *testing.T) {
+	t.Parallel()
+	all := []Operation{OperationDestroy, OperationRead, OperationImport, OperationPreview}
+	tests := map[string]string{
+		"create":            `{"createResourceRequest":{"type":"t","inputProperties":{"n":9007199254740993,"f":1.50,"l":[1,{"x":null}]},"isStateful":true}}`,
+		"create stateless":  `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":false}}`,
+		"create planned":    `{"createResourceRequest":{"type":"t","inputProperties":{},"isStateful":true,"plan":"AQID"}}`,
+		"update":            `{"updateResourceRequest":{"resource":{"type":"t","inputProperties":{"a":1},"outputProperties":{"id":"x"}},"inputProperties":{"a":2},"plan":"AQID"}}`,
+		"update no outputs": `{"updateResourceRequest":{"resource":{"type":"t","inputProperties":{}},"inputProperties":{}}}`,
+		"preview create":    `{"previewResourceRequest":{"type":"t","inputProperties":{"a":"b"},"isStateful":true}}`,
+		"preview update":    `{"previewResourceRequest":{"type":"t","resource":{"type":"t","inputProperties":{},"outputProperties":{}},"inputProperties":{}}}`,
+		"destroy":           `{"destroyResourceRequest":{"resource":{"type":"t","inputProperties":{},"outputProperties":{"id":"x"}}}}`,
+		"read":              `{"readResourceRequest":{"resource":{"type":"t","inputProperties":{"k":[]}}}}`,
+		"import":            `{"importResourceRequest":{"type":"t","id":"x"}}`,
+		"state read":        `{"stateResourceReadRequest":{"resource":{"type":"s","inputProperties":{}}}}`,
+		"state event":       `{"stateResourceEvent":{"resource":{"type":"s","inputProperties":{}},"event":"e","nixopsVersion":"v","patch":[{"op":"add","path":"/a","value":1}]}}`,
+	}
+	for name, line := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, err := DecodeRequest([]byte(line), all)
+			if err != nil {
+				t.Fatalf("DecodeRequest: %v", err)
+			}
+			var want Request
+			dec := json.NewDecoder(bytes.NewReader([]byte(line)))
+			dec.UseNumber()
+			if err := dec.Decode(&want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&want, got); diff != "" {
+				t.Errorf("DecodeRequest (-decoded into types +got):\n%s", diff)
+			}
+		})
+	}
+	for name, line := range map[string]string{
+		"not json":     `garbage`,
+		"undeclared":   `{"destroyResourceRequest":{"resource":{"type":"t","inputProperties":{}}}}`,
+		"missing type": `{"createResourceRequest":{"inputProperties":{},"isStateful":true}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := DecodeRequest([]byte(line), nil)
+			want := ValidateRequest([]byte(line), nil)
+			if err == nil || want == nil || err.Error() != want.Error() {
+				t.Errorf("DecodeRequest: %v, want the error ValidateRequest gives: %v", err, want)
+			}
+		})
+	}
+}
+
 func TestDecodeResponseErrors(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
