@@ -151,6 +151,10 @@ type server struct {
 	log *slog.Logger
 	// checkResponses validates each response before it is sent.
 	checkResponses bool
+	// out holds the last response frame handle encoded, reused: ServeIO
+	// writes each frame before it handles the next request.
+	out bytes.Buffer
+	enc *json.Encoder
 }
 
 func newServer(h Handler, opts Options) *server {
@@ -165,7 +169,8 @@ func newServer(h Handler, opts Options) *server {
 }
 
 // handle answers one request line with one response line, newline
-// included, or with an [*OutcomeUnknownError] when it must not answer.
+// included, or with an [*OutcomeUnknownError] when it must not answer. The
+// line may be the server's own buffer: write it before the next handle.
 func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *OutcomeUnknownError) {
 	ctx = context.WithValue(ctx, requestIDKey{}, seq)
 	// One parse validates and decodes, numbers as json.Number so that
@@ -204,18 +209,24 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *Out
 		}
 		return s.errorFrame(msg), nil
 	}
-	data, err := json.Marshal(resp)
-	if err != nil {
+	// Encoded as json.Marshal does (HTML escaped too), with the newline,
+	// into the server's buffer: no copy of the frame per response.
+	s.out.Reset()
+	if s.enc == nil {
+		s.enc = json.NewEncoder(&s.out)
+	}
+	if err := s.enc.Encode(resp); err != nil {
 		return s.errorFrame(fmt.Sprintf("%s %s: encode response: %v", opName(kind), typ, err)), nil
 	}
+	data := s.out.Bytes()
 	if !s.checkResponses {
-		return append(data, '\n'), nil
+		return data, nil
 	}
-	if err := schema.ValidateResponse(data, s.ops); err != nil {
+	if err := schema.ValidateResponse(data[:len(data)-1], s.ops); err != nil {
 		s.log.Error("handler returned an invalid response", logkey.RequestID, seq, logkey.Op, kind, logkey.Type, typ, logkey.Error, err)
 		return s.errorFrame(fmt.Sprintf("%s %s: the provider produced an %v (this is a bug in the provider)", opName(kind), typ, err)), nil
 	}
-	return append(data, '\n'), nil
+	return data, nil
 }
 
 // encodedState answers a state read from an [EncodedStateReader]'s bytes,
