@@ -5,6 +5,7 @@ import (
 
 	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/rpcapi/pier1"
 )
@@ -52,23 +53,23 @@ func sourceRange(r source.Range) *pier1.SourceRange {
 	return &pier1.SourceRange{Filename: r.Filename, Start: &pier1.SourcePos{Line: int64(r.Line), Column: int64(r.Column)}}
 }
 
-func action(a engine.Action) pier1.Action {
+func action(a execgraph.Action) pier1.Action {
 	switch a {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		return pier1.Action_CREATE
-	case engine.ActionUpdate:
+	case execgraph.ActionUpdate:
 		return pier1.Action_UPDATE
-	case engine.ActionNoOp:
+	case execgraph.ActionNoOp:
 		return pier1.Action_NO_OP
-	case engine.ActionDestroy:
+	case execgraph.ActionDestroy:
 		return pier1.Action_DESTROY
-	case engine.ActionReplace:
+	case execgraph.ActionReplace:
 		return pier1.Action_REPLACE
-	case engine.ActionRefresh:
+	case execgraph.ActionRefresh:
 		return pier1.Action_REFRESH
-	case engine.ActionForget:
+	case execgraph.ActionForget:
 		return pier1.Action_FORGET
-	case engine.ActionImport:
+	case execgraph.ActionImport:
 		return pier1.Action_IMPORT
 	}
 	return pier1.Action_ACTION_INVALID

@@ -3,7 +3,7 @@ package rpcapi
 import (
 	"encoding/json"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/rpcapi/pier1"
 )
@@ -32,7 +32,7 @@ func plannedChanges(p *plan.Plan) []*pier1.PlannedChange {
 			if c.Prior != nil {
 				old = c.Prior.Entry.InputProperties
 			}
-			if c.Action == engine.ActionUpdate || c.Action == engine.ActionReplace || c.Action == engine.ActionCreate {
+			if c.Action == execgraph.ActionUpdate || c.Action == execgraph.ActionReplace || c.Action == execgraph.ActionCreate {
 				for _, d := range plan.DiffInputs(old, c.Resource.Inputs) {
 					pc.ChangedInputs = append(pc.ChangedInputs, d.Key)
 				}
@@ -41,7 +41,7 @@ func plannedChanges(p *plan.Plan) []*pier1.PlannedChange {
 			pc.ResourceType = c.Prior.Entry.Type
 		}
 		// Planned and Showable keep the plan's order, one change each.
-		if c.Action != engine.ActionNoOp && i < len(shown) && shown[i].Addr() == c.Addr() {
+		if c.Action != execgraph.ActionNoOp && i < len(shown) && shown[i].Addr() == c.Addr() {
 			before, after := shown[i].RedactedValues()
 			// A side the change does not have stays empty: Showable
 			// gives forget and refresh an empty resource to render.

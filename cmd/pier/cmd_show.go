@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/planfile"
 )
@@ -73,7 +73,7 @@ func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) err
 	}
 	changes := []resourceChange{}
 	for _, c := range p.Shown() {
-		if c.StateHandler || c.OfReplace || c.Structural || c.Action == engine.ActionNoOp {
+		if c.StateHandler || c.OfReplace || c.Structural || c.Action == execgraph.ActionNoOp {
 			continue
 		}
 		before, after := c.RedactedValues()
@@ -99,15 +99,15 @@ func runShow(_ context.Context, path string, jsonOut bool, stdout io.Writer) err
 // terraformActions spells an action as terraform show -json does.
 func terraformActions(c *plan.Change) []string {
 	switch c.Action {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		return []string{"create"}
-	case engine.ActionUpdate:
+	case execgraph.ActionUpdate:
 		return []string{"update"}
-	case engine.ActionDestroy:
+	case execgraph.ActionDestroy:
 		return []string{"delete"}
-	case engine.ActionForget:
+	case execgraph.ActionForget:
 		return []string{"forget"}
-	case engine.ActionReplace:
+	case execgraph.ActionReplace:
 		if c.CreateBeforeDestroy {
 			return []string{"create", "delete"}
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 )
@@ -79,9 +79,9 @@ func destructive(p *plan.Plan) []string {
 			continue
 		}
 		switch c.Action {
-		case engine.ActionDestroy:
+		case execgraph.ActionDestroy:
 			out = append(out, c.Addr()+" (destroy)")
-		case engine.ActionReplace:
+		case execgraph.ActionReplace:
 			out = append(out, c.Addr()+" (replace)")
 		}
 	}

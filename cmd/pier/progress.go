@@ -15,6 +15,7 @@ import (
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/diag"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -154,7 +155,7 @@ func (p *progress) describe(ev engine.Event) string {
 			}
 			return fmt.Sprintf("%s: %s...", ev.Address, verbing(ev.Action))
 		case engine.StatusApplied:
-			if ev.Action == engine.ActionNoOp {
+			if ev.Action == execgraph.ActionNoOp {
 				return ""
 			}
 			return fmt.Sprintf("%s: %s after %s", ev.Address, pastTense(ev.Action), ev.Elapsed.Round(time.Millisecond))
@@ -222,45 +223,45 @@ func (p *progress) redraw() {
 	p.drawn = len(addrs)
 }
 
-func verbing(a engine.Action) string {
+func verbing(a execgraph.Action) string {
 	switch a {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		return "Creating"
-	case engine.ActionUpdate:
+	case execgraph.ActionUpdate:
 		return "Updating"
-	case engine.ActionDestroy:
+	case execgraph.ActionDestroy:
 		return "Destroying"
-	case engine.ActionReplace:
+	case execgraph.ActionReplace:
 		return "Replacing"
-	case engine.ActionRefresh:
+	case execgraph.ActionRefresh:
 		return "Recording the read"
-	case engine.ActionForget:
+	case execgraph.ActionForget:
 		return "Forgetting"
-	case engine.ActionImport:
+	case execgraph.ActionImport:
 		return "Importing"
-	case engine.ActionMove:
+	case execgraph.ActionMove:
 		return "Moving"
 	}
 	return strings.ToUpper(a.String()[:1]) + a.String()[1:]
 }
 
-func pastTense(a engine.Action) string {
+func pastTense(a execgraph.Action) string {
 	switch a {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		return "Created"
-	case engine.ActionUpdate:
+	case execgraph.ActionUpdate:
 		return "Updated"
-	case engine.ActionDestroy:
+	case execgraph.ActionDestroy:
 		return "Destroyed"
-	case engine.ActionReplace:
+	case execgraph.ActionReplace:
 		return "Replaced"
-	case engine.ActionRefresh:
+	case execgraph.ActionRefresh:
 		return "Recorded"
-	case engine.ActionForget:
+	case execgraph.ActionForget:
 		return "Forgotten"
-	case engine.ActionImport:
+	case execgraph.ActionImport:
 		return "Imported"
-	case engine.ActionMove:
+	case execgraph.ActionMove:
 		return "Moved"
 	}
 	return "Done"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/redact"
 )
@@ -60,7 +60,7 @@ func renderRefreshOnly(w io.Writer, p *plan.Plan) {
 	}
 	n := 0
 	for _, c := range p.Shown() {
-		if c.Action == engine.ActionRefresh {
+		if c.Action == execgraph.ActionRefresh {
 			n++
 		}
 	}

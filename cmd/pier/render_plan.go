@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 )
@@ -25,7 +25,7 @@ func renderPlan(w io.Writer, p *plan.Plan) {
 	shown := 0
 	for _, c := range p.Shown() {
 		// A create-before-destroy replace shows its deposed half itself.
-		if c.StateHandler || c.Action == engine.ActionNoOp || c.OfReplace {
+		if c.StateHandler || c.Action == execgraph.ActionNoOp || c.OfReplace {
 			continue
 		}
 		if shown == 0 {
@@ -86,9 +86,9 @@ func renderOutputChanges(w io.Writer, changes []plan.OutputChange) {
 	for _, c := range changes {
 		name := fmt.Sprintf("%-*s", width, c.Name)
 		switch c.Action {
-		case engine.ActionCreate:
+		case execgraph.ActionCreate:
 			fmt.Fprintf(w, "  %s %s = %s\n", paintW(w, sgrGreen, "+"), name, value(c.After, c.Sensitive, c.Unknown))
-		case engine.ActionDestroy:
+		case execgraph.ActionDestroy:
 			fmt.Fprintf(w, "  %s %s = %s -> null\n", paintW(w, sgrRed, "-"), name, value(c.Before, c.Sensitive, false))
 		default:
 			fmt.Fprintf(w, "  %s %s = %s -> %s\n", paintW(w, sgrYellow, "~"), name, value(c.Before, c.Sensitive, false), value(c.After, c.Sensitive, c.Unknown))
@@ -114,37 +114,37 @@ func renderChange(w io.Writer, c *plan.Change) {
 	}
 	var sym, verb string
 	switch c.Action {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		sym, verb = "+", "will be created"
-	case engine.ActionUpdate:
+	case execgraph.ActionUpdate:
 		sym, verb = "~", "will be updated in place"
-	case engine.ActionDestroy:
+	case execgraph.ActionDestroy:
 		sym, verb = "-", "will be destroyed"
-	case engine.ActionReplace:
+	case execgraph.ActionReplace:
 		sym, verb = "-/+", "will be replaced"
 		if c.CreateBeforeDestroy {
 			sym = "+/-"
 		}
-	case engine.ActionRefresh:
+	case execgraph.ActionRefresh:
 		// As a saved refresh-only plan shows it (pier show).
 		sym, verb = "~", "will be recorded in state as read"
-	case engine.ActionForget:
+	case execgraph.ActionForget:
 		sym, verb = ".", "will no longer be managed by pier"
-	case engine.ActionImport:
+	case execgraph.ActionImport:
 		sym, verb = "<=", "will be imported"
-	case engine.ActionMove:
+	case execgraph.ActionMove:
 		sym, verb = "->", "has moved"
 	}
 	if c.Move != nil {
 		// Terraform's words: the record moves, the object stays.
-		if c.Action == engine.ActionMove {
+		if c.Action == execgraph.ActionMove {
 			verb = fmt.Sprintf("has moved from %s", c.Move.From)
 		} else {
 			verb = fmt.Sprintf("has moved from %s, and %s", c.Move.From, verb)
 		}
 	}
 	if c.Import != nil {
-		if c.Action == engine.ActionImport {
+		if c.Action == execgraph.ActionImport {
 			verb = fmt.Sprintf("will be imported (id %q)", c.Import.ID)
 		} else {
 			verb = fmt.Sprintf("will be imported (id %q), then %s", c.Import.ID, strings.TrimPrefix(verb, "will be "))
@@ -159,11 +159,11 @@ func renderChange(w io.Writer, c *plan.Change) {
 	}
 	fmt.Fprintf(w, "\n  %s %s%s\n", paintW(w, markerColour(sym), sym), addr, what)
 	switch c.Action {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(nil, c.Resource.Inputs)), "      ")
-	case engine.ActionUpdate, engine.ActionReplace:
+	case execgraph.ActionUpdate, execgraph.ActionReplace:
 		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs)), "      ")
-	case engine.ActionDestroy:
+	case execgraph.ActionDestroy:
 		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")
 	}
 	if c.Planned != nil {
@@ -184,7 +184,7 @@ func plannedDiffs(c *plan.Change) []plan.Diff {
 		}
 	}
 	var prior map[string]any
-	if c.Action == engine.ActionUpdate && c.Prior != nil {
+	if c.Action == execgraph.ActionUpdate && c.Prior != nil {
 		prior = map[string]any{}
 		for k := range planned {
 			if v, ok := c.Prior.Entry.OutputProperties[k]; ok {

@@ -20,7 +20,7 @@ import (
 type ResourceError struct {
 	Address  string
 	Provider string
-	Action   engine.Action
+	Action   execgraph.Action
 	Err      error
 }
 

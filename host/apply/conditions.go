@@ -85,7 +85,7 @@ func (a *applier) guarded(n *node) (string, *source.Resource) {
 // It reports whether the node is held.
 func (a *applier) hold(n *node) bool {
 	r := n.change.Resource
-	if r == nil || n.change.Action == engine.ActionDestroy || n.change.Deposed != "" || !plan.HasConditions(r, source.Postcondition) {
+	if r == nil || n.change.Action == execgraph.ActionDestroy || n.change.Deposed != "" || !plan.HasConditions(r, source.Postcondition) {
 		return false
 	}
 	if a.conds.held == nil {
@@ -98,8 +98,8 @@ func (a *applier) hold(n *node) bool {
 
 // changesObject reports whether an action calls the provider to make the
 // object what the resource says: what preconditions guard.
-func changesObject(a engine.Action) bool {
-	return a == engine.ActionCreate || a == engine.ActionUpdate || a == engine.ActionReplace
+func changesObject(a execgraph.Action) bool {
+	return a == execgraph.ActionCreate || a == execgraph.ActionUpdate || a == execgraph.ActionReplace
 }
 
 // absorbConditions takes a resolved resource's conditions: a gated node

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/statedoc"
 )
 
@@ -15,7 +15,7 @@ import (
 func (a *applier) recordDrift(ctx context.Context) error {
 	for _, d := range a.live.Drift {
 		c := a.live.Change(d.Address.String())
-		if d.Gone || c == nil || c.Action != engine.ActionNoOp {
+		if d.Gone || c == nil || c.Action != execgraph.ActionNoOp {
 			continue
 		}
 		r := a.recorders[d.Handler]

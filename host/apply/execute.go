@@ -61,7 +61,7 @@ func (a *applier) recordable(c *plan.Change) error {
 // (op.Replaces), that object's Destroy ran first.
 func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &plan.Change{Address: r.Address, Action: engine.ActionCreate, Resource: r}
+	c := &plan.Change{Address: r.Address, Action: execgraph.ActionCreate, Resource: r}
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Reco
 // record moves to another state, the provider is not asked.
 func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &plan.Change{Address: r.Address, Action: engine.ActionUpdate, Resource: r, Prior: op.Prior}
+	c := &plan.Change{Address: r.Address, Action: execgraph.ActionUpdate, Resource: r, Prior: op.Prior}
 	prior := op.Prior.Entry
 	if plan.MovesState(r, op.Prior) && prior.Type == r.Type && plan.SameInputs(r.Inputs, prior.InputProperties) {
 		// Only the record moves; the provider has nothing to change.
@@ -110,7 +110,7 @@ func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Reco
 // is.
 func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Recorded]) error {
 	rec := op.Prior
-	c := &plan.Change{Address: rec.Address, Action: engine.ActionDestroy, Prior: rec}
+	c := &plan.Change{Address: rec.Address, Action: execgraph.ActionDestroy, Prior: rec}
 	prior, prov, addr := rec.Entry, rec.Entry.Provider, c.Addr()
 	if op.Replacing {
 		if !a.e.Providers().Supports(prov, schema.OperationDestroy) {
@@ -153,7 +153,7 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Re
 // the old object later.
 func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*statedoc.Recorded]) (map[string]any, error) {
 	r := op.Desired
-	c := &plan.Change{Address: r.Address, Action: engine.ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
+	c := &plan.Change{Address: r.Address, Action: execgraph.ActionReplace, Resource: r, Prior: op.Prior, CreateBeforeDestroy: true, DeposeKey: op.DeposeKey}
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
@@ -234,14 +234,14 @@ func (a *applier) compileChange(c *plan.Change) (decided, error) {
 		case execgraph.OpCreate:
 			// A replace's create names the object its destroy removed.
 			var replaces *statedoc.Recorded
-			if c.Action == engine.ActionReplace {
+			if c.Action == execgraph.ActionReplace {
 				replaces = prior
 			}
 			out = append(out, execgraph.Create[*statedoc.Recorded]{Desired: r, Provider: a.decls[r.Provider], State: state, Replaces: replaces})
 		case execgraph.OpUpdate:
 			out = append(out, execgraph.Update[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, PriorState: prior.Handler})
 		case execgraph.OpDestroy:
-			out = append(out, execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler, Replacing: c.Action == engine.ActionReplace})
+			out = append(out, execgraph.Destroy[*statedoc.Recorded]{Prior: prior, Provider: a.decls[prior.Entry.Provider], State: prior.Handler, Replacing: c.Action == execgraph.ActionReplace})
 		case execgraph.OpCreateDepose:
 			out = append(out, execgraph.CreateDepose[*statedoc.Recorded]{Desired: r, Prior: prior, Provider: a.decls[r.Provider], State: state, DeposeKey: c.DeposeKey})
 		default:

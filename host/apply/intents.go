@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/provider"
 	"github.com/pierhq/pier/host/statedoc"
@@ -130,7 +131,7 @@ func (a *applier) refusePending(c *plan.Change, op statedoc.PendingKind) error {
 		}
 		// A replace is refused before its first half: its destroy must not
 		// run when its create would be refused.
-		creates := op == statedoc.PendingCreate || c.Action == engine.ActionReplace
+		creates := op == statedoc.PendingCreate || c.Action == execgraph.ActionReplace
 		if (creates && p.Operation == statedoc.PendingCreate) || (op == pendingUpdate && p.Operation == statedoc.PendingDestroy) {
 			return a.e.PendingError(c.Address.String(), h, p, a.states[h].Entries[c.Address.String()] != nil)
 		}

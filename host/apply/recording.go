@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 
 	"github.com/pierhq/pier/host/statedoc"
@@ -30,7 +31,7 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *plan.Chang
 		deps = append(deps, d.String())
 	}
 	entry := statedoc.Entry{Type: r.Type, InputProperties: r.Inputs, OutputProperties: outputs, Provider: r.Provider, Dependencies: deps, SensitiveInputs: r.SensitiveInputs}
-	if c.Action == engine.ActionUpdate && c.Prior != nil {
+	if c.Action == execgraph.ActionUpdate && c.Prior != nil {
 		// Still the object it was imported as; a replacement is not.
 		entry.ImportID = c.Prior.Entry.ImportID
 	}

@@ -331,7 +331,7 @@ func (a *applier) absorbReady(res *source.Resource) {
 			prior = a.recordedEntry(addr)
 		}
 		c := a.planner.Decide(res, prior, a.replaceAddrs[addr])
-		if c.Action != engine.ActionNoOp {
+		if c.Action != execgraph.ActionNoOp {
 			// The resolved resource may depend on more than the blocked
 			// one said (a lazy source may not know a blocked member's
 			// dependencies at all): follow those too.
@@ -344,7 +344,7 @@ func (a *applier) absorbReady(res *source.Resource) {
 		// and its operation, with the inputs now known.
 		n.change.Resource, n.change.Action, n.change.Prior, n.change.Pending = res, c.Action, c.Prior, false
 		n.run = execgraph.Resolve[*statedoc.Recorded]{Address: addr, Desired: res, Prior: prior, WaitsOn: n.change.WaitsOn}
-		if c.Action == engine.ActionNoOp {
+		if c.Action == execgraph.ActionNoOp {
 			a.complete(n, c.Prior.Entry.OutputProperties)
 			return
 		}
@@ -357,7 +357,7 @@ func (a *applier) absorbReady(res *source.Resource) {
 		return
 	}
 	c := a.planner.Decide(res, a.recordedEntry(addr), a.replaceAddrs[addr])
-	if c.Action == engine.ActionNoOp {
+	if c.Action == execgraph.ActionNoOp {
 		a.planned[addr] = true
 		a.setKnown(addr, c.Prior.Entry.OutputProperties)
 		return
@@ -383,10 +383,10 @@ func (a *applier) absorbBlocked(b *source.Blocked) {
 	for _, w := range b.WaitsOn {
 		waits = append(waits, w.String())
 	}
-	c := &plan.Change{Address: b.Address, Action: engine.ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
+	c := &plan.Change{Address: b.Address, Action: execgraph.ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits, Structural: b.Structural}
 	if b.Resource != nil && b.Resource.Stateful() {
 		if prior := a.recordedEntry(addr); prior != nil {
-			c.Action, c.Prior = engine.ActionUpdate, prior
+			c.Action, c.Prior = execgraph.ActionUpdate, prior
 		}
 	}
 	// Its operation until the source resolves it: a composite found
@@ -591,21 +591,21 @@ func (a *applier) finish(r nodeResult) {
 // count adds a change that is done to the result's totals.
 func (a *applier) count(c *plan.Change) {
 	switch c.Action {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		a.result.Created++
-	case engine.ActionUpdate:
+	case execgraph.ActionUpdate:
 		a.result.Updated++
-	case engine.ActionDestroy:
+	case execgraph.ActionDestroy:
 		a.result.Destroyed++
-	case engine.ActionRefresh:
+	case execgraph.ActionRefresh:
 		a.result.Recorded++
-	case engine.ActionForget:
+	case execgraph.ActionForget:
 		a.result.Forgotten++
-	case engine.ActionImport:
+	case execgraph.ActionImport:
 		a.result.Imported++
-	case engine.ActionMove:
+	case execgraph.ActionMove:
 		a.result.Moved++
-	case engine.ActionReplace:
+	case execgraph.ActionReplace:
 		a.result.Created++
 		if !c.CreateBeforeDestroy {
 			// Otherwise its deposed half counts the destroy.
@@ -616,7 +616,7 @@ func (a *applier) count(c *plan.Change) {
 
 func (a *applier) complete(n *node, outputs map[string]any) {
 	c := n.change
-	if c.Action != engine.ActionDestroy {
+	if c.Action != execgraph.ActionDestroy {
 		a.setKnown(c.Addr(), outputs)
 	}
 	if a.hold(n) {

@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/pierhq/pier/host/apply"
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/lockfile"
 	"github.com/pierhq/pier/host/plan"
@@ -40,7 +40,7 @@ func TestFromError(t *testing.T) {
 		{Severity: Error, Summary: "Unknown provider", Detail: "no provider \"nope\"", Range: spanned},
 		{Severity: Warning, Summary: "Deprecated"},
 	}
-	failed := &apply.ResourceError{Address: "out", Provider: "journal", Action: engine.ActionCreate,
+	failed := &apply.ResourceError{Address: "out", Provider: "journal", Action: execgraph.ActionCreate,
 		Err: &provider.ResponseError{Provider: "journal", Executable: "/bin/journal", Request: "createResourceRequest", Message: "disk full"}}
 	tests := map[string]struct {
 		err     error
@@ -69,7 +69,7 @@ func TestFromError(t *testing.T) {
 				Detail: "port is 0.\n\nThis was checked by the precondition block of resource web at main.pier.hcl:2:3."}},
 		},
 		"postconditions fail a resource": {
-			err: &apply.ResourceError{Address: "web", Provider: "local", Action: engine.ActionCreate,
+			err: &apply.ResourceError{Address: "web", Provider: "local", Action: execgraph.ActionCreate,
 				Err: errors.Join(&plan.ConditionError{Address: "web", Result: cond(source.Postcondition, "no url.")}, &plan.ConditionError{Address: "web", Result: cond(source.Postcondition, "no port.")})},
 			want: []Diagnostic{{Severity: Error, Summary: "Resource postcondition failed", Address: "web", Provider: "local", Range: point,
 				Detail: "no url.\n\nThis was checked by the postcondition block of resource web at main.pier.hcl:2:3.\n\nno port.\n\nThis was checked by the postcondition block of resource web at main.pier.hcl:2:3."}},

@@ -2,8 +2,8 @@
 // (host/apply) share for one deployment: the engine value and its
 // [Config] (engine.go, config.go), the providers it starts lazily through
 // host/provider (providers.go), the progress events (events.go) with the
-// [Action] each reports (action.go, the names of execgraph's vocabulary,
-// which lowers actions to opcodes), and the deployment's states:
+// action each reports (execgraph's vocabulary, [execgraph.Action], which
+// also lowers actions to opcodes), and the deployment's states:
 // states.go runs the state handlers and reads what they hold, and
 // recorder.go appends state events, for the state commands here and for
 // host/apply. pending_error.go is the refusal of an operation an

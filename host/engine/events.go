@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/schema/logkey"
 )
 
@@ -60,7 +61,7 @@ type Event struct {
 	// Deposed is the key of the deposed object the change destroys, if
 	// it is one; see [Event.ResourceAddress].
 	Deposed  string
-	Action   Action
+	Action   execgraph.Action
 	Status   Status
 	Provider string
 	// Elapsed is how long the operation (or evaluation round) took.

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -9,7 +10,7 @@ import (
 // Change is the plan for one resource.
 type Change struct {
 	Address source.Address
-	Action  engine.Action
+	Action  execgraph.Action
 	// Resource is the desired resource: nil for a destroy. For a pending
 	// change its unknown inputs are [source.Unknown].
 	Resource *source.Resource

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -33,7 +34,7 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 		for _, w := range b.WaitsOn {
 			waits = append(waits, w.String())
 		}
-		c := &Change{Address: b.Address, Action: engine.ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits}
+		c := &Change{Address: b.Address, Action: execgraph.ActionCreate, Resource: b.Resource, Pending: true, WaitsOn: waits}
 		if b.Resource != nil {
 			c.SensitiveInputs = b.Resource.SensitiveInputs
 		}
@@ -46,9 +47,9 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 				return err
 			}
 			if rec := pl.recorded[addr]; rec != nil && b.Resource.Stateful() {
-				c.Action, c.Prior = engine.ActionUpdate, rec
+				c.Action, c.Prior = execgraph.ActionUpdate, rec
 				if rec.Entry.Type != b.Resource.Type {
-					c.Action = engine.ActionReplace
+					c.Action = execgraph.ActionReplace
 				}
 			} else if !b.Resource.Stateful() {
 				c.Note = "stateless, runs every apply"

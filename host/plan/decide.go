@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -25,8 +26,8 @@ func Decide(r *source.Resource, rec *statedoc.Recorded, replace bool) *Change {
 		r = withKeptInputs(r, rec)
 	}
 	c := changeFor(r, rec)
-	if replace && rec != nil && r.Stateful() && (c.Action == engine.ActionNoOp || c.Action == engine.ActionUpdate) {
-		c.Action, c.Note = engine.ActionReplace, "replacement requested with --replace"
+	if replace && rec != nil && r.Stateful() && (c.Action == execgraph.ActionNoOp || c.Action == execgraph.ActionUpdate) {
+		c.Action, c.Note = execgraph.ActionReplace, "replacement requested with --replace"
 	}
 	return c
 }
@@ -36,17 +37,17 @@ func changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
 	c := &Change{Address: r.Address, Resource: r, SensitiveInputs: r.SensitiveInputs}
 	switch {
 	case !r.Stateful():
-		c.Action, c.Note = engine.ActionCreate, "stateless, runs every apply"
+		c.Action, c.Note = execgraph.ActionCreate, "stateless, runs every apply"
 	case rec == nil:
-		c.Action = engine.ActionCreate
+		c.Action = execgraph.ActionCreate
 	case rec.Entry.Type != r.Type:
 		// A provider updates an object of one type; another type is
 		// another object.
-		c.Action, c.Prior = engine.ActionReplace, rec
+		c.Action, c.Prior = execgraph.ActionReplace, rec
 	case SameInputs(r.Inputs, rec.Entry.InputProperties) && !MovesState(r, rec):
-		c.Action, c.Prior = engine.ActionNoOp, rec
+		c.Action, c.Prior = execgraph.ActionNoOp, rec
 	default:
-		c.Action, c.Prior = engine.ActionUpdate, rec
+		c.Action, c.Prior = execgraph.ActionUpdate, rec
 	}
 	switch {
 	case rec != nil && rec.Entry.Type != r.Type:
@@ -64,7 +65,7 @@ func MovesState(r *source.Resource, rec *statedoc.Recorded) bool {
 }
 
 func DestroyChange(e *engine.Engine, rec *statedoc.Recorded) *Change {
-	c := &Change{Address: rec.Address, Action: engine.ActionDestroy, Prior: rec}
+	c := &Change{Address: rec.Address, Action: execgraph.ActionDestroy, Prior: rec}
 	if !e.Providers().Declared(rec.Entry.Provider) {
 		c.Note = "apply will fail for this resource: " + OrphanAdvice(rec.Entry.Provider, rec.Address)
 	} else if !e.Providers().Supports(rec.Entry.Provider, schema.OperationDestroy) {

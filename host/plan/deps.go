@@ -1,6 +1,6 @@
 package plan
 
-import "github.com/pierhq/pier/host/engine"
+import "github.com/pierhq/pier/host/execgraph"
 
 // DepIndex says which changes a change must follow. Plan.Graph and apply
 // both order by it, so the saved graph and the run agree. It grows with
@@ -26,7 +26,7 @@ func NewDepIndex() *DepIndex {
 
 func (ix *DepIndex) Add(c *Change) {
 	key := c.Addr()
-	if p := c.Prior; p != nil && (c.Action == engine.ActionDestroy || c.Action == engine.ActionUpdate || c.Action == engine.ActionReplace) {
+	if p := c.Prior; p != nil && (c.Action == execgraph.ActionDestroy || c.Action == execgraph.ActionUpdate || c.Action == execgraph.ActionReplace) {
 		for _, d := range p.Entry.Dependencies {
 			ix.priorDependents[d] = append(ix.priorDependents[d], key)
 		}
@@ -55,7 +55,7 @@ func (ix *DepIndex) Deps(c *Change) []string {
 			out = append(append(append([]string(nil), out...), addr), ix.dependents[addr]...)
 		}
 		return out
-	case c.Action == engine.ActionDestroy:
+	case c.Action == execgraph.ActionDestroy:
 		return append(append([]string(nil), ix.priorDependents[addr]...), ix.deposedOf[addr]...)
 	}
 	var out []string
@@ -65,7 +65,7 @@ func (ix *DepIndex) Deps(c *Change) []string {
 		}
 	}
 	out = append(out, c.WaitsOn...)
-	if c.Action == engine.ActionReplace && !c.CreateBeforeDestroy {
+	if c.Action == execgraph.ActionReplace && !c.CreateBeforeDestroy {
 		out = append(out, ix.deposedOf[addr]...)
 	}
 	return out

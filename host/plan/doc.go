@@ -12,7 +12,7 @@
 // resources known only during apply.
 //
 //   - What it makes: a [Plan] (plan.go) of [Change]s (change.go), each
-//     with an [engine.Action] (the names of execgraph's vocabulary, which
+//     with an [execgraph.Action] (the names of execgraph's vocabulary, which
 //     lowers actions to opcodes), steered by [Options] (options.go). diff.go and equal.go compare inputs
 //     (number.go keeps numbers exact); shown.go is a plan's changes as
 //     their graph operations carry them out, which every face lists;

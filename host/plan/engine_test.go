@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -67,7 +67,7 @@ func TestRedactedGraph(t *testing.T) {
 	p := &Plan{States: map[string]*statedoc.View{}}
 	r := &source.Resource{Address: addr(t, "f"), Provider: "fx", Type: "fixture_file",
 		Inputs: map[string]any{"path": "a", "sensitive_content": "hunter2", "metadata": map[string]any{"api_key": "k", "owner": "me"}}}
-	p.add(&Change{Address: r.Address, Action: engine.ActionCreate, Resource: r, SensitiveInputs: []string{"sensitive_content", "metadata.api_key"}})
+	p.add(&Change{Address: r.Address, Action: execgraph.ActionCreate, Resource: r, SensitiveInputs: []string{"sensitive_content", "metadata.api_key"}})
 	g, err := p.RedactedGraph()
 	if err != nil {
 		t.Fatal(err)

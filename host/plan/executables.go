@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/internal/proc"
 )
 
@@ -19,13 +20,13 @@ import (
 func checkExecutables(e *engine.Engine, p *Plan) error {
 	names := map[string]bool{}
 	for _, c := range p.Changes {
-		if c.StateHandler || c.Structural || c.Action == engine.ActionNoOp {
+		if c.StateHandler || c.Structural || c.Action == execgraph.ActionNoOp {
 			continue
 		}
 		if c.Resource != nil {
 			names[c.Resource.Provider] = true
 		}
-		if c.Prior != nil && c.Action != engine.ActionUpdate {
+		if c.Prior != nil && c.Action != execgraph.ActionUpdate {
 			names[c.Prior.Entry.Provider] = true // destroys the old object
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
@@ -88,7 +87,7 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 	}
 	var todo []*Change
 	for _, c := range p.Changes {
-		if !c.StateHandler && c.Action != engine.ActionNoOp {
+		if !c.StateHandler && c.Action != execgraph.ActionNoOp {
 			todo = append(todo, c)
 		}
 	}
@@ -213,7 +212,7 @@ func (gb *graphBuilder) addChange(c *Change, waits []execgraph.Ref) (execgraph.R
 			// A replace's create follows its destroy, and names the
 			// object that destroy removed.
 			replaces := execgraph.None
-			if c.Action == engine.ActionReplace {
+			if c.Action == execgraph.ActionReplace {
 				replaces, wait = b.Prior(addr, c.Prior), []execgraph.Ref{result}
 			}
 			operands = []execgraph.Ref{b.Desired(addr, c.Resource), provider(c.Resource.Provider), state, replaces}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -27,7 +27,7 @@ func newGraphPlan(t *testing.T, states ...string) *graphPlan {
 	}}, replace: map[string]bool{}}
 	for _, h := range states {
 		p.States[h] = &statedoc.View{Handler: h, Entries: map[string]*statedoc.Recorded{}, Document: map[string]any{"h": h}}
-		p.add(&Change{Address: addr(t, h), Action: engine.ActionCreate, StateHandler: true, Resource: &source.Resource{Address: addr(t, h), Provider: "local", Type: "state_file"}})
+		p.add(&Change{Address: addr(t, h), Action: execgraph.ActionCreate, StateHandler: true, Resource: &source.Resource{Address: addr(t, h), Provider: "local", Type: "state_file"}})
 	}
 	return &graphPlan{t: t, p: p}
 }
@@ -58,10 +58,10 @@ func TestGraphDump(t *testing.T) {
 	}{{
 		name: "creates with dependencies",
 		build: func(g *graphPlan) {
-			g.add(&Change{Address: addr(t, "c"), Action: engine.ActionCreate, Resource: g.res("c", "a", "b")})
-			g.add(&Change{Address: addr(t, "b"), Action: engine.ActionCreate, Resource: g.res("b", "a")})
-			g.add(&Change{Address: addr(t, "a"), Action: engine.ActionCreate, Resource: g.res("a")})
-			g.add(&Change{Address: addr(t, "same"), Action: engine.ActionNoOp, Resource: g.res("same")})
+			g.add(&Change{Address: addr(t, "c"), Action: execgraph.ActionCreate, Resource: g.res("c", "a", "b")})
+			g.add(&Change{Address: addr(t, "b"), Action: execgraph.ActionCreate, Resource: g.res("b", "a")})
+			g.add(&Change{Address: addr(t, "a"), Action: execgraph.ActionCreate, Resource: g.res("a")})
+			g.add(&Change{Address: addr(t, "same"), Action: execgraph.ActionNoOp, Resource: g.res("same")})
 		},
 		want: `0 constant controls {}
 1 provider local
@@ -85,7 +85,7 @@ result s = 4
 	}, {
 		name: "update",
 		build: func(g *graphPlan) {
-			g.add(&Change{Address: addr(t, "u"), Action: engine.ActionUpdate, Resource: g.res("u"), Prior: g.rec("u")})
+			g.add(&Change{Address: addr(t, "u"), Action: execgraph.ActionUpdate, Resource: g.res("u"), Prior: g.rec("u")})
 		},
 		want: `0 constant controls {}
 1 provider local
@@ -102,8 +102,8 @@ result u = 8
 	}, {
 		name: "destroy order: what depended on a resource goes first",
 		build: func(g *graphPlan) {
-			g.add(&Change{Address: addr(t, "old"), Action: engine.ActionDestroy, Prior: g.rec("old")})
-			g.add(&Change{Address: addr(t, "older"), Action: engine.ActionDestroy, Prior: g.rec("older", "old")})
+			g.add(&Change{Address: addr(t, "old"), Action: execgraph.ActionDestroy, Prior: g.rec("old")})
+			g.add(&Change{Address: addr(t, "older"), Action: execgraph.ActionDestroy, Prior: g.rec("older", "old")})
 		},
 		want: `0 constant controls {}
 1 provider local
@@ -123,7 +123,7 @@ result s = 4
 	}, {
 		name: "replace: destroy, then create, each recorded",
 		build: func(g *graphPlan) {
-			g.add(&Change{Address: addr(t, "r"), Action: engine.ActionReplace, Resource: g.res("r"), Prior: g.rec("r")})
+			g.add(&Change{Address: addr(t, "r"), Action: execgraph.ActionReplace, Resource: g.res("r"), Prior: g.rec("r")})
 		},
 		want: `0 constant controls {}
 1 provider local
@@ -144,10 +144,10 @@ result s = 4
 		build: func(g *graphPlan) {
 			r := g.res("r")
 			r.Lifecycle = &source.Lifecycle{CreateBeforeDestroy: true}
-			c := &Change{Address: addr(t, "r"), Action: engine.ActionReplace, Resource: r, Prior: g.rec("r")}
+			c := &Change{Address: addr(t, "r"), Action: execgraph.ActionReplace, Resource: r, Prior: g.rec("r")}
 			g.add(c)
 			planCreateBeforeDestroy(g.p, c)
-			g.add(&Change{Address: addr(t, "user"), Action: engine.ActionUpdate, Resource: g.res("user", "r"), Prior: g.rec("user", "r")})
+			g.add(&Change{Address: addr(t, "user"), Action: execgraph.ActionUpdate, Resource: g.res("user", "r"), Prior: g.rec("user", "r")})
 			g.p.sort()
 		},
 		want: `0 constant controls {}
@@ -175,10 +175,10 @@ result user = 14
 	}, {
 		name: "pending: resolved once what it waits on is applied",
 		build: func(g *graphPlan) {
-			g.add(&Change{Address: addr(t, "a"), Action: engine.ActionCreate, Resource: g.res("a")})
+			g.add(&Change{Address: addr(t, "a"), Action: execgraph.ActionCreate, Resource: g.res("a")})
 			b := g.res("b", "a")
 			b.Inputs["v"] = source.Unknown
-			g.add(&Change{Address: addr(t, "b"), Action: engine.ActionCreate, Resource: b, Pending: true, WaitsOn: []string{"a"}})
+			g.add(&Change{Address: addr(t, "b"), Action: execgraph.ActionCreate, Resource: b, Pending: true, WaitsOn: []string{"a"}})
 		},
 		want: `0 constant controls {}
 1 provider local
@@ -198,12 +198,12 @@ result s = 4
 	}, {
 		name: "structural: expand, then destroy what the composite no longer holds",
 		build: func(g *graphPlan) {
-			g.add(&Change{Address: addr(t, "run"), Action: engine.ActionCreate, Resource: &source.Resource{Address: addr(t, "run"), Provider: "p", Type: "t"}})
-			g.add(&Change{Address: addr(t, "g"), Action: engine.ActionCreate, Pending: true, Structural: true, WaitsOn: []string{"run"}})
+			g.add(&Change{Address: addr(t, "run"), Action: execgraph.ActionCreate, Resource: &source.Resource{Address: addr(t, "run"), Provider: "p", Type: "t"}})
+			g.add(&Change{Address: addr(t, "g"), Action: execgraph.ActionCreate, Pending: true, Structural: true, WaitsOn: []string{"run"}})
 			g.rec("g.keep")
 			g.rec("g.old")
 			g.rec("other")
-			g.add(&Change{Address: addr(t, "other"), Action: engine.ActionNoOp, Resource: g.res("other"), Prior: g.rec("other")})
+			g.add(&Change{Address: addr(t, "other"), Action: execgraph.ActionNoOp, Resource: g.res("other"), Prior: g.rec("other")})
 		},
 		want: `0 constant controls {}
 1 provider local
@@ -259,7 +259,7 @@ func TestGraphMoveReadsBothStates(t *testing.T) {
 	g := newGraphPlan(t, "s", "t")
 	to := addr(t, "t")
 	r := &source.Resource{Address: addr(t, "m"), Provider: "p", Type: "memo", State: &to}
-	g.add(&Change{Address: r.Address, Action: engine.ActionUpdate, Resource: r, Prior: &statedoc.Recorded{Address: r.Address, Handler: "s", Entry: statedoc.Entry{Type: "memo"}}})
+	g.add(&Change{Address: r.Address, Action: execgraph.ActionUpdate, Resource: r, Prior: &statedoc.Recorded{Address: r.Address, Handler: "s", Entry: statedoc.Entry{Type: "memo"}}})
 	eg, err := g.p.Graph()
 	if err != nil {
 		t.Fatal(err)

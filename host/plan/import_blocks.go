@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -111,8 +112,8 @@ func (pl *planner) markImports() {
 			continue
 		}
 		c.Import = spec
-		if c.Action == engine.ActionNoOp {
-			c.Action = engine.ActionImport
+		if c.Action == execgraph.ActionNoOp {
+			c.Action = execgraph.ActionImport
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -101,14 +101,14 @@ func (pl *planner) finish(snap *source.Snapshot) error {
 		rec := pl.recorded[addr]
 		for _, key := range slices.Sorted(maps.Keys(rec.Entry.Deposed)) {
 			p.add(&Change{
-				Address: rec.Address, Action: engine.ActionDestroy, Deposed: key,
+				Address: rec.Address, Action: execgraph.ActionDestroy, Deposed: key,
 				Prior: &statedoc.Recorded{Address: rec.Address, Handler: rec.Handler, Entry: rec.Entry.Deposed[key]},
 				Note:  "deposed object left by a create-before-destroy replacement whose destroy did not complete",
 			})
 		}
 	}
 	for _, c := range append([]*Change(nil), p.Changes...) {
-		if c.Action == engine.ActionReplace && c.Resource != nil && c.Resource.Lifecycle != nil && c.Resource.Lifecycle.CreateBeforeDestroy {
+		if c.Action == execgraph.ActionReplace && c.Resource != nil && c.Resource.Lifecycle != nil && c.Resource.Lifecycle.CreateBeforeDestroy {
 			planCreateBeforeDestroy(p, c)
 		}
 	}
@@ -139,7 +139,7 @@ func planCreateBeforeDestroy(p *Plan, c *Change) {
 		c.Note += "; create before destroy"
 	}
 	p.add(&Change{
-		Address: c.Address, Action: engine.ActionDestroy, Deposed: c.DeposeKey, OfReplace: true,
+		Address: c.Address, Action: execgraph.ActionDestroy, Deposed: c.DeposeKey, OfReplace: true,
 		// Recorded where the replacement records its new object.
 		Prior: &statedoc.Recorded{Address: c.Address, Handler: c.Resource.State.String(), Entry: c.Prior.Entry},
 		Note:  "the object " + c.Address.String() + " replaces, destroyed once the replacement and its dependents are done",
@@ -172,7 +172,7 @@ func preventDestroy(p *Plan, snap *source.Snapshot) error {
 	}
 	var errs []error
 	for _, c := range p.Changes {
-		if c.Deposed != "" || (c.Action != engine.ActionDestroy && c.Action != engine.ActionReplace) {
+		if c.Deposed != "" || (c.Action != execgraph.ActionDestroy && c.Action != execgraph.ActionReplace) {
 			continue
 		}
 		r := c.Resource
@@ -184,7 +184,7 @@ func preventDestroy(p *Plan, snap *source.Snapshot) error {
 			continue
 		}
 		verb := "destroy"
-		if c.Action == engine.ActionReplace {
+		if c.Action == execgraph.ActionReplace {
 			verb = "replace"
 		}
 		at := r.Lifecycle.Range
@@ -226,7 +226,7 @@ func changeReason(p *Plan, c *Change) string {
 		return "pier destroy destroys everything"
 	case c.Note != "":
 		return c.Note
-	case c.Action == engine.ActionDestroy:
+	case c.Action == execgraph.ActionDestroy:
 		return "it is no longer in the deployment"
 	}
 	return "its inputs changed"

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -126,8 +127,8 @@ func (pl *planner) markMoves() {
 			continue
 		}
 		c.Move = pl.moves[addr]
-		if c.Action == engine.ActionNoOp {
-			c.Action = engine.ActionMove
+		if c.Action == execgraph.ActionNoOp {
+			c.Action = execgraph.ActionMove
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 )
 
 // OutputChange is a deployment output that applying the plan records
@@ -14,7 +14,7 @@ type OutputChange struct {
 	Name string
 	// Action is ActionCreate (not recorded yet), ActionUpdate or
 	// ActionDestroy (no longer declared).
-	Action        engine.Action
+	Action        execgraph.Action
 	Before, After any
 	// Unknown says After is known only after apply.
 	Unknown bool
@@ -42,23 +42,23 @@ func (p *Plan) OutputChanges() []OutputChange {
 			rec, ok := recorded[o.Name]
 			switch {
 			case !ok:
-				c.Action = engine.ActionCreate
+				c.Action = execgraph.ActionCreate
 			case rec.Sensitive != o.Sensitive:
-				c.Action, c.Before, c.Sensitive = engine.ActionUpdate, rec.Value, true
+				c.Action, c.Before, c.Sensitive = execgraph.ActionUpdate, rec.Value, true
 			case o.Sensitive || SameInputs(map[string]any{"v": rec.Value}, map[string]any{"v": o.Value}):
 				// Unchanged, or sensitive on both sides: pier keeps no
 				// sensitive value to compare with.
 				continue
 			default:
-				c.Action, c.Before = engine.ActionUpdate, rec.Value
+				c.Action, c.Before = execgraph.ActionUpdate, rec.Value
 			}
 			out = append(out, c)
 		}
 		for _, name := range p.Snapshot.PendingOutputs {
 			declared[name] = true
-			c := OutputChange{Name: name, Action: engine.ActionCreate, Unknown: true}
+			c := OutputChange{Name: name, Action: execgraph.ActionCreate, Unknown: true}
 			if rec, ok := recorded[name]; ok {
-				c.Action, c.Before, c.Sensitive = engine.ActionUpdate, rec.Value, rec.Sensitive
+				c.Action, c.Before, c.Sensitive = execgraph.ActionUpdate, rec.Value, rec.Sensitive
 			}
 			out = append(out, c)
 		}
@@ -67,7 +67,7 @@ func (p *Plan) OutputChanges() []OutputChange {
 		for _, name := range slices.Sorted(maps.Keys(recorded)) {
 			if !declared[name] {
 				rec := recorded[name]
-				out = append(out, OutputChange{Name: name, Action: engine.ActionDestroy, Before: rec.Value, Sensitive: rec.Sensitive})
+				out = append(out, OutputChange{Name: name, Action: execgraph.ActionDestroy, Before: rec.Value, Sensitive: rec.Sensitive})
 			}
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/statedoc"
 )
 
@@ -30,24 +30,24 @@ func (pl *planner) notePending() {
 			op := v.Pending[addr]
 			pe := pl.e.PendingError(addr, h, op, v.Entries[addr] != nil)
 			c := p.Change(addr)
-			action := engine.ActionNoOp
+			action := execgraph.ActionNoOp
 			if c != nil {
 				action = c.Action
 			}
-			creates := c != nil && c.Stateful() && (action == engine.ActionCreate || action == engine.ActionReplace)
+			creates := c != nil && c.Stateful() && (action == execgraph.ActionCreate || action == execgraph.ActionReplace)
 			switch {
 			case v.HeldBy != nil:
-				if c != nil && action != engine.ActionNoOp {
+				if c != nil && action != execgraph.ActionNoOp {
 					c.Note = joinNote(c.Note, "in progress in another pier; see the warning above")
 				}
 				p.Warnings = append(p.Warnings, inProgress(addr, h, op, v.HeldBy))
 			case op.Operation == statedoc.PendingCreate && creates:
 				c.Note = joinNote(c.Note, "refused: a create of it was interrupted; see the warning above")
 				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to create it; independent resources still apply.")
-			case op.Operation == statedoc.PendingDestroy && (action == engine.ActionDestroy || action == engine.ActionReplace):
+			case op.Operation == statedoc.PendingDestroy && (action == execgraph.ActionDestroy || action == execgraph.ActionReplace):
 				c.Note = joinNote(c.Note, fmt.Sprintf("retries the destroy interrupted at %s", op.Started))
 				p.Warnings = append(p.Warnings, fmt.Sprintf("pier was interrupted while provider %q was destroying %s (type %s), started %s (a pending destroy is recorded in state %s); this plan destroys it again, which a provider's destroy accepts for an object already gone", op.Provider, addr, op.Type, op.Started, h))
-			case op.Operation == statedoc.PendingDestroy && action == engine.ActionUpdate:
+			case op.Operation == statedoc.PendingDestroy && action == execgraph.ActionUpdate:
 				c.Note = joinNote(c.Note, "refused: a destroy of it was interrupted; see the warning above")
 				p.Warnings = append(p.Warnings, pe.Error()+". Until then apply refuses to update it.")
 			default:

@@ -84,17 +84,17 @@ func (p *Plan) Summary() Summary {
 			continue
 		}
 		switch c.Action {
-		case engine.ActionCreate:
+		case execgraph.ActionCreate:
 			s.Create++
-		case engine.ActionUpdate:
+		case execgraph.ActionUpdate:
 			s.Update++
-		case engine.ActionDestroy:
+		case execgraph.ActionDestroy:
 			s.Destroy++
-		case engine.ActionReplace:
+		case execgraph.ActionReplace:
 			s.Replace++
-		case engine.ActionNoOp:
+		case execgraph.ActionNoOp:
 			s.NoOp++
-		case engine.ActionForget:
+		case execgraph.ActionForget:
 			s.Forget++
 		}
 		if c.Import != nil {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
@@ -15,8 +15,8 @@ import (
 // anything. Values are unredacted (a plan file is 0600); [Plan.Showable]
 // rebuilds a plan that redacts them as pier plan does.
 type PlannedChange struct {
-	Address string        `json:"address"`
-	Action  engine.Action `json:"action"`
+	Address string           `json:"address"`
+	Action  execgraph.Action `json:"action"`
 	// Deposed is the key of a deposed object the change destroys.
 	Deposed  string `json:"deposed,omitempty"`
 	Provider string `json:"provider,omitempty"`
@@ -58,7 +58,7 @@ func (p *Plan) Planned() []PlannedChange {
 		if c.Import != nil {
 			pc.ImportID = c.Import.ID
 		}
-		if c.Action == engine.ActionNoOp {
+		if c.Action == execgraph.ActionNoOp {
 			// Counted, not shown: its inputs would only make the file big.
 			out = append(out, pc)
 			continue
@@ -124,7 +124,7 @@ func Showable(changes []PlannedChange, warnings []string, destroy bool) *Plan {
 		if pc.ImportID != "" {
 			c.Import = &ImportSpec{ID: pc.ImportID}
 		}
-		if pc.After != nil || (pc.Action != engine.ActionDestroy && pc.Action != engine.ActionNoOp) {
+		if pc.After != nil || (pc.Action != execgraph.ActionDestroy && pc.Action != execgraph.ActionNoOp) {
 			inputs := redact.DeepCopy(pc.After)
 			m, _ := inputs.(map[string]any)
 			if m == nil {
@@ -135,7 +135,7 @@ func Showable(changes []PlannedChange, warnings []string, destroy bool) *Plan {
 			}
 			c.Resource = &source.Resource{Address: addr, Provider: pc.Provider, Type: pc.Type, Inputs: m}
 		}
-		if pc.Before != nil || pc.Action == engine.ActionDestroy || pc.Action == engine.ActionUpdate || pc.Action == engine.ActionReplace {
+		if pc.Before != nil || pc.Action == execgraph.ActionDestroy || pc.Action == execgraph.ActionUpdate || pc.Action == execgraph.ActionReplace {
 			e := statedoc.Entry{Type: pc.Type, Provider: pc.Provider, InputProperties: pc.Before, SensitiveInputs: pc.PriorSensitive}
 			if pc.PriorTerraform != nil {
 				e.OutputProperties = map[string]any{redact.TerraformKey: pc.PriorTerraform}

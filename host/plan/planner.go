@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -139,7 +140,7 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 		pl.plan.handlers[h] = ref
 		pl.plan.States[h] = ref.View
 		pl.plan.Known[h] = ref.Outputs
-		pl.plan.add(&Change{Address: ref.Resource.Address, Action: engine.ActionCreate, Resource: ref.Resource, StateHandler: true, Note: "state handler, read before planning"})
+		pl.plan.add(&Change{Address: ref.Resource.Address, Action: execgraph.ActionCreate, Resource: ref.Resource, StateHandler: true, Note: "state handler, read before planning"})
 	}
 	pl.recorded, pl.duplicate = set.Recorded, set.Duplicate
 	return nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
@@ -87,11 +88,11 @@ func previewable(c *Change) bool {
 		return false
 	}
 	switch c.Action {
-	case engine.ActionCreate:
+	case execgraph.ActionCreate:
 		return true
-	case engine.ActionReplace:
+	case execgraph.ActionReplace:
 		return c.Prior != nil && c.Prior.Entry.Type != c.Resource.Type
-	case engine.ActionUpdate:
+	case execgraph.ActionUpdate:
 		return c.Prior != nil && c.Prior.Entry.Type == c.Resource.Type && !SameInputs(c.Resource.Inputs, c.Prior.Entry.InputProperties)
 	}
 	return false
@@ -105,7 +106,7 @@ func preview(ctx context.Context, e *engine.Engine, c *Change, loc *tfschema.Loc
 	r.ProviderPlan = "" // a plan from an earlier preview is for another change
 	req := &schema.PreviewResourceRequest{Type: r.Type, InputProperties: r.Inputs}
 	what := "create"
-	if c.Action == engine.ActionUpdate {
+	if c.Action == execgraph.ActionUpdate {
 		prior := c.Prior.Entry
 		req.Resource = &schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties}
 		what = "update"
@@ -126,8 +127,8 @@ func preview(ctx context.Context, e *engine.Engine, c *Change, loc *tfschema.Loc
 	if failed {
 		return diags, nil
 	}
-	if pr.Replace && c.Action == engine.ActionUpdate {
-		c.Action = engine.ActionReplace
+	if pr.Replace && c.Action == execgraph.ActionUpdate {
+		c.Action = execgraph.ActionReplace
 		c.Note = replaceNote(pr.ReplaceReasons, c.Note)
 		return diags, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
@@ -139,7 +140,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o Options
 			secrets := redact.EntrySecrets(rec.Entry)
 			pl.e.Secrets().Set(addr, secrets)
 			start := time.Now()
-			pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshing, Action: engine.ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
+			pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshing, Action: execgraph.ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
 			resp, err := pl.e.Providers().Call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
 				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
 			}})
@@ -148,7 +149,7 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o Options
 				return nil
 			}
 			results[i].resp = resp.ReadResourceResponse
-			pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshed, Action: engine.ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
+			pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshed, Action: execgraph.ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
 			return nil
 		})
 	}
@@ -191,9 +192,9 @@ func (pl *planner) noteDrift() {
 			continue
 		}
 		switch c.Action {
-		case engine.ActionCreate:
+		case execgraph.ActionCreate:
 			c.Note = "the recorded object no longer exists"
-		case engine.ActionDestroy:
+		case execgraph.ActionDestroy:
 			c.Note = "the recorded object no longer exists; this records that"
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/statedoc"
 )
 
@@ -28,7 +28,7 @@ func (pl *planner) planRefreshOnly(ctx context.Context) (*Plan, error) {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s no longer exists, but it has %d deposed object(s) left by a create-before-destroy replacement; a refresh-only apply leaves its record alone: apply without --refresh-only to destroy them", d.Address, len(d.Recorded.Deposed)))
 			continue
 		}
-		c := &Change{Address: d.Address, Action: engine.ActionRefresh, Prior: &statedoc.Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Recorded}, Refreshed: d}
+		c := &Change{Address: d.Address, Action: execgraph.ActionRefresh, Prior: &statedoc.Recorded{Address: d.Address, Handler: d.Handler, Entry: d.Recorded}, Refreshed: d}
 		if d.Gone {
 			c.Note = "no longer exists: its record is removed"
 		} else {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 )
@@ -36,7 +37,7 @@ func orphanChange(e *engine.Engine, rec *statedoc.Recorded, snap *source.Snapsho
 	case rm == nil:
 		return DestroyChange(e, rec)
 	case !rm.Destroy:
-		return &Change{Address: rec.Address, Action: engine.ActionForget, Prior: rec,
+		return &Change{Address: rec.Address, Action: execgraph.ActionForget, Prior: rec,
 			Note: fmt.Sprintf("removed block at %s: destroy = false, so the object is left alone and pier forgets it", rm.Range)}
 	case rm.Provider != "":
 		r := *rec

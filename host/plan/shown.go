@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
@@ -70,13 +69,13 @@ func deposedDestroys(g *execgraph.Graph) map[string]execgraph.Ref {
 // resolve of an object recorded with another type than the resource now
 // has is a replace: the graph holds both, and only the engine knows what
 // they are.
-func shows(g *execgraph.Graph, r execgraph.Ref) engine.Action {
+func shows(g *execgraph.Graph, r execgraph.Ref) execgraph.Action {
 	a := g.Shows(r)
-	if el := g.Element(r); el.Op == execgraph.OpResolve && a == engine.ActionUpdate {
+	if el := g.Element(r); el.Op == execgraph.OpResolve && a == execgraph.ActionUpdate {
 		desired, _ := g.Element(el.Operands[0]).Value.(*source.Resource)
 		prior, _ := g.Element(el.Operands[1]).Value.(*statedoc.Recorded)
 		if desired != nil && prior != nil && desired.Type != prior.Entry.Type {
-			return engine.ActionReplace
+			return execgraph.ActionReplace
 		}
 	}
 	return a

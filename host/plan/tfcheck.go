@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/tfschema"
 )
 
@@ -25,7 +26,7 @@ func checkTerraformInputs(ctx context.Context, e *engine.Engine, p *Plan) error 
 			continue
 		}
 		switch c.Action {
-		case engine.ActionCreate, engine.ActionUpdate, engine.ActionReplace:
+		case execgraph.ActionCreate, execgraph.ActionUpdate, execgraph.ActionReplace:
 		default:
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pierhq/pier/host/apply"
 	"github.com/pierhq/pier/host/engine"
+	"github.com/pierhq/pier/host/execgraph"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/schema/logkey"
 )
@@ -213,7 +214,7 @@ func (s *Server) describe(p *plan.Plan) (*planJSON, error) {
 	}
 	out := &planJSON{Plan: obj, Text: s.vocab.PlanText(p), Statuses: statuses(p), Destructive: []string{}, HasChanges: p.HasChanges()}
 	for _, c := range p.Shown() {
-		if (c.Action == engine.ActionDestroy || c.Action == engine.ActionReplace) && !c.OfReplace && !c.StateHandler {
+		if (c.Action == execgraph.ActionDestroy || c.Action == execgraph.ActionReplace) && !c.OfReplace && !c.StateHandler {
 			out.Destructive = append(out.Destructive, c.Addr())
 		}
 	}
@@ -238,7 +239,7 @@ func statuses(p *plan.Plan) map[string]string {
 			continue
 		}
 		st := c.Action.String()
-		if c.Action == engine.ActionNoOp {
+		if c.Action == execgraph.ActionNoOp {
 			st = "unchanged"
 		}
 		out[c.Addr()] = st
