@@ -1,7 +1,6 @@
 package statefile
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -525,19 +524,9 @@ func rawString(s string) *json.RawMessage {
 }
 
 // decodeValue decodes exactly one JSON value, keeping numbers as
-// json.Number so they are written back byte for byte.
-func decodeValue(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("trailing data after value")
-	}
-	return v, nil
-}
+// json.Number so they are written back byte for byte. It decodes as
+// encoding/json does, in schema's one-pass decoder.
+func decodeValue(b []byte) (any, error) { return schema.DecodeJSON(b) }
 
 // validUTF8 replaces each invalid byte with U+FFFD, as encoding/json does
 // when it writes the event, so the member names in memory are the ones a

@@ -111,7 +111,7 @@ func (c cached) decode() (map[string]any, error) {
 func writeCache(path string, data []byte, state map[string]any, body []byte, hdr cacheHeader) ([]byte, error) {
 	if body == nil {
 		var err error
-		if body, err = json.Marshal(state); err != nil {
+		if body, err = marshal(state); err != nil {
 			return nil, fmt.Errorf("encode state: %w", err)
 		}
 	}

@@ -7,7 +7,8 @@
 // {"index":N,"meta":{"time":…,"event":…},"patch":[RFC 6902 operations]}.
 // The reader accepts any whitespace-separated concatenation of JSON values
 // (NixOps4 pretty-prints); the writer appends one compact value per line
-// and fsyncs before returning.
+// and fsyncs before returning (on Linux the write itself is synchronous,
+// O_DSYNC).
 //
 // Start with [Open] (the writer: lock, repair a torn tail, replay) and
 // [Log.Append]; [Replay] and [Verify] are read-only. [Pointer] builds the

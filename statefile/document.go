@@ -1,10 +1,6 @@
 package statefile
 
-import (
-	"encoding/json"
-
-	"github.com/pierhq/pier/schema"
-)
+import "github.com/pierhq/pier/schema"
 
 // Document is a resolved state document kept in memory, to which patches
 // are applied as [Log.Append] applies them: all of a patch or none, at a
@@ -52,7 +48,7 @@ func (d *Document) State() map[string]any {
 }
 
 // MarshalJSON encodes the document without copying it.
-func (d *Document) MarshalJSON() ([]byte, error) { return json.Marshal(d.d.root) }
+func (d *Document) MarshalJSON() ([]byte, error) { return marshal(d.d.root) }
 
 // Paths returns the JSON Pointers a patch touches (path, and from for move
 // and copy), in patch order: what a history listing shows of an event.

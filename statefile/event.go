@@ -98,22 +98,18 @@ func initEvent(time string) Event {
 }
 
 // encodeLine is the compact one-line form the writer appends, with its
-// newline and its checksum (see [ChecksumKey]).
+// newline and its checksum (see [ChecksumKey]): json.Marshal's encoding
+// of the event, built by hand (appendJSON) since every append pays for it.
 func (e Event) encodeLine() ([]byte, error) {
-	if e.Patch == nil {
-		e.Patch = schema.Patch{}
-	}
 	if _, ok := e.Meta.Extra[ChecksumKey]; ok {
 		e.Meta.Extra = maps.Clone(e.Meta.Extra)
 		delete(e.Meta.Extra, ChecksumKey)
 	}
-	b, err := json.Marshal(e)
+	b, at, err := e.appendJSON(make([]byte, 0, 256))
 	if err != nil {
 		return nil, err
 	}
-	// The member goes first in meta; the event is encoded with "index"
-	// before "meta", so the first `"meta":{` is meta's.
-	at := bytes.Index(b, []byte(`"meta":{`)) + len(`"meta":{`)
+	// The member goes first in meta, at at, just after its "{".
 	member := fmt.Sprintf(`"%s":"%s%08x"`, ChecksumKey, checksumPrefix, crc32.Checksum(b, castagnoli))
 	if b[at] != '}' {
 		member += ","
@@ -121,6 +117,76 @@ func (e Event) encodeLine() ([]byte, error) {
 	line := make([]byte, 0, len(b)+len(member)+1)
 	line = append(append(append(line, b[:at]...), member...), b[at:]...)
 	return append(line, '\n'), nil
+}
+
+// appendJSON appends json.Marshal(e) to b, and says where meta's members
+// begin.
+func (e Event) appendJSON(b []byte) (out []byte, metaAt int, err error) {
+	b = append(b, `{"index":`...)
+	b = strconv.AppendInt(b, e.Index, 10)
+	b = append(b, `,"meta":`...)
+	metaAt = len(b) + 1
+	if b, err = e.Meta.appendJSON(b); err != nil {
+		return nil, 0, err
+	}
+	b = append(b, `,"patch":[`...)
+	for i, op := range e.Patch {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"op":`...)
+		b = append(appendString(b, op.Op), `,"path":`...)
+		b = appendString(b, op.Path)
+		if op.From != "" {
+			b = appendString(append(b, `,"from":`...), op.From)
+		}
+		if len(op.Value) > 0 {
+			b = append(b, `,"value":`...)
+			if b, err = appendRaw(b, op.Value); err != nil {
+				return nil, 0, err
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, "]}"...), metaAt, nil
+}
+
+// appendJSON appends json.Marshal(m) to b.
+func (m Meta) appendJSON(b []byte) ([]byte, error) {
+	if len(m.Extra) > 0 {
+		e, err := m.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		return append(b, e...), nil
+	}
+	b = append(b, '{')
+	sep := false
+	for _, f := range [...]struct{ key, val string }{{`"event":`, m.Event}, {`"nixopsVersion":`, m.NixopsVersion}, {`"time":`, m.Time}} {
+		if f.val == "" {
+			continue
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		b = appendString(append(b, f.key...), f.val)
+		sep = true
+	}
+	return append(b, '}'), nil
+}
+
+// appendRaw appends raw as json.Marshal writes a json.RawMessage: as it
+// is when it is valid and plain (see plainJSON), else compacted and
+// escaped by encoding/json, which also reports invalid JSON.
+func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
+	if plainJSON(raw) && json.Valid(raw) {
+		return append(b, raw...), nil
+	}
+	e, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, e...), nil
 }
 
 // ChecksumKey is the meta member in which pier records each event's

@@ -112,7 +112,7 @@ func open(path string, lk *os.File, logger *slog.Logger, opts Options) (*Log, er
 func (l *Log) load(wait bool, snap *Snapshot) error {
 	_, statErr := os.Lstat(l.path)
 	existed := statErr == nil
-	f, fi, err := openRegular(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, fi, err := openRegular(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syncWrites, 0o600)
 	if err != nil {
 		return err
 	}

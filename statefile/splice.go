@@ -138,23 +138,16 @@ func spliceObject[V any](out, old []byte, cur map[string]any, inner func(key str
 			out = append(out, ',')
 		}
 		first = false
-		kb, err := json.Marshal(key)
-		if err != nil {
-			return false
-		}
-		out = append(append(out, kb...), ':')
+		out = append(appendString(out, key), ':')
 		if oldVal != nil {
 			if b, ok := inner(key, oldVal, v); ok {
 				out = append(out, b...)
 				return true
 			}
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return false
-		}
-		out = append(out, b...)
-		return true
+		var err error
+		out, err = appendJSON(out, v)
+		return err == nil
 	}
 	i := 1
 	for i < len(old) && old[i] != '}' {

