@@ -5,10 +5,11 @@
 // Under pier's engine one Terraform provider process serves a whole
 // command: `pier tf hold` ([Hold]) starts it, reads its schema and
 // configures it once, and every bridge of the command (`pier adapter
-// terraform --attach`) attaches to it with go-plugin's reattach, getting
-// the address, TLS material and schema on its configuration descriptor
-// ([ReadAttachment]); the bridges' calls then run concurrently on the one
-// provider, as under Terraform. Run alone, a bridge starts the provider
+// terraform --attach`) attaches to it, getting the address, TLS material
+// and schema on its configuration descriptor ([ReadAttachment]), over a
+// gRPC connection of pier's own (internal/unarygrpc) that runs each call
+// on the bridge's goroutine; the bridges' calls then run concurrently on
+// the one provider, as under Terraform. Run alone, a bridge starts the provider
 // itself ([New]) and keeps it for its whole life. Each v0 operation
 // becomes plugin protocol calls:
 //

@@ -16,8 +16,8 @@ import (
 	"net"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/adapters/terraform/internal/unarygrpc"
 	"github.com/pierhq/pier/schema/logkey"
 	"google.golang.org/protobuf/proto"
 )
@@ -51,7 +51,7 @@ type Attachment struct {
 // schema first if no call has yet (that call also completes the TLS
 // handshake that reveals the provider's certificate).
 func (c *Client) Attachment(ctx context.Context) (*Attachment, error) {
-	if c.conn != nil || c.plugin == nil {
+	if c.attached != nil || c.plugin == nil {
 		return nil, fmt.Errorf("provider %s: only the process that started a provider can describe it for others", c.name)
 	}
 	if _, err := c.Schema(ctx); err != nil {
@@ -95,11 +95,18 @@ func (c *Client) notePeer(cs tls.ConnectionState) error {
 	return nil
 }
 
-// Attach connects to a provider another process started (go-plugin's
-// reattach), with the schema that process read. Calls from several
-// attached clients run concurrently on the one provider, as under
-// Terraform. Close only drops the connection; the provider lives until
-// the process that started it stops it.
+// Attach connects to a provider another process started, with the schema
+// that process read. Calls from several attached clients run concurrently
+// on the one provider, as under Terraform. Close only drops the
+// connection; the provider lives until the process that started it stops
+// it.
+//
+// The connection is pier's own ([unarygrpc]), not go-plugin's reattach
+// over grpc-go: an attached client makes one call at a time, and grpc-go's
+// goroutine handoffs cost a bridge more CPU than the rest of its request.
+// Nor does it open go-plugin's broker and stdio streams: what the provider
+// writes to its redirected stdout and stderr goes to the process that
+// started it, which logs it.
 func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 	log := logger
 	if log == nil {
@@ -143,46 +150,44 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(srv)
-	c.watch = watchExit(a.Pid)
-	c.plugin = plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig: plugin.HandshakeConfig{MagicCookieKey: magicCookieKey, MagicCookieValue: magicCookieValue},
-		Plugins:         plugin.PluginSet{"provider": &grpcPlugin{version: a.ProtocolVersion}},
-		// Test: the provider is not ours to kill, and go-plugin then takes
-		// the protocol version from here.
-		Reattach: &plugin.ReattachConfig{
-			Protocol:        plugin.ProtocolGRPC,
-			ProtocolVersion: a.ProtocolVersion,
-			Addr:            addr,
-			Pid:             a.Pid,
-			Test:            true,
-			ReattachFunc:    c.watch.reattach(),
-		},
-		TLSConfig:        &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: roots, MinVersion: tls.VersionTLS12, ServerName: "localhost"},
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Logger:           newHCLogger(c.sink),
-		GRPCDialOptions:  dialOptions(),
-	})
-	rpc, err := c.plugin.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultStartTimeout)
+	defer cancel()
+	// The same mutual TLS as go-plugin's AutoMTLS: this end's certificate
+	// is the one the provider was started to trust, and the provider's is
+	// pinned. h2 is what gRPC servers require by ALPN.
+	c.watch, c.pid = watchExit(a.Pid), a.Pid
+	var d net.Dialer
+	raw, err := d.DialContext(ctx, addr.Network(), addr.String())
 	if err != nil {
 		err = c.wrap("attach", err)
 		c.Close()
 		return nil, err
 	}
-	gc, ok := rpc.(*plugin.GRPCClient)
-	if !ok {
+	tc := tls.Client(raw, &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		RootCAs:      roots,
+		MinVersion:   tls.VersionTLS12,
+		ServerName:   "localhost",
+		NextProtos:   []string{"h2"},
+	})
+	if err := tc.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		err = c.wrap("attach: TLS handshake", err)
 		c.Close()
-		return nil, fmt.Errorf("provider %s: attach: got a %T client: this is a bug in pier", name, rpc)
+		return nil, err
 	}
-	c.conn = gc.Conn
-	raw, err := rpc.Dispense("provider")
+	conn, err := unarygrpc.New(ctx, tc, unarygrpc.Config{Authority: "localhost", MaxRecvMsgSize: MaxRecvMsgSize})
 	if err != nil {
+		err = c.wrap("attach", err)
 		c.Close()
-		return nil, fmt.Errorf("provider %s: %w", name, err)
+		return nil, err
 	}
-	p, ok := raw.(protocol)
-	if !ok {
-		c.Close()
-		return nil, fmt.Errorf("provider %s: dispensed %T: this is a bug in pier", name, raw)
+	c.attached = conn
+	var p protocol
+	if a.ProtocolVersion == 5 {
+		p = newV5(conn)
+	} else {
+		p = newV6(conn)
 	}
 	c.proto = p
 	c.schema = s

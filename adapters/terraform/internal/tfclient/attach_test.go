@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pierhq/pier/adapters/terraform/internal/tfvalue"
+	"github.com/pierhq/pier/adapters/terraform/internal/unarygrpc"
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -74,7 +75,7 @@ func TestAttach(t *testing.T) {
 		}
 	}
 	// The description carries the key for bridges only: owner-only.
-	if _, err := (&Client{name: "x", conn: owner.conn}).Attachment(t.Context()); err == nil || !strings.Contains(err.Error(), "only the process") {
+	if _, err := (&Client{name: "x", attached: &unarygrpc.Conn{}}).Attachment(t.Context()); err == nil || !strings.Contains(err.Error(), "only the process") {
 		t.Errorf("Attachment of a client that does not own its provider: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
+	"github.com/pierhq/pier/adapters/terraform/internal/unarygrpc"
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema/logkey"
 	"google.golang.org/grpc"
@@ -86,12 +87,13 @@ type Client struct {
 	// handshake; guarded by mu.
 	mu         sync.Mutex
 	serverCert []byte
-	// conn is the connection of a client made by [Attach]: closing it
+	// attached is the connection of a client made by [Attach]: closing it
 	// detaches without stopping a provider this process does not own.
-	conn *grpc.ClientConn
-	// watch tells go-plugin when an attached provider exits; nil where
-	// go-plugin watches it itself.
+	attached *unarygrpc.Conn
+	// watch tells when an attached provider (pid) exits; nil where
+	// pidfds are not available.
 	watch *exitWatch
+	pid   int
 }
 
 // protocol is the per-version half of a Client: v5.go and v6.go.
@@ -285,13 +287,13 @@ func (c *Client) ProtocolVersion() int { return c.version }
 // that started it. Close is idempotent.
 func (c *Client) Close() error {
 	if c.watch != nil {
-		_ = c.watch.Close() // go-plugin's goroutine waiting on it then ends
+		_ = c.watch.Close()
 		c.watch = nil
 	}
-	if c.conn != nil {
-		err := c.conn.Close()
-		c.conn, c.plugin = nil, nil
-		if err != nil && status.Code(err) != codes.Canceled {
+	if c.attached != nil {
+		err := c.attached.Close()
+		c.attached = nil
+		if err != nil {
 			return fmt.Errorf("provider %s: close connection: %w", c.name, err)
 		}
 		return nil
@@ -315,7 +317,7 @@ func (c *Client) wrap(method string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if c.plugin != nil && c.exited() {
+	if c.exited() {
 		tail := c.sink.lastLines()
 		if len(tail) > 0 {
 			return fmt.Errorf("provider %s: %s: %w; last output:\n  %s", c.name, method, ErrProviderExited, strings.Join(tail, "\n  "))
@@ -331,8 +333,11 @@ func (c *Client) wrap(method string, err error) error {
 const exitNoticeWait = 500 * time.Millisecond
 
 // exited reports whether the provider process has ended, waiting up to
-// exitNoticeWait for go-plugin to notice.
+// exitNoticeWait for go-plugin (or the exit watch) to notice.
 func (c *Client) exited() bool {
+	if c.plugin == nil {
+		return c.pid > 0 && c.watch.exitedWithin(c.pid, exitNoticeWait)
+	}
 	deadline := time.Now().Add(exitNoticeWait)
 	for !c.plugin.Exited() {
 		if time.Now().After(deadline) {
@@ -348,15 +353,22 @@ func (c *Client) exited() bool {
 func (c *Client) call(ctx context.Context, method string, f func(context.Context) error) error {
 	// Each call names the v0 request it serves, so that it can be matched
 	// with pier's log; a call made before any request (the schema, at
-	// start) has none.
-	log := c.log.With(logkey.Provider, c.name, logkey.Call, method)
-	if id := providersdk.RequestID(ctx); id > 0 {
-		log = log.With(logkey.RequestID, id)
+	// start) has none. The logger is made only when something is logged:
+	// a bridge makes two calls a request, and With allocates.
+	logger := func() *slog.Logger {
+		log := c.log.With(logkey.Provider, c.name, logkey.Call, method)
+		if id := providersdk.RequestID(ctx); id > 0 {
+			log = log.With(logkey.RequestID, id)
+		}
+		return log
 	}
-	log.Debug("call")
+	if c.log.Enabled(ctx, slog.LevelDebug) {
+		logger().Debug("call")
+	}
 	stopped := make(chan struct{})
 	done := context.AfterFunc(ctx, func() {
 		defer close(stopped)
+		log := logger()
 		log.Debug("asking the provider to stop")
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 		defer cancel()

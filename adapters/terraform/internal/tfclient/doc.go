@@ -7,7 +7,8 @@
 // with its parent) and returns a [Client]. The Client's methods take and
 // return the neutral [tfproto] types and msgpack bytes, so callers never see
 // which protocol version is in use; the two generated packages stay behind
-// v5.go and v6.go.
+// v5.go and v6.go. [Attach] connects to a provider another process
+// started, over [unarygrpc] instead of go-plugin and grpc-go.
 //
 // Everything the provider writes to stderr reaches the caller's
 // *slog.Logger, a panic's stack trace at error level. It imports no pier

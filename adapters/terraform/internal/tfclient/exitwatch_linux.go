@@ -1,47 +1,31 @@
 package tfclient
 
 import (
-	"context"
+	"errors"
 	"os"
-	"strconv"
+	"time"
 
-	"github.com/hashicorp/go-plugin/runner"
 	"golang.org/x/sys/unix"
 )
 
-// exitWatch tells when a provider another process started (see [Attach])
-// exits, from a pidfd in the runtime's poller: the bridge sleeps until
-// the exit. go-plugin's own watch of a reattached process polls it every
-// second, which woke every idle bridge of a command once a second.
+// exitWatch tells whether a provider another process started (see
+// [Attach]) has exited, from a pidfd opened at attach time: it names that
+// process even once its pid is reused.
 type exitWatch struct {
-	pid int
-	fd  *os.File
+	fd *os.File
 }
 
 // watchExit opens the watch of pid, or returns nil where pidfds are not
-// available (Linux before 5.3), and go-plugin watches as it does.
+// available (Linux before 5.3); exitedWithin then probes the pid.
 func watchExit(pid int) *exitWatch {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
 		return nil
 	}
-	// Non-blocking, so that os.NewFile puts it in the poller.
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return nil
-	}
-	return &exitWatch{pid: pid, fd: os.NewFile(uintptr(fd), "pidfd")}
+	return &exitWatch{fd: os.NewFile(uintptr(fd), "pidfd")}
 }
 
-// reattach is the go-plugin hook that uses the watch.
-func (w *exitWatch) reattach() runner.ReattachFunc {
-	if w == nil {
-		return nil
-	}
-	return func() (runner.AttachedRunner, error) { return w, nil }
-}
-
-// Close ends the watch; Wait then returns.
+// Close ends the watch.
 func (w *exitWatch) Close() error {
 	if w == nil {
 		return nil
@@ -49,34 +33,29 @@ func (w *exitWatch) Close() error {
 	return w.fd.Close()
 }
 
-// Wait blocks until the process exits or the watch is closed. A pidfd is
-// readable once its process has exited.
-func (w *exitWatch) Wait(context.Context) error {
-	rc, err := w.fd.SyscallConn()
-	if err != nil {
-		return err
+// exitedWithin reports whether process pid has exited, waiting up to d
+// for it to. A pidfd is readable once its process has exited; without
+// one, the pid is probed with signal 0.
+func (w *exitWatch) exitedWithin(pid int, d time.Duration) bool {
+	if w != nil {
+		rc, err := w.fd.SyscallConn()
+		if err != nil {
+			return false
+		}
+		n := 0
+		cerr := rc.Control(func(fd uintptr) {
+			n, _ = unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(d.Milliseconds()))
+		})
+		return cerr == nil && n > 0
 	}
-	return rc.Read(func(fd uintptr) bool {
-		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 0)
-		return err == nil && n > 0
-	})
+	deadline := time.Now().Add(d)
+	for {
+		if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }
-
-// Kill is never called: the attachment is go-plugin's test mode, in which
-// the process is not the client's to kill.
-func (w *exitWatch) Kill(context.Context) error { return nil }
-
-// ID names the process as go-plugin's own runner does.
-func (w *exitWatch) ID() string { return strconv.Itoa(w.pid) }
-
-// PluginToHost and HostToPlugin translate nothing: the provider runs on
-// this machine.
-func (w *exitWatch) PluginToHost(network, address string) (string, string, error) {
-	return network, address, nil
-}
-
-func (w *exitWatch) HostToPlugin(network, address string) (string, string, error) {
-	return network, address, nil
-}
-
-var _ runner.AttachedRunner = (*exitWatch)(nil)

@@ -11,8 +11,7 @@ import (
 const exitBound = 60 * time.Second
 
 // TestAttachedSeesExit: a client attached to a provider another client
-// started learns that the provider exited, from the pidfd watch rather
-// than go-plugin's once-a-second poll, and its watch ends with Close.
+// started learns from its pidfd watch that the provider exited.
 func TestAttachedSeesExit(t *testing.T) {
 	t.Parallel()
 	owner, _ := start(t, Options{Path: providerBin(t, "terraform-provider-time")})
@@ -28,38 +27,47 @@ func TestAttachedSeesExit(t *testing.T) {
 	if c.watch == nil {
 		t.Fatal("no pidfd watch of the attached provider (Linux has had pidfds since 5.3)")
 	}
-	if c.plugin.Exited() {
+	if c.exited() {
 		t.Fatal("the provider is running, yet the attached client says it exited")
 	}
 	owner.Close() // stops the provider
-	deadline := time.Now().Add(exitBound)
-	for !c.plugin.Exited() {
-		if time.Now().After(deadline) {
-			t.Fatalf("the attached client did not notice within %s that the provider exited", exitBound)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !c.watch.exitedWithin(c.pid, exitBound) {
+		t.Fatalf("the attached client did not notice within %s that the provider exited", exitBound)
 	}
 }
 
-// TestExitWatchClose: Wait returns when the watch is closed, while its
-// process still runs, so that no goroutine outlives the client.
-func TestExitWatchClose(t *testing.T) {
+// TestExitWatch: the watch tells a running process from one that
+// exited, with a pidfd and, where there is none, by its pid; a closed
+// watch says nothing has exited.
+func TestExitWatch(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command("sleep", "600")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	w := watchExit(cmd.Process.Pid)
+	pid := cmd.Process.Pid
+	w := watchExit(pid)
 	if w == nil {
 		t.Fatal("no pidfd watch")
 	}
-	done := make(chan error, 1)
-	go func() { done <- w.Wait(t.Context()) }()
+	defer w.Close()
+	var none *exitWatch
+	if w.exitedWithin(pid, 0) || none.exitedWithin(pid, 0) {
+		t.Fatal("a running process counts as exited")
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if !w.exitedWithin(pid, exitBound) {
+		t.Fatal("the pidfd watch did not see the kill")
+	}
+	_ = cmd.Wait() // reaped: the pid is gone too
+	if !none.exitedWithin(pid, exitBound) {
+		t.Fatal("the probe of the pid did not see the exit")
+	}
 	w.Close()
-	select {
-	case <-done:
-	case <-time.After(exitBound):
-		t.Fatal("Wait did not return once the watch was closed")
+	if w.exitedWithin(pid, 0) {
+		t.Fatal("a closed watch still answers")
 	}
 }

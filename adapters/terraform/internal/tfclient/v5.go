@@ -12,7 +12,7 @@ import (
 // v5 speaks protocol 5.
 type v5 struct{ c tfplugin5.ProviderClient }
 
-func newV5(conn *grpc.ClientConn) *v5 { return &v5{c: tfplugin5.NewProviderClient(conn)} }
+func newV5(conn grpc.ClientConnInterface) *v5 { return &v5{c: tfplugin5.NewProviderClient(conn)} }
 
 // caps5 tells the provider pier cannot defer resources.
 var caps5 = &tfplugin5.ClientCapabilities{DeferralAllowed: false}

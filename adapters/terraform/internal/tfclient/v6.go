@@ -12,7 +12,7 @@ import (
 // v6 speaks protocol 6.
 type v6 struct{ c tfplugin6.ProviderClient }
 
-func newV6(conn *grpc.ClientConn) *v6 { return &v6{c: tfplugin6.NewProviderClient(conn)} }
+func newV6(conn grpc.ClientConnInterface) *v6 { return &v6{c: tfplugin6.NewProviderClient(conn)} }
 
 // caps6 tells the provider pier cannot defer resources.
 var caps6 = &tfplugin6.ClientCapabilities{DeferralAllowed: false}
