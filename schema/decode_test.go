@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,18 +18,36 @@ func TestDecodeResponse(t *testing.T) {
 	t.Parallel()
 	all := []Operation{OperationDestroy, OperationRead, OperationImport, OperationPreview}
 	tests := map[string]string{
-		"create":            `{"createResourceResponse":{"outputProperties":{"id":"a","n":9007199254740993,"f":1.50}}}`,
-		"create empty":      `{"createResourceResponse":{"outputProperties":{}}}`,
-		"update":            `{"updateResourceResponse":{"outputProperties":{"list":[1,{"x":null}]}}}`,
-		"state read":        `{"stateResourceReadResponse":{"state":{"_type":"nixopsState","resources":{"a":{"type":"memo","input_properties":{"v":1e400}}}}}}`,
-		"state event":       `{"stateResourceEventResponse":{}}`,
-		"destroy":           `{"destroyResourceResponse":{}}`,
-		"error":             `{"errorResponse":{"message":"no such type"}}`,
-		"read gone":         `{"readResourceResponse":{"exists":false}}`,
-		"read":              `{"readResourceResponse":{"exists":true,"outputProperties":{"id":"b"},"inputProperties":{"k":2}}}`,
-		"import":            `{"importResourceResponse":{"inputProperties":{},"outputProperties":{"id":"c"}}}`,
-		"preview":           `{"previewResourceResponse":{"replace":true,"replaceReasons":["triggers"],"unknownOutputs":[["id"]],"diagnostics":[{"severity":"warning","summary":"Deprecated"}]}}`,
+		"create":               `{"createResourceResponse":{"outputProperties":{"id":"a","n":9007199254740993,"f":1.50}}}`,
+		"create empty":         `{"createResourceResponse":{"outputProperties":{}}}`,
+		"update":               `{"updateResourceResponse":{"outputProperties":{"list":[1,{"x":null}]}}}`,
+		"state read":           `{"stateResourceReadResponse":{"state":{"_type":"nixopsState","resources":{"a":{"type":"memo","input_properties":{"v":1e400}}}}}}`,
+		"state event":          `{"stateResourceEventResponse":{}}`,
+		"destroy":              `{"destroyResourceResponse":{}}`,
+		"error":                `{"errorResponse":{"message":"no such type"}}`,
+		"read gone":            `{"readResourceResponse":{"exists":false}}`,
+		"read gone inputs":     `{"readResourceResponse":{"exists":false,"inputProperties":{}}}`,
+		"read":                 `{"readResourceResponse":{"exists":true,"outputProperties":{"id":"b"},"inputProperties":{"k":2}}}`,
+		"read numbers":         `{"readResourceResponse":{"exists":true,"outputProperties":{"n":9007199254740993,"f":1.50,"e":-2E+3}}}`,
+		"import":               `{"importResourceResponse":{"inputProperties":{},"outputProperties":{"id":"c"}}}`,
+		"import nested":        `{"importResourceResponse":{"inputProperties":{"l":[1,"a",null,true,{"x":[]}]},"outputProperties":{"id":"c","n":0.1}}}`,
+		"preview":              `{"previewResourceResponse":{"replace":true,"replaceReasons":["triggers"],"unknownOutputs":[["id"]],"diagnostics":[{"severity":"warning","summary":"Deprecated"}]}}`,
+		"preview minimal":      `{"previewResourceResponse":{"replace":false}}`,
+		"preview empty arrays": `{"previewResourceResponse":{"replace":false,"replaceReasons":[],"unknownOutputs":[[]],"diagnostics":[],"plannedOutputProperties":{}}}`,
+		"preview bridged create": `{"previewResourceResponse":{"replace":false,"plannedOutputProperties":{"triggers":{"index":"7"},"rfc3339":null},` +
+			`"unknownOutputs":[["id"],["rfc3339"],["unix"],["rule",0,"port"]],"plan":"AQID+/=="}}`,
+		"preview diagnostics": `{"previewResourceResponse":{"replace":true,"replaceReasons":["rule.0.port","triggers"],"diagnostics":[` +
+			`{"severity":"error","summary":"Invalid port","detail":"must be below 65536","attribute":["rule",12345678901234567890,"port"]},` +
+			`{"severity":"warning","summary":"No path","attribute":[]}]}}`,
+		"preview escapes":   `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"warning","summary":"\u00e9\n\"q\"","detail":"\ud83d\ude00"}],"plan":"\u0000"}}`,
 		"whitespace around": " \t{\"destroyResourceResponse\":{}}\r",
+	}
+	// Every kind of response is among the cases: responseFrom builds
+	// each by hand, and a kind it did not know would be a panic.
+	for kind := range responseDefs {
+		if !slices.ContainsFunc(slices.Collect(maps.Values(tests)), func(line string) bool { return strings.Contains(line, `{"`+kind+`":`) }) {
+			t.Errorf("no case decodes a %s", kind)
+		}
 	}
 	for name, line := range tests {
 		t.Run(name, func(t *testing.T) {
