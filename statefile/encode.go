@@ -2,225 +2,31 @@ package statefile
 
 import (
 	"encoding/json"
-	"slices"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/pierhq/pier/schema"
 )
 
-// appendJSON appends the encoding of v, a decoded JSON value (maps,
-// slices, strings, json.Number, bools, nil and json.RawMessage, as the
-// document holds them), to b: byte for byte what json.Marshal(v) gives,
-// without its reflection. Every event written, the resolved-state cache
-// and a PostgreSQL snapshot are encoded here, so the cost of an event and
-// of a snapshot follows the bytes. Any other type is handed to
-// json.Marshal; FuzzAppendJSON holds the two to the same bytes.
-//
-// A json.RawMessage is trusted to be valid JSON, as the document's are
-// (a cached encoding is hashed, and written by this encoder), and only
-// scanned for what json.Marshal would change in it; [appendRaw] checks
-// bytes that come from elsewhere.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case bool:
-		if x {
-			return append(b, "true"...), nil
-		}
-		return append(b, "false"...), nil
-	case string:
-		return appendString(b, x), nil
-	case json.Number:
-		if x == "" {
-			return append(b, '0'), nil // as json.Marshal writes it
-		}
-		if !validNumber(string(x)) {
-			break // json.Marshal says why
-		}
-		return append(b, x...), nil
-	case map[string]any:
-		if x == nil {
-			return append(b, "null"...), nil
-		}
-		return appendObject(b, x)
-	case []any:
-		if x == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendJSON(b, e); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
-	case json.RawMessage:
-		if x == nil {
-			return append(b, "null"...), nil
-		}
-		if plainJSON(x) {
-			return append(b, x...), nil
-		}
+// appendJSON appends json.Marshal(v) for a decoded JSON value, by
+// [schema.AppendJSON].
+func appendJSON(b []byte, v any) ([]byte, error) { return schema.AppendJSON(b, v) }
+
+// appendString appends s as json.Marshal encodes a string.
+func appendString(b []byte, s string) []byte { return schema.AppendJSONString(b, s) }
+
+// marshal is json.Marshal(v) for a decoded JSON value, by
+// [schema.AppendJSON].
+func marshal(v any) ([]byte, error) { return appendJSON(nil, v) }
+
+// appendRaw appends raw, bytes from outside the document, as json.Marshal
+// writes a json.RawMessage: as it is when it is valid and plain, else
+// compacted and escaped by encoding/json, which also reports invalid JSON.
+func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
+	if json.Valid(raw) {
+		return schema.AppendJSON(b, raw)
 	}
-	e, err := json.Marshal(v)
+	e, err := json.Marshal(raw) // null for nil, else why it is not JSON
 	if err != nil {
 		return nil, err
 	}
 	return append(b, e...), nil
 }
-
-// appendObject appends m with its members sorted by key, as json.Marshal
-// sorts them.
-func appendObject(b []byte, m map[string]any) ([]byte, error) {
-	var small [16]string
-	keys := small[:0]
-	if len(m) > len(small) {
-		keys = make([]string, 0, len(m))
-	}
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, strings.Compare)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(appendString(b, k), ':')
-		var err error
-		if b, err = appendJSON(b, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string escaped as json.Marshal escapes
-// it: quote, backslash and control characters; <, > and & (its HTML
-// safety); U+2028 and U+2029; and each byte of invalid UTF-8 as U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
-}
-
-// plainJSON reports whether raw, which must be valid JSON, is already
-// what json.Marshal writes for a json.RawMessage: compact, and without a
-// character that it escapes (<, >, &, U+2028, U+2029). Such bytes are
-// copied as they are; any other raw value is left to json.Marshal, which
-// also checks that it is valid.
-func plainJSON(raw []byte) bool {
-	if len(raw) == 0 {
-		return false
-	}
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; c {
-		case '"':
-			inString = !inString
-		case '\\':
-			if inString {
-				i++ // the escaped byte, a quote perhaps
-			}
-		case ' ', '\t', '\n', '\r':
-			if !inString {
-				return false
-			}
-		case '<', '>', '&':
-			return false
-		case 0xE2:
-			if i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// validNumber reports whether s is a JSON number:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() bool {
-		n := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i > n
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case !digits():
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	return i == len(s)
-}
-
-// marshal is json.Marshal(v) for a decoded JSON value, by appendJSON.
-func marshal(v any) ([]byte, error) { return appendJSON(nil, v) }

@@ -175,20 +175,6 @@ func (m Meta) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendRaw appends raw as json.Marshal writes a json.RawMessage: as it
-// is when it is valid and plain (see plainJSON), else compacted and
-// escaped by encoding/json, which also reports invalid JSON.
-func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
-	if plainJSON(raw) && json.Valid(raw) {
-		return append(b, raw...), nil
-	}
-	e, err := json.Marshal(raw)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, e...), nil
-}
-
 // ChecksumKey is the meta member in which pier records each event's
 // checksum: "crc32c:" and eight hex digits, the CRC-32C (Castagnoli) of
 // the event's compact JSON without this member. NixOps4 reads meta's
