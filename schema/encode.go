@@ -11,8 +11,9 @@ import (
 // slices, strings, [json.Number], bools, nil and [json.RawMessage], as
 // [DecodeJSON] gives them and a state document holds them), to b: byte
 // for byte what json.Marshal(v) gives, without its reflection. Every state
-// event written and the resolved-state cache are encoded here, so their
-// cost follows the bytes. Any other type is handed to json.Marshal; FuzzAppendJSON
+// event written, the resolved-state cache and every request the host sends
+// (see [Request.AppendJSON]) are encoded here, so their cost follows the
+// bytes. Any other type is handed to json.Marshal; FuzzAppendJSON
 // holds the two to the same bytes.
 //
 // A json.RawMessage is trusted to be valid JSON, as a state document's

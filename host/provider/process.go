@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -123,7 +122,7 @@ func prepare(cfg Config, resource string, req *schema.Request) (request, error) 
 	if op := operationOf(r.kind); op != "" && !slices.Contains(cfg.Operations, op) {
 		return r, fmt.Errorf("%s: %w: %q is not among the declared operations %v", who(), ErrNotDeclared, op, cfg.Operations)
 	}
-	data, err := json.Marshal(req)
+	data, err := encodeRequest(req)
 	if err != nil {
 		return r, fmt.Errorf("%s: encode request: %w", who(), err)
 	}
@@ -134,6 +133,31 @@ func prepare(cfg Config, resource string, req *schema.Request) (request, error) 
 	}
 	r.data = data
 	return r, nil
+}
+
+// encodeBuffers hold the buffers [encodeRequest] encodes into, so that a
+// request costs one allocation of its own size, as with json.Marshal.
+var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBuffer is the largest encoding buffer put back in
+// [encodeBuffers]: a request is mostly a resource's inputs and outputs, a
+// few KiB; one that carried a large file's contents is let go rather than
+// kept for the rest of the run.
+const maxPooledBuffer = 64 << 10
+
+// encodeRequest is json.Marshal(req), by [schema.Request.AppendJSON].
+func encodeRequest(req *schema.Request) ([]byte, error) {
+	buf, _ := encodeBuffers.Get().(*[]byte)
+	b, err := req.AppendJSON((*buf)[:0])
+	var data []byte
+	if err == nil {
+		data = slices.Clone(b)
+	}
+	if cap(b) <= maxPooledBuffer {
+		*buf = b[:0]
+		encodeBuffers.Put(buf)
+	}
+	return data, err
 }
 
 // Call sends req for the resource at address resource and returns the
