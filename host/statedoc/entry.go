@@ -3,6 +3,8 @@ package statedoc
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
@@ -54,29 +56,71 @@ const (
 	keyImportID     = "importId"
 )
 
-// entryJSON is an entry as written: NixOps4's spelling, with both property
-// objects present even when empty, because NixOps4's reader requires them.
-type entryJSON struct {
-	Type             string           `json:"type"`
-	InputProperties  map[string]any   `json:"input_properties"`
-	OutputProperties map[string]any   `json:"output_properties"`
-	Provider         string           `json:"provider,omitempty"`
-	Dependencies     []string         `json:"dependencies,omitempty"`
-	SensitiveInputs  []string         `json:"sensitiveInputs,omitempty"`
-	Deposed          map[string]Entry `json:"deposed,omitempty"`
-	ImportID         string           `json:"importId,omitempty"`
+// MarshalJSON writes the entry in the spelling NixOps4's code reads, with
+// both property objects present even when empty, because NixOps4's reader
+// requires them (see [Entry.appendJSON]).
+func (e Entry) MarshalJSON() ([]byte, error) { return e.appendJSON(make([]byte, 0, 256)) }
+
+// appendJSON appends the entry's encoding to b: type, both property
+// objects ({} for nil), then provider, dependencies, sensitiveInputs,
+// deposed (by sorted key) and importId when not empty; properties by
+// [schema.AppendJSON]. Every recorded change encodes its entry, and
+// json.Marshal's reflection over a struct of these members was most of a
+// record's cost; TestEntryMarshalJSON holds the bytes to what it gave.
+func (e Entry) appendJSON(b []byte) ([]byte, error) {
+	b = schema.AppendJSONString(append(b, `{"type":`...), e.Type)
+	b, err := appendProperties(append(b, `,"`+keyInputs+`":`...), e.InputProperties)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = appendProperties(append(b, `,"`+keyOutputs+`":`...), e.OutputProperties); err != nil {
+		return nil, err
+	}
+	if e.Provider != "" {
+		b = schema.AppendJSONString(append(b, `,"`+keyProvider+`":`...), e.Provider)
+	}
+	b = appendStrings(b, `,"`+keyDependencies+`":`, e.Dependencies)
+	b = appendStrings(b, `,"`+keySensitive+`":`, e.SensitiveInputs)
+	if len(e.Deposed) > 0 {
+		b = append(b, `,"`+keyDeposed+`":{`...)
+		for i, key := range slices.Sorted(maps.Keys(e.Deposed)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(schema.AppendJSONString(b, key), ':')
+			if b, err = e.Deposed[key].appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
+	}
+	if e.ImportID != "" {
+		b = schema.AppendJSONString(append(b, `,"`+keyImportID+`":`...), e.ImportID)
+	}
+	return append(b, '}'), nil
 }
 
-// MarshalJSON writes the entry in the spelling NixOps4's code reads.
-func (e Entry) MarshalJSON() ([]byte, error) {
-	j := entryJSON(e)
-	if j.InputProperties == nil {
-		j.InputProperties = map[string]any{}
+// appendProperties appends p, {} when nil.
+func appendProperties(b []byte, p map[string]any) ([]byte, error) {
+	if p == nil {
+		return append(b, "{}"...), nil
 	}
-	if j.OutputProperties == nil {
-		j.OutputProperties = map[string]any{}
+	return schema.AppendJSON(b, p)
+}
+
+// appendStrings appends key and the list ss, nothing when it is empty.
+func appendStrings(b []byte, key string, ss []string) []byte {
+	if len(ss) == 0 {
+		return b
 	}
-	return json.Marshal(j)
+	b = append(append(b, key...), '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = schema.AppendJSONString(b, s)
+	}
+	return append(b, ']')
 }
 
 // UnmarshalJSON reads an entry in either spelling, as DecodeEntry does.

@@ -184,7 +184,7 @@ func (p *PatchBuilder) Unheal() {
 func (p *PatchBuilder) Put(addr source.Address, e Entry) error {
 	ptr := EntryPointer(addr)
 	e.Deposed = p.doc.deposed[addr.String()]
-	val, err := json.Marshal(e)
+	val, err := e.appendJSON(make([]byte, 0, 256))
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (p *PatchBuilder) Depose(addr source.Address, key string, old Entry) error 
 		p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
 		p.doc.paths[ptr] = true
 	}
-	val, err := json.Marshal(old)
+	val, err := old.appendJSON(make([]byte, 0, 256))
 	if err != nil {
 		return err
 	}
