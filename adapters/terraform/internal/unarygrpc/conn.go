@@ -152,6 +152,7 @@ type stream struct {
 	done     bool
 	err      error // the call's outcome once done; nil is OK
 	tooLarge bool
+	deadline time.Time // the caller's, if any: see [rstError]
 }
 
 // New starts HTTP/2 on nc, a connection already secured and
@@ -243,7 +244,8 @@ func (c *Conn) Invoke(ctx context.Context, method string, args, reply any, _ ...
 		return status.FromContextError(err).Err()
 	}
 	var timeout string
-	if deadline, ok := ctx.Deadline(); ok {
+	deadline, hasDeadline := ctx.Deadline()
+	if hasDeadline {
 		d := time.Until(deadline)
 		if d <= 0 {
 			return status.Error(codes.DeadlineExceeded, context.DeadlineExceeded.Error())
@@ -251,7 +253,7 @@ func (c *Conn) Invoke(ctx context.Context, method string, args, reply any, _ ...
 		timeout = encodeTimeout(d)
 	}
 
-	s := &stream{}
+	s := &stream{deadline: deadline}
 	c.mu.Lock()
 	c.inflight++
 	s.data = c.spare[:0]

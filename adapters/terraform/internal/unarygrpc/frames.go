@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/net/http2/hpack"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
@@ -122,7 +123,7 @@ func (c *Conn) frame(typ, flags byte, id uint32, p []byte) error {
 		}
 		c.mu.Lock()
 		if s := c.stream(id); s != nil && !s.done {
-			c.finishLocked(s, rstError(binary.BigEndian.Uint32(p)))
+			c.finishLocked(s, rstError(binary.BigEndian.Uint32(p), s.deadline, time.Now()))
 		}
 		c.mu.Unlock()
 	case frameSettings:
@@ -416,14 +417,21 @@ func decodeMessage(m string) string {
 }
 
 // rstError is what a server's RST_STREAM means for the call, as grpc-go
-// maps it.
-func rstError(code uint32) error {
+// maps it. A cancellation that comes once the call's deadline has passed
+// is the server's own timer ending it (a grpc-go server resets a call
+// whose grpc-timeout ran out), so it reads as DeadlineExceeded, as it
+// does when this end's timer wins the race: on a loaded machine either
+// can.
+func rstError(code uint32, deadline, now time.Time) error {
 	c := codes.Internal
 	switch code {
 	case errCodeRefusedStream:
 		c = codes.Unavailable
 	case errCodeCancel:
 		c = codes.Canceled
+		if !deadline.IsZero() && !now.Before(deadline) {
+			c = codes.DeadlineExceeded
+		}
 	case errCodeEnhanceYourCalm:
 		c = codes.ResourceExhausted
 	case errCodeInadequateSecurit:
