@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -119,6 +121,15 @@ func runAdapterTerraform(ctx context.Context, opts adapterTerraformOptions, stdi
 		return err
 	}
 	logger := providersdk.NewLogger(stderr, providersdk.LevelFromEnv()).With(logkey.Adapter, "terraform")
+	if opts.attach && os.Getenv("GOMAXPROCS") == "" {
+		// An attached bridge serves one request at a time (ServeIO reads
+		// the next only after answering) on one goroutine, which also
+		// makes the request's gRPC calls: it never has two things to run
+		// at once. A second processor only costs it the runtime waking a
+		// thread to look for work at every handoff (a request line read,
+		// an answer off the socket) and putting it back to sleep.
+		runtime.GOMAXPROCS(1)
+	}
 	var cfg map[string]any
 	var att *terraform.Attachment
 	if opts.attach {
