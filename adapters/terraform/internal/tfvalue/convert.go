@@ -271,6 +271,14 @@ func FromJSON(raw any, ty cty.Type, path cty.Path) (cty.Value, error) {
 		if err != nil {
 			return cty.NilVal, pathErr(path, "must be %s, not %s", ty.FriendlyName(), jsonKind(raw))
 		}
+		if ty == cty.String && v.Type() == cty.Number {
+			// What convert.Convert does (Text('f', -1)), without its
+			// shortest-decimal search at 512 bits for the common
+			// integer: a number given where a string belongs (a count
+			// index in a map of strings) is most of what a create
+			// converts.
+			return cty.StringVal(numberText(v.AsBigFloat())), nil
+		}
 		cv, err := convert.Convert(v, ty)
 		if err != nil {
 			// Never quote the value: it may be a secret.

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/pierhq/pier/adapters/terraform/internal/tfproto"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
@@ -118,6 +119,39 @@ func TestFromJSONConversions(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// numberToStringReference is how FromJSON converted a number where a
+// string belongs before it took its shortcut: cty's own conversion.
+func numberToStringReference(raw any) (cty.Value, error) {
+	v, err := primitive(raw, nil)
+	if err != nil {
+		return cty.NilVal, err
+	}
+	return convert.Convert(v, cty.String)
+}
+
+// TestFromJSONNumberToString: a number given for a string attribute reads
+// as cty's conversion would have it, at every precision a number arrives
+// with (json.Number at 512 bits, float64 at 53, int at 64).
+func TestFromJSONNumberToString(t *testing.T) {
+	t.Parallel()
+	ins := []any{0, 7, -7, int64(1 << 62), float64(0), 0.1, -2.5, 1e21, 1e-7, 1 << 53, 123456789.125}
+	for _, n := range []string{"0", "-0", "5", "-5", "007", "1e3", "1E3", "1.0", "1.50", "0.1", "-0.000001", "123456789012345678901234567890",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "1e-400", "3.14159265358979323846264338327950288419716939937510"} {
+		ins = append(ins, json.Number(n))
+	}
+	for _, in := range ins {
+		want, werr := numberToStringReference(in)
+		got, gerr := FromJSON(in, cty.String, nil)
+		if werr != nil || gerr != nil {
+			t.Errorf("%T %v: FromJSON error %v, reference error %v", in, in, gerr, werr)
+			continue
+		}
+		if !got.RawEquals(want) {
+			t.Errorf("%T %v: FromJSON = %#v, cty's conversion gives %#v", in, in, got, want)
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/zclconf/go-cty/cty"
 )
 
 // FuzzConfig feeds arbitrary JSON objects through the configuration rules:
@@ -51,6 +53,25 @@ func FuzzConfig(f *testing.F) {
 			if (werr == nil) != (gerr == nil) || !reflect.DeepEqual(want, got) {
 				t.Fatalf("ToJSON = %#v, %v; the encoder round trip gives %#v, %v", got, gerr, want, werr)
 			}
+		}
+	})
+}
+
+// FuzzNumberToString holds FromJSON's number-to-string shortcut to cty's
+// conversion for any JSON number text.
+func FuzzNumberToString(f *testing.F) {
+	for _, seed := range []string{"0", "-0", "42", "1e3", "0.1", "1.50", "-9223372036854775809", "1e4000"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var n json.Number
+		if json.Unmarshal([]byte(text), &n) != nil || string(n) != text {
+			return // not one JSON number
+		}
+		want, werr := numberToStringReference(n)
+		got, gerr := FromJSON(n, cty.String, nil)
+		if (werr == nil) != (gerr == nil) || (werr == nil && !got.RawEquals(want)) {
+			t.Fatalf("FromJSON(%s) = %#v, %v; cty's conversion gives %#v, %v", text, got, gerr, want, werr)
 		}
 	})
 }
