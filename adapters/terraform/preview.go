@@ -132,17 +132,9 @@ func plannedResponse(planned cty.Value) (*schema.PreviewResourceResponse, error)
 	if planned == cty.NilVal || planned.IsNull() {
 		return resp, nil
 	}
-	known, err := cty.Transform(planned, func(p cty.Path, v cty.Value) (cty.Value, error) {
-		if v.IsKnown() {
-			return v, nil
-		}
+	j, err := tfvalue.KnownJSON(planned, func(p cty.Path) {
 		resp.UnknownOutputs = append(resp.UnknownOutputs, attributePath(p))
-		return cty.NullVal(v.Type()), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	j, err := tfvalue.ToJSON(known)
 	if err != nil {
 		return nil, fmt.Errorf("encode planned outputs: %w", err)
 	}
