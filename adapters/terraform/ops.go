@@ -469,7 +469,7 @@ func (b *Bridge) destroy(ctx context.Context, rt *resourceType, prior cty.Value,
 	if err != nil {
 		return err
 	}
-	nullData, err := tfvalue.Marshal(cty.NullVal(ty), ty)
+	nullData, err := rt.nullData()
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,6 @@
 package terraform
 
 import (
-	"encoding/json"
-
 	"github.com/pierhq/pier/schema"
 )
 
@@ -51,28 +49,36 @@ func (c *planCache) take(key string) *updatePlan {
 // (tfvalue.Config is a function of the schema and the inputs), so a create
 // whose key matches its preview's takes the configuration the preview
 // converted and validated as well as its plan, and converts nothing
-// itself. encoding/json sorts map keys, so equal inputs give equal keys;
-// a number spelled differently (json.Number keeps the text) only misses.
+// itself. The inputs are encoded as json.Marshal encodes them
+// (schema.AppendJSON, byte for byte), which sorts map keys, so equal
+// inputs give equal keys, the same in every pier version that saved a
+// plan with them; a number spelled differently (json.Number keeps the
+// text) only misses.
 func createKey(rt *resourceType, inputs schema.Properties) (string, bool) {
-	in, err := json.Marshal(inputs)
+	b := append(make([]byte, 0, 64+len(rt.name)), "create\x00"...)
+	b = append(append(b, rt.name...), 0)
+	b, err := schema.AppendJSON(b, map[string]any(inputs))
 	if err != nil {
 		return "", false
 	}
-	return "create\x00" + rt.name + "\x00" + string(in), true
+	return string(b), true
 }
 
 // updateKey identifies an update's plan by the request it answers: the
 // recorded outputs (the prior before its upgrade, and its private data)
-// and the new inputs. encoding/json sorts map keys, so equal values give
-// equal keys.
+// and the new inputs. Keys are sorted as encoding/json sorts them (and
+// schema.AppendJSON writes what json.Marshal would), so equal values
+// give equal keys.
 func updateKey(rt *resourceType, recorded, inputs schema.Properties) (string, bool) {
-	r, err := json.Marshal(recorded)
+	b := append(make([]byte, 0, 256+len(rt.name)), "update\x00"...)
+	b = append(append(b, rt.name...), 0)
+	b, err := schema.AppendJSON(b, map[string]any(recorded))
 	if err != nil {
 		return "", false
 	}
-	in, err := json.Marshal(inputs)
+	b, err = schema.AppendJSON(append(b, 0), map[string]any(inputs))
 	if err != nil {
 		return "", false
 	}
-	return "update\x00" + rt.name + "\x00" + string(r) + "\x00" + string(in), true
+	return string(b), true
 }

@@ -119,5 +119,5 @@ func rawState(rt *resourceType, state map[string]any, version int64) ([]byte, er
 			}
 		}
 	}
-	return json.Marshal(state)
+	return schema.AppendJSON(nil, state) // json.Marshal's bytes
 }
