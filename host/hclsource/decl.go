@@ -79,12 +79,16 @@ const (
 // resourceDecl is one resource block, decoded once by Load, plus the cache
 // of its latest evaluation.
 type resourceDecl struct {
-	name      string
-	scope     *scope
-	addr      source.Address // without instance key
-	provider  string
-	typ       string
-	inputs    hcl.Expression // nil means no inputs
+	name     string
+	scope    *scope
+	addr     source.Address // without instance key
+	provider string
+	typ      string
+	inputs   hcl.Expression // nil means no inputs
+	// hoist is what of inputs the instances share, planned on the first
+	// evaluation of many instances (hoisted says it was); see hoist.go.
+	hoist     *hoistPlan
+	hoisted   bool
 	expand    expansion
 	expandBy  hcl.Expression // the count or for_each expression
 	state     *source.Address

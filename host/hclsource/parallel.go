@@ -23,12 +23,13 @@ const evalChunk = 64
 // independent: each result is the one a lone evaluation gives, and its
 // place in out is fixed by its instance, whatever the goroutines' order.
 // HCL allows concurrent evaluation with distinct EvalContexts, so each
-// instance gets its own.
-func evalInputsAll(r *resourceDecl, insts []*instance, ctx *hcl.EvalContext, out []evaluatedInputs) {
+// instance gets its own. inputs is what each instance evaluates: r's
+// inputs, or what [resourceDecl.instanceInputs] made of them.
+func evalInputsAll(r *resourceDecl, inputs hcl.Expression, insts []*instance, ctx *hcl.EvalContext, out []evaluatedInputs) {
 	workers := min(runtime.GOMAXPROCS(0), (len(insts)+evalChunk-1)/evalChunk)
 	if workers <= 1 {
 		for i, inst := range insts {
-			out[i] = evalInputs(r, inst, ctx, false)
+			out[i] = evalInputs(r, inputs, inst, ctx, false)
 		}
 		return
 	}
@@ -42,7 +43,7 @@ func evalInputsAll(r *resourceDecl, insts []*instance, ctx *hcl.EvalContext, out
 					return
 				}
 				for i := start; i < min(start+evalChunk, len(insts)); i++ {
-					out[i] = evalInputs(r, insts[i], ctx, true)
+					out[i] = evalInputs(r, inputs, insts[i], ctx, true)
 				}
 			}
 		})

@@ -432,6 +432,7 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 		outChanged := make([]bool, 0, cap(batch))
 		outDiags := make([]hcl.Diagnostics, 0, cap(batch))
 		evs := make([]evaluatedInputs, cap(batch))
+		inputs := r.instanceInputs(ctx, len(keys))
 		for start := 0; start < len(keys); start += evalBatch {
 			batch, outChanged, outDiags = batch[:0], outChanged[:0], outDiags[:0]
 			for i := start; i < min(start+evalBatch, len(keys)); i++ {
@@ -448,7 +449,7 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 				}
 				batch, outChanged, outDiags = append(batch, inst), append(outChanged, c), append(outDiags, ds)
 			}
-			evalInputsAll(r, batch, ctx, evs)
+			evalInputsAll(r, inputs, batch, ctx, evs)
 			for i, inst := range batch {
 				diags = append(diags, outDiags[i]...)
 				inChanged, ds := d.commitInstance(r, inst, ctx, next.deps, next.depWaits, &evs[i])
@@ -527,9 +528,10 @@ func (d *Deployment) evalInstances(r *resourceDecl, dirty map[*instance]bool) hc
 	}
 	d.evaluations += len(todo)
 	evs := make([]evaluatedInputs, min(len(todo), evalBatch))
+	inputs := r.instanceInputs(ctx, len(todo))
 	for start := 0; start < len(todo); start += evalBatch {
 		batch := todo[start:min(start+evalBatch, len(todo))]
-		evalInputsAll(r, batch, ctx, evs)
+		evalInputsAll(r, inputs, batch, ctx, evs)
 		for i, inst := range batch {
 			c, ds := d.commitInstance(r, inst, ctx, r.eval.deps, r.eval.depWaits, &evs[i])
 			evs[i] = evaluatedInputs{}
@@ -706,7 +708,7 @@ func (inst *instance) evalVars(r *resourceDecl) map[string]cty.Value {
 // evalInstance evaluates one instance's inputs and reports whether they
 // changed, as its readers see them.
 func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps depSet, depWaits []source.Address) (bool, hcl.Diagnostics) {
-	ev := evalInputs(r, inst, ctx, false)
+	ev := evalInputs(r, r.inputs, inst, ctx, false)
 	return d.commitInstance(r, inst, ctx, deps, depWaits, &ev)
 }
 
@@ -721,20 +723,21 @@ type evaluatedInputs struct {
 	diags     hcl.Diagnostics
 }
 
-// evalInputs evaluates an instance's inputs expression. It changes
+// evalInputs evaluates an instance's inputs expression: inputs, which is
+// r's or what [resourceDecl.instanceInputs] made of it. It changes
 // nothing, so instances of one block may be evaluated on several
 // goroutines; own gives the instance an EvalContext of its own even
 // without count or each, as HCL's splat expressions need for that.
-func evalInputs(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, own bool) evaluatedInputs {
+func evalInputs(r *resourceDecl, inputs hcl.Expression, inst *instance, ctx *hcl.EvalContext, own bool) evaluatedInputs {
 	val := cty.EmptyObjectVal
-	if r.inputs != nil {
+	if inputs != nil {
 		ictx := ctx
 		if vars := inst.evalVars(r); vars != nil || own {
 			ictx = ctx.NewChild()
 			ictx.Variables = vars
 		}
 		var diags hcl.Diagnostics
-		val, diags = r.inputs.Value(ictx)
+		val, diags = inputs.Value(ictx)
 		if diags.HasErrors() {
 			return evaluatedInputs{diags: diags}
 		}
@@ -748,8 +751,8 @@ func evalInputs(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, own bool)
 	if err != nil {
 		return evaluatedInputs{diags: hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs", "inputs of %s: %s.", inst.addrStr, err)}}
 	}
-	inputs, _ := j.(map[string]any)
-	return evaluatedInputs{val: val, unmarked: unmarked, marks: marks, inputs: inputs, sensitive: sensitivePaths(val)}
+	in, _ := j.(map[string]any)
+	return evaluatedInputs{val: val, unmarked: unmarked, marks: marks, inputs: in, sensitive: sensitivePaths(val)}
 }
 
 // commitInstance records what evalInputs found for an instance: its
