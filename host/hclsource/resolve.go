@@ -716,7 +716,7 @@ func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.Eval
 // anything of the deployment or the instance is updated.
 type evaluatedInputs struct {
 	val       cty.Value // as evaluated, marks and all
-	unmarked  cty.Value
+	known     bool      // unmarked is wholly known
 	marks     cty.ValueMarks
 	inputs    map[string]any
 	sensitive []string
@@ -742,17 +742,23 @@ func evalInputs(r *resourceDecl, inputs hcl.Expression, inst *instance, ctx *hcl
 			return evaluatedInputs{diags: diags}
 		}
 	}
-	unmarked, marks := val.UnmarkDeep()
+	// Most inputs have no marks: then there is nothing to take off, and
+	// no sensitive path to list.
+	unmarked, marks, sensitive := val, cty.ValueMarks(nil), []string(nil)
+	if containsMarked(val) {
+		unmarked, marks = val.UnmarkDeep()
+		sensitive = sensitivePaths(val)
+	}
 	if unmarked.IsNull() || (unmarked.IsKnown() && !unmarked.Type().IsObjectType() && !unmarked.Type().IsMapType()) {
 		return evaluatedInputs{diags: hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs",
 			"inputs of %s must be an object, not %s.", inst.addrStr, friendly(unmarked))}}
 	}
-	j, err := toJSON(unmarked)
+	j, known, err := toJSONKnown(unmarked)
 	if err != nil {
 		return evaluatedInputs{diags: hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs", "inputs of %s: %s.", inst.addrStr, err)}}
 	}
 	in, _ := j.(map[string]any)
-	return evaluatedInputs{val: val, unmarked: unmarked, marks: marks, inputs: in, sensitive: sensitivePaths(val)}
+	return evaluatedInputs{val: val, known: known, marks: marks, inputs: in, sensitive: sensitive}
 }
 
 // commitInstance records what evalInputs found for an instance: its
@@ -762,7 +768,7 @@ func (d *Deployment) commitInstance(r *resourceDecl, inst *instance, ctx *hcl.Ev
 	if ev.diags.HasErrors() {
 		return false, ev.diags
 	}
-	val, unmarked, marks, inputs, sensitive := ev.val, ev.unmarked, ev.marks, ev.inputs, ev.sensitive
+	val, marks, inputs, sensitive := ev.val, ev.marks, ev.inputs, ev.sensitive
 	changed := inst.inputs == cty.NilVal || !inst.inputs.RawEquals(val)
 	if sensitive != nil {
 		if diags := d.refuseSensitive(r, inst, sensitive); diags.HasErrors() {
@@ -796,7 +802,7 @@ func (d *Deployment) commitInstance(r *resourceDecl, inst *instance, ctx *hcl.Ev
 		NoRefresh:       r.noRefresh,
 		Conditions:      conds,
 	}
-	if unmarked.IsWhollyKnown() && len(depWaits) == 0 {
+	if ev.known && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil
 		return changed, nil
 	}

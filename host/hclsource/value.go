@@ -3,7 +3,9 @@ package hclsource
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strconv"
 
 	"github.com/pierhq/pier/host/source"
@@ -15,44 +17,108 @@ import (
 // shortest decimal form), and an unknown value anywhere becomes
 // [source.Unknown].
 func toJSON(v cty.Value) (any, error) {
+	j, _, err := toJSONKnown(v)
+	return j, err
+}
+
+// toJSONKnown is toJSON that also reports whether v is wholly known, as
+// cty's IsWhollyKnown would, from the same walk. An object's attributes
+// are read by name, without cty's element iterator, which sorts the
+// names and makes a key value for each; its first error, in name order,
+// is the one reported, as with the iterator.
+func toJSONKnown(v cty.Value) (any, bool, error) {
 	if !v.IsKnown() {
-		return source.Unknown, nil
+		return source.Unknown, false, nil
 	}
 	if v.IsNull() {
-		return nil, nil
+		return nil, true, nil
 	}
 	ty := v.Type()
 	switch {
 	case ty == cty.String:
-		return v.AsString(), nil
+		return v.AsString(), true, nil
 	case ty == cty.Bool:
-		return v.True(), nil
+		return v.True(), true, nil
 	case ty == cty.Number:
-		return json.Number(formatNumber(v.AsBigFloat())), nil
+		return json.Number(formatNumber(v.AsBigFloat())), true, nil
+	case ty.IsObjectType():
+		attrs := ty.AttributeTypes()
+		out := make(map[string]any, len(attrs))
+		known := true
+		for name := range attrs {
+			j, k, err := toJSONKnown(v.GetAttr(name))
+			if err != nil {
+				return nil, false, firstAttrError(v, attrs)
+			}
+			out[name], known = j, known && k
+		}
+		return out, known, nil
 	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
 		out := make([]any, 0, v.LengthInt())
+		known := true
 		for it := v.ElementIterator(); it.Next(); {
 			_, e := it.Element()
-			j, err := toJSON(e)
+			j, k, err := toJSONKnown(e)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			out = append(out, j)
+			out, known = append(out, j), known && k
 		}
-		return out, nil
-	case ty.IsMapType() || ty.IsObjectType():
+		return out, known, nil
+	case ty.IsMapType():
 		out := make(map[string]any, v.LengthInt())
+		known := true
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			j, err := toJSON(e)
+			j, kn, err := toJSONKnown(e)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
-			out[k.AsString()] = j
+			out[k.AsString()], known = j, known && kn
 		}
-		return out, nil
+		return out, known, nil
 	}
-	return nil, fmt.Errorf("a value of type %s has no JSON form", ty.FriendlyName())
+	return nil, false, fmt.Errorf("a value of type %s has no JSON form", ty.FriendlyName())
+}
+
+// firstAttrError is the error of the first attribute of object v, in name
+// order, that has no JSON form.
+func firstAttrError(v cty.Value, attrs map[string]cty.Type) error {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if _, _, err := toJSONKnown(v.GetAttr(name)); err != nil {
+			return err
+		}
+	}
+	panic("firstAttrError of an object whose attributes all convert: this is a bug in pier")
+}
+
+// containsMarked is cty's ContainsMarked, reading an object's attributes
+// by name rather than through cty's walk, which allocates for every
+// value it visits: an instance's inputs are mostly unmarked objects.
+func containsMarked(v cty.Value) bool {
+	if v.IsMarked() {
+		return true
+	}
+	if !v.IsKnown() || v.IsNull() {
+		return false
+	}
+	ty := v.Type()
+	switch {
+	case ty.IsObjectType():
+		for name := range ty.AttributeTypes() {
+			if containsMarked(v.GetAttr(name)) {
+				return true
+			}
+		}
+	case v.CanIterateElements():
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if containsMarked(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func formatNumber(f *big.Float) string {
