@@ -13,7 +13,9 @@ import (
 // changeFor classifies a resource whose inputs are known, with its
 // lifecycle's ignore_changes applied and --replace honoured.
 func (pl *planner) changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
-	return Decide(r, rec, pl.replace[r.Address.String()])
+	// Spelt only when something is to be replaced: most plans replace
+	// nothing, and spelling every address is a part of a large no-op.
+	return Decide(r, rec, len(pl.replace) > 0 && pl.replace[r.Address.String()])
 }
 
 // Decide classifies a resource whose inputs are known, with its

@@ -159,16 +159,24 @@ func deposedKey(addr source.Address, old statedoc.Entry) string {
 // preventDestroy fails a plan that destroys or replaces a resource whose
 // lifecycle has prevent_destroy, naming each with its position.
 func preventDestroy(p *Plan, snap *source.Snapshot) error {
-	declared := map[string]*source.Resource{}
-	if snap != nil {
-		for _, r := range snap.Ready {
-			declared[r.Address.String()] = r
-		}
-		for _, b := range snap.Blocked {
-			if b.Resource != nil {
-				declared[b.Address.String()] = b.Resource
+	// Listed only for a plan that destroys something: most plans do not,
+	// and on a large deployment the list is a noticeable part of a no-op.
+	var declared map[string]*source.Resource
+	declaredAt := func(addr string) *source.Resource {
+		if declared == nil {
+			declared = map[string]*source.Resource{}
+			if snap != nil {
+				for _, r := range snap.Ready {
+					declared[r.Address.String()] = r
+				}
+				for _, b := range snap.Blocked {
+					if b.Resource != nil {
+						declared[b.Address.String()] = b.Resource
+					}
+				}
 			}
 		}
+		return declared[addr]
 	}
 	var errs []error
 	for _, c := range p.Changes {
@@ -178,7 +186,7 @@ func preventDestroy(p *Plan, snap *source.Snapshot) error {
 		r := c.Resource
 		if r == nil {
 			// A destroy: the resource may still be declared (pier destroy).
-			r = declared[c.Address.String()]
+			r = declaredAt(c.Address.String())
 		}
 		if r == nil || r.Lifecycle == nil || !r.Lifecycle.PreventDestroy {
 			continue
