@@ -204,6 +204,7 @@ func BenchmarkResolve10000(b *testing.B) {
 	b.Run("flat/round", func(b *testing.B) { benchmarkResolveFlatRound(b, 10000) })
 	b.Run("count/first", func(b *testing.B) { benchmarkResolveCountFirst(b, 10000) })
 	b.Run("count/round", func(b *testing.B) { benchmarkResolveCountRound(b, 10000) })
+	b.Run("count/shared", func(b *testing.B) { benchmarkResolveCountShared(b, 10000) })
 	b.Run("chain/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, true) })
 	b.Run("chain/round", func(b *testing.B) { benchmarkResolveRound(b, 10000) })
 	b.Run("chain/all-rounds", func(b *testing.B) { benchmarkResolveAllRounds(b, 10000) })
@@ -229,6 +230,47 @@ resource "m" {
   state    = resource.state
   count    = %d
   inputs   = { initialize_with = count.index == 5 ? "changed-${var.v}" : "value-${count.index}" }
+}
+`, n)})
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		d := mustLoad(b, dir, Options{})
+		b.StartTimer()
+		if _, err := d.Resolve(b.Context(), source.Outputs{"state": {}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchmarkResolveCountShared is the first Resolve of one block of n
+// instances whose inputs are mostly the same for every instance, as
+// tags and settings usually are: what hoist.go evaluates once.
+func benchmarkResolveCountShared(b *testing.B, n int) {
+	dir := writeDir(b, map[string]string{"main.pier.hcl": fmt.Sprintf(`provider "local" {
+  builtin = "local"
+}
+variable "env" {
+  default = "prod"
+}
+variable "team" {
+  default = "infra"
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+}
+resource "m" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  count    = %d
+  inputs   = {
+    name  = "node-${count.index}"
+    tags  = { env = var.env, owner = "team-${var.team}", tier = upper(var.env) }
+    size  = var.env == "prod" ? "large" : "small"
+    ports = [80, 443]
+  }
 }
 `, n)})
 	b.ReportAllocs()
