@@ -36,11 +36,21 @@ const fastMaxDepth = 1000
 // one string each saves their copies on the heap.
 const fastMaxKeys = 1024
 
+// fastMaxShared is the longest string value a decode shares, and
+// fastMaxValues how many it shares: a state repeats a few short values
+// ("memo", "local", a dependency's address) once per resource, and
+// each, as an any, is a copy and a box on the heap.
+const (
+	fastMaxShared = 16
+	fastMaxValues = 1024
+)
+
 type fastDecoder struct {
-	data []byte
-	pos  int
-	keys map[string]string
-	buf  []byte
+	data   []byte
+	pos    int
+	keys   map[string]string
+	values map[string]any // short string values, boxed once
+	buf    []byte
 }
 
 func (d *fastDecoder) space() {
@@ -64,6 +74,9 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 	case '[':
 		return d.array(depth)
 	case '"':
+		if v, ok := d.shared(); ok {
+			return v, true
+		}
 		s, ok := d.str(false)
 		return s, ok
 	case 't':
@@ -193,6 +206,41 @@ func (d *fastDecoder) str(key bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// shared decodes the string at d.pos when it is short and has no
+// escape, as the any the decode's earlier strings of the same text got;
+// otherwise it leaves d.pos and reports false, for str to decode it.
+func (d *fastDecoder) shared() (any, bool) {
+	start := d.pos + 1
+	end := start
+	for end < len(d.data) && end-start <= fastMaxShared {
+		c := d.data[end]
+		if c == '"' {
+			break
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return nil, false
+		}
+		end++
+	}
+	if end >= len(d.data) || d.data[end] != '"' {
+		return nil, false
+	}
+	raw := d.data[start:end]
+	if v, ok := d.values[string(raw)]; ok {
+		d.pos = end + 1
+		return v, true
+	}
+	var v any = string(raw)
+	if d.values == nil {
+		d.values = map[string]any{}
+	}
+	if len(d.values) < fastMaxValues {
+		d.values[string(raw)] = v
+	}
+	d.pos = end + 1
+	return v, true
 }
 
 func (d *fastDecoder) key(raw []byte) string {
