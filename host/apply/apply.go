@@ -305,6 +305,13 @@ func (a *applier) readStates(ctx context.Context) error {
 			}
 		}
 	}
+	// Sized once: grown entry by entry, maps of a large state's
+	// addresses are rehashed a dozen times.
+	n := 0
+	for _, v := range a.states {
+		n += len(v.Entries)
+	}
+	a.known, a.planned = withRoom(a.known, n), withRoom(a.planned, n)
 	for _, v := range a.states {
 		for addr, rec := range v.Entries {
 			if _, changes := a.graph.Result(addr); changes || absent[addr] {
@@ -322,6 +329,17 @@ func (a *applier) readStates(ctx context.Context) error {
 		a.planned[addr] = true
 	}
 	return nil
+}
+
+// withRoom is m, or a copy of m with room for n more entries without
+// growing, when m has fewer than n.
+func withRoom[K comparable, V any](m map[K]V, n int) map[K]V {
+	if len(m) >= n {
+		return m
+	}
+	out := make(map[K]V, len(m)+n)
+	maps.Copy(out, m)
+	return out
 }
 
 // ReadState starts a state handler and reads its state; a state whose

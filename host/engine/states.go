@@ -49,7 +49,7 @@ func (s *StateSet) Views() map[string]*statedoc.View {
 // reads the state it holds.
 func (e *Engine) ReadStates(ctx context.Context, snap *source.Snapshot) (*StateSet, error) {
 	set := &StateSet{Handlers: map[string]*HandlerRef{}, Recorded: map[string]*statedoc.Recorded{}}
-	ready := map[string]*source.Resource{}
+	ready := make(map[string]*source.Resource, len(snap.Ready))
 	for _, r := range snap.Ready {
 		ready[r.Address.String()] = r
 	}

@@ -15,7 +15,7 @@ import (
 
 // classify decides each resource's action.
 func (pl *planner) classify(snap *source.Snapshot) error {
-	present := map[string]bool{}
+	present := make(map[string]bool, len(snap.Ready)+len(snap.Blocked))
 	for _, r := range snap.Ready {
 		addr := r.Address.String()
 		present[addr] = true

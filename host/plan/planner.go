@@ -151,14 +151,25 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error 
 // that a destroy, replace or update goes through it. The entry is written
 // with it the next time pier records the resource.
 func (pl *planner) adoptProviders(snap *source.Snapshot) {
+	// Each address spelt once, and written back only when adopted made a
+	// copy: most entries name their provider.
 	for _, r := range snap.Ready {
-		if rec := pl.recorded[r.Address.String()]; rec != nil {
-			pl.recorded[r.Address.String()] = adopted(r, rec)
+		addr := r.Address.String()
+		if rec := pl.recorded[addr]; rec != nil {
+			if own := adopted(r, rec); own != rec {
+				pl.recorded[addr] = own
+			}
 		}
 	}
 	for _, b := range snap.Blocked {
-		if rec := pl.recorded[b.Address.String()]; rec != nil && b.Resource != nil {
-			pl.recorded[b.Address.String()] = adopted(b.Resource, rec)
+		if b.Resource == nil {
+			continue
+		}
+		addr := b.Address.String()
+		if rec := pl.recorded[addr]; rec != nil {
+			if own := adopted(b.Resource, rec); own != rec {
+				pl.recorded[addr] = own
+			}
 		}
 	}
 }

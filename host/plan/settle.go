@@ -82,7 +82,10 @@ func recordedOutputs(rec *statedoc.Recorded) map[string]any {
 // It also returns the resources it found unchanged, whose recorded
 // outputs it leaves known.
 func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, map[*source.Resource]bool, error) {
-	guessed := map[string]bool{}
+	// Sized once: grown entry by entry, maps of a large state's
+	// addresses are rehashed a dozen times.
+	pl.plan.Known = withRoom(pl.plan.Known, len(pl.recorded))
+	guessed := make(map[string]bool, len(pl.recorded))
 	for addr, rec := range pl.recorded {
 		if _, known := pl.plan.Known[addr]; !known {
 			pl.plan.Known[addr] = recordedOutputs(rec)
@@ -94,7 +97,7 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 	}
 	// A resource the source did not evaluate again keeps its pointer and
 	// was found unchanged already.
-	right := map[*source.Resource]bool{}
+	right := make(map[*source.Resource]bool, len(guessed))
 	for {
 		next, err := pl.e.Snapshot(ctx, pl.plan.Known)
 		if err != nil {
@@ -152,4 +155,15 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 			return next, right, nil
 		}
 	}
+}
+
+// withRoom is m, or a copy of m with room for n more entries without
+// growing, when m has fewer than n.
+func withRoom[K comparable, V any](m map[K]V, n int) map[K]V {
+	if len(m) >= n {
+		return m
+	}
+	out := make(map[K]V, len(m)+n)
+	maps.Copy(out, m)
+	return out
 }
