@@ -221,7 +221,10 @@ type instance struct {
 
 	outKnown bool
 	outSeen  map[string]any // the map last seen in known, compared by identity
-	outVal   cty.Value
+	outVal   cty.Value      // when outKnown; see outputs
+	// outRefreshed is set once refreshOutputs has looked for the
+	// instance's outputs.
+	outRefreshed bool
 	// val caches value(); cty.NilVal when inputs or outputs changed.
 	val cty.Value
 }

@@ -240,13 +240,14 @@ func readsFrom(marks cty.ValueMarks) []string {
 func (inst *instance) refreshOutputs(known source.Outputs, r *resourceDecl) (bool, hcl.Diagnostics) {
 	m, ok := known[inst.addrStr]
 	if !ok {
-		if inst.outKnown || inst.outVal == cty.NilVal {
-			inst.outKnown, inst.outSeen = false, nil
-			inst.outVal, inst.val = cty.DynamicVal.Mark(waitMark(inst.addrStr)), cty.NilVal
+		if inst.outKnown || !inst.outRefreshed {
+			inst.outKnown, inst.outSeen, inst.outRefreshed = false, nil, true
+			inst.outVal, inst.val = cty.NilVal, cty.NilVal
 			return true, nil
 		}
 		return false, nil
 	}
+	inst.outRefreshed = true
 	if inst.outKnown && sameMap(m, inst.outSeen) {
 		return false, nil
 	}

@@ -35,7 +35,7 @@ import (
 // markedValue is what a reference to inst sees: its inputs and outputs,
 // with the parts that are sensitive marked.
 func (inst *instance) markedValue() cty.Value {
-	in, out := inst.inputs, inst.outVal
+	in, out := inst.inputs, inst.outputs()
 	var recorded [][]any
 	if inst.outKnown {
 		recorded = source.SensitiveOutputPaths(inst.outSeen)
@@ -65,6 +65,18 @@ func (inst *instance) markedValue() cty.Value {
 		}
 	}
 	return cty.ObjectVal(map[string]cty.Value{"inputs": in, "outputs": out})
+}
+
+// outputs is what a reference sees of inst's outputs: the known ones,
+// or an unknown value marked as waiting for inst. The unknown one is
+// made when a reference needs it, not when the outputs are found
+// unknown: most instances' outputs are read by nothing, and a marked
+// value for each of them was a part of every large plan.
+func (inst *instance) outputs() cty.Value {
+	if inst.outKnown {
+		return inst.outVal
+	}
+	return cty.DynamicVal.Mark(waitMark(inst.addrStr))
 }
 
 // hasSchema reports whether inst's provider has a schema that says which
