@@ -16,6 +16,7 @@ import (
 // classify decides each resource's action.
 func (pl *planner) classify(snap *source.Snapshot) error {
 	present := make(map[string]bool, len(snap.Ready)+len(snap.Blocked))
+	pl.plan.reserve(len(snap.Ready) + len(snap.Blocked))
 	for _, r := range snap.Ready {
 		addr := r.Address.String()
 		present[addr] = true
@@ -25,7 +26,9 @@ func (pl *planner) classify(snap *source.Snapshot) error {
 		if err := checkResource(pl.e, r, pl.plan.States); err != nil {
 			return err
 		}
-		pl.plan.add(pl.changeFor(r, pl.recorded[addr]))
+		// changeFor's change is of r's address, and not deposed: its
+		// Addr is addr.
+		pl.plan.addAt(addr, pl.changeFor(r, pl.recorded[addr]))
 	}
 	for _, b := range snap.Blocked {
 		addr := b.Address.String()

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/pierhq/pier/host/engine"
@@ -120,6 +121,26 @@ func (p *Plan) add(c *Change) {
 	}
 	p.Changes = append(p.Changes, c)
 	p.byAddr[c.Addr()] = c
+}
+
+// addAt is add for a change whose Addr the caller has spelt already.
+func (p *Plan) addAt(addr string, c *Change) {
+	if p.byAddr == nil {
+		p.byAddr = map[string]*Change{}
+	}
+	p.Changes = append(p.Changes, c)
+	p.byAddr[addr] = c
+}
+
+// reserve makes room for n more changes, so that a large plan's list and
+// index are not grown change by change.
+func (p *Plan) reserve(n int) {
+	p.Changes = slices.Grow(p.Changes, n)
+	if len(p.byAddr) < n {
+		byAddr := make(map[string]*Change, len(p.byAddr)+n)
+		maps.Copy(byAddr, p.byAddr)
+		p.byAddr = byAddr
+	}
 }
 
 // Change returns the change of one address, or nil.
