@@ -107,19 +107,31 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 			snap, err := pl.e.Snapshot(ctx, pl.plan.Known)
 			return snap, map[*source.Resource]bool{}, err
 		}
+		// The guesses found right are counted first: in a no-op all are,
+		// and the wrong ones need not be listed. A snapshot lists each
+		// address once, so the count is that of the right addresses.
+		rightAddrs := 0
+		for _, r := range next.Ready {
+			addr := r.Address.String()
+			if right[r] {
+				if guessed[addr] {
+					rightAddrs++
+				}
+				continue
+			}
+			if guessed[addr] && pl.unchanged(r, addr) {
+				right[r] = true
+				rightAddrs++
+			}
+		}
+		if rightAddrs == len(guessed) {
+			return next, right, nil
+		}
 		wrong := maps.Clone(guessed)
 		for _, r := range next.Ready {
 			if right[r] {
 				delete(wrong, r.Address.String())
-				continue
 			}
-			if addr := r.Address.String(); guessed[addr] && pl.unchanged(r, addr) {
-				right[r] = true
-				delete(wrong, addr)
-			}
-		}
-		if len(wrong) == 0 {
-			return next, right, nil
 		}
 		// Withdraw the wrong guesses and those of everything that read
 		// them. Resolve again only when one of them is in the deployment:
