@@ -49,11 +49,14 @@ func (s *StateSet) Views() map[string]*statedoc.View {
 // reads the state it holds.
 func (e *Engine) ReadStates(ctx context.Context, snap *source.Snapshot) (*StateSet, error) {
 	set := &StateSet{Handlers: map[string]*HandlerRef{}, Recorded: map[string]*statedoc.Recorded{}}
-	ready := make(map[string]*source.Resource, len(snap.Ready))
+	handlers := e.stateHandlers(snap)
+	ready := map[string]*source.Resource{}
 	for _, r := range snap.Ready {
-		ready[r.Address.String()] = r
+		if mayBeOneOf(r.Address, handlers) {
+			ready[r.Address.String()] = r
+		}
 	}
-	for _, h := range slices.Sorted(maps.Keys(e.stateHandlers(snap))) {
+	for _, h := range slices.Sorted(maps.Keys(handlers)) {
 		r := ready[h]
 		if r == nil {
 			return nil, e.handlerNotReady(h, snap)
@@ -77,6 +80,24 @@ func (e *Engine) ReadStates(ctx context.Context, snap *source.Snapshot) (*StateS
 		}
 	}
 	return set, nil
+}
+
+// mayBeOneOf reports false when a is none of the addresses in set,
+// without spelling a, which for a large deployment is most of the cost
+// of finding its few state handlers among its resources: an address
+// whose last step has a plain name holds that name as it is, so it is
+// no address that lacks it.
+func mayBeOneOf(a source.Address, set map[string]bool) bool {
+	if len(a) == 0 || !source.PlainName(a[len(a)-1].Name) {
+		return true
+	}
+	name := a[len(a)-1].Name
+	for s := range set {
+		if strings.Contains(s, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // States runs the deployment's state handlers and reads what they hold,
