@@ -3,6 +3,7 @@ package tfvalue
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/big"
@@ -525,12 +526,22 @@ func jsonKind(raw any) string {
 // encoder and decoding the text again: every operation's outputs pass
 // through here, and the text would only be parsed back. The result is what
 // that round trip gives (the tests and FuzzConfig hold it to that).
+//
+// The walk itself refuses an unknown value, instead of a walk of its own
+// before (IsWhollyKnown); when it fails, the error is the one that check
+// first would have given.
 func ToJSON(v cty.Value) (any, error) {
-	if !v.IsWhollyKnown() {
-		return nil, fmt.Errorf("value is not wholly known")
+	out, err := toJSON(v, nil)
+	if err != nil {
+		if !v.IsWhollyKnown() {
+			return nil, errNotWhollyKnown
+		}
+		return nil, err
 	}
-	return toJSON(v, nil)
+	return out, nil
 }
+
+var errNotWhollyKnown = errors.New("value is not wholly known")
 
 // numberText is f.Text('f', -1), the shortest decimal that reads back as
 // f, which cty's JSON encoder writes. That search is costly at cty's
@@ -551,6 +562,9 @@ func numberText(f *big.Float) string {
 func toJSON(v cty.Value, path cty.Path) (any, error) {
 	if v.IsMarked() {
 		return nil, path.NewErrorf("value has marks, so it cannot be serialized as JSON")
+	}
+	if !v.IsKnown() {
+		return nil, errNotWhollyKnown
 	}
 	if v.IsNull() {
 		return nil, nil

@@ -353,6 +353,22 @@ func TestToJSONNullAndUnknown(t *testing.T) {
 	if _, err := ToJSON(cty.UnknownVal(cty.String)); err == nil {
 		t.Errorf("ToJSON(unknown) succeeded")
 	}
+	// The walk meets an unknown value or a mark in whatever order, and
+	// the error is the one checking for unknowns first gives.
+	unknownInside := cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x"), "b": cty.ListVal([]cty.Value{cty.UnknownVal(cty.String)})})
+	markedAndUnknown := cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x").Mark("s"), "b": cty.UnknownVal(cty.String), "c": cty.StringVal("y").Mark("s")})
+	for name, tc := range map[string]struct {
+		v    cty.Value
+		want string
+	}{
+		"unknown inside":     {unknownInside, "value is not wholly known"},
+		"marked and unknown": {markedAndUnknown, "value is not wholly known"},
+		"marked":             {cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x").Mark("s")}), "value has marks, so it cannot be serialized as JSON"},
+	} {
+		if _, err := ToJSON(tc.v); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: ToJSON error %v, want %q", name, err, tc.want)
+		}
+	}
 }
 
 func TestStateJSONKeepsDynamicTypes(t *testing.T) {
