@@ -76,38 +76,56 @@ func blockValue(b *tfproto.Block, in map[string]any, path cty.Path) (cty.Value, 
 	if b == nil {
 		b = &tfproto.Block{}
 	}
-	known := map[string]bool{}
-	vals := map[string]cty.Value{}
+	// A path is made only where it is used (most attributes of most
+	// configurations are left unset), and the keys of in are checked
+	// against the schema by counting those it names.
+	vals := make(map[string]cty.Value, len(b.Attributes)+len(b.BlockTypes))
+	named := 0
 	for _, a := range b.Attributes {
-		known[a.Name] = true
-		p := path.GetAttr(a.Name)
 		raw, present := in[a.Name]
+		if present {
+			named++
+		}
 		if present && raw != nil && a.Computed && !a.Optional && !a.Required {
-			return cty.NilVal, pathErr(p, "is computed by the provider and cannot be set")
+			return cty.NilVal, pathErr(path.GetAttr(a.Name), "is computed by the provider and cannot be set")
 		}
 		if !present || raw == nil {
 			if a.Required {
-				return cty.NilVal, pathErr(p, "is required")
+				return cty.NilVal, pathErr(path.GetAttr(a.Name), "is required")
 			}
 			vals[a.Name] = cty.NullVal(a.ImpliedType())
 			continue
 		}
-		v, err := attrValue(a, raw, p)
+		v, err := attrValue(a, raw, path.GetAttr(a.Name))
 		if err != nil {
 			return cty.NilVal, err
 		}
 		vals[a.Name] = v
 	}
 	for _, nb := range b.BlockTypes {
-		known[nb.TypeName] = true
-		v, err := nestedBlockValue(nb, in[nb.TypeName], path.GetAttr(nb.TypeName))
+		raw, present := in[nb.TypeName]
+		if present {
+			named++
+		}
+		v, err := nestedBlockValue(nb, raw, path.GetAttr(nb.TypeName))
 		if err != nil {
 			return cty.NilVal, err
 		}
 		vals[nb.TypeName] = v
 	}
-	if err := unknownKeys(in, known, path); err != nil {
-		return cty.NilVal, err
+	if named != len(in) || len(vals) != len(b.Attributes)+len(b.BlockTypes) {
+		// A key the schema does not have (or a schema that names one
+		// thing twice, which the count cannot tell): look them up.
+		known := make(map[string]bool, len(vals))
+		for _, a := range b.Attributes {
+			known[a.Name] = true
+		}
+		for _, nb := range b.BlockTypes {
+			known[nb.TypeName] = true
+		}
+		if err := unknownKeys(in, known, path); err != nil {
+			return cty.NilVal, err
+		}
 	}
 	return cty.ObjectVal(vals), nil
 }
