@@ -62,9 +62,15 @@ type report struct {
 	// alternative of a nested anyOf): an anyOf alternative with such a
 	// failure does not apply, and its failures are not shown.
 	enum bool
+	// quiet says only whether the value holds is wanted, not what failed:
+	// an anyOf's first look at its alternatives. Nothing is recorded.
+	quiet bool
 }
 
 func (r *report) fail(at *loc, expected string) {
+	if r.quiet {
+		return
+	}
 	r.problems = append(r.problems, Problem{Pointer: at.pointer(), Expected: expected})
 }
 
@@ -76,6 +82,9 @@ func (r *report) failEnum(at *loc, expected string) {
 // failExtra reports the members of m that known does not name, as
 // jsonschema/v5 does: one failure at the object.
 func (r *report) failExtra(at *loc, m map[string]any, known func(string) bool) {
+	if r.quiet {
+		return
+	}
 	var extra []string
 	for k := range m {
 		if !known(k) {
@@ -99,6 +108,14 @@ func (r *report) mergeAll(sub *report) {
 // requireAll checks that m has every name in names, reporting the missing
 // ones at the object.
 func requireAll(m map[string]any, names []string, at *loc, r *report) bool {
+	if r.quiet {
+		for _, n := range names {
+			if _, ok := m[n]; !ok {
+				return false
+			}
+		}
+		return true
+	}
 	var missing []string
 	for _, n := range names {
 		if _, ok := m[n]; !ok {

@@ -145,73 +145,81 @@ var required2 = []string{"value"}
 
 var required3 = []string{"from"}
 
-var pattern4 = regexp.MustCompile("^(/([^~]|~[01])*)*$")
+var required4 = []string{"value"}
 
-var required5 = []string{"type", "inputProperties", "isStateful"}
+var required5 = []string{"from"}
 
-var required6 = []string{"resource"}
+var pattern6 = regexp.MustCompile("^(/([^~]|~[01])*)*$")
 
-var required7 = []string{"severity", "summary"}
+var required7 = []string{"type", "inputProperties", "isStateful"}
 
-var required8 = []string{"type", "id"}
+var required8 = []string{"resource"}
 
-var required9 = []string{"inputProperties", "outputProperties"}
+var required9 = []string{"severity", "summary"}
 
-var required10 = []string{"type", "inputProperties"}
+var required10 = []string{"type", "id"}
 
-var required11 = []string{"replace"}
+var required11 = []string{"inputProperties", "outputProperties"}
 
-var required12 = []string{"resource"}
+var required12 = []string{"type", "inputProperties"}
 
-var required13 = []string{"exists"}
+var required13 = []string{"replace"}
 
-var required14 = []string{"resource", "inputProperties"}
+var required14 = []string{"resource"}
 
-var required15 = []string{"type", "inputProperties", "isStateful"}
+var required15 = []string{"exists"}
 
-var required16 = []string{"outputProperties"}
+var required16 = []string{"resource", "inputProperties"}
 
-var required17 = []string{"message"}
+var required17 = []string{"type", "inputProperties", "isStateful"}
 
-var required18 = []string{"type", "inputProperties"}
+var required18 = []string{"outputProperties"}
 
-var required19 = []string{"createResourceRequest"}
+var required19 = []string{"message"}
 
-var required20 = []string{"updateResourceRequest"}
+var required20 = []string{"type", "inputProperties"}
 
-var required21 = []string{"stateResourceEvent"}
+var required21 = []string{"createResourceRequest"}
 
-var required22 = []string{"stateResourceReadRequest"}
+var required22 = []string{"updateResourceRequest"}
 
-var required23 = []string{"createResourceResponse"}
+var required23 = []string{"stateResourceEvent"}
 
-var required24 = []string{"updateResourceResponse"}
+var required24 = []string{"stateResourceReadRequest"}
 
-var required25 = []string{"stateResourceEventResponse"}
+var required25 = []string{"createResourceResponse"}
 
-var required26 = []string{"stateResourceReadResponse"}
+var required26 = []string{"updateResourceResponse"}
 
-var required27 = []string{"errorResponse"}
+var required27 = []string{"stateResourceEventResponse"}
 
-var required28 = []string{"resource", "event", "nixopsVersion", "patch"}
+var required28 = []string{"stateResourceReadResponse"}
 
-var required29 = []string{"resource"}
+var required29 = []string{"errorResponse"}
 
-var required30 = []string{"state"}
+var required30 = []string{"resource", "event", "nixopsVersion", "patch"}
 
-var required31 = []string{"resource", "inputProperties"}
+var required31 = []string{"resource"}
 
-var required32 = []string{"outputProperties"}
+var required32 = []string{"state"}
 
-var required33 = []string{"_type"}
+var required33 = []string{"resource", "inputProperties"}
 
-var required34 = []string{"operation", "provider", "type", "started"}
+var required34 = []string{"outputProperties"}
 
-var required35 = []string{"type"}
+var required35 = []string{"_type"}
 
-var required36 = []string{"input_properties"}
+var required36 = []string{"operation", "provider", "type", "started"}
 
-var required37 = []string{"inputProperties"}
+var required37 = []string{"type"}
+
+var required38 = []string{"input_properties"}
+
+var required39 = []string{"inputProperties"}
+
+var required40 = []string{"input_properties"}
+
+var required41 = []string{"inputProperties"}
 
 // validateJsonPatch validates a value against https://json.schemastore.org/json-patch.json#.
 func validateJsonPatch(v any, at *loc, r *report) bool {
@@ -271,7 +279,7 @@ func validateJsonPatch_Operation(v any, at *loc, r *report) bool {
 			}
 		}
 		{
-			var sub9 report
+			sub9 := report{quiet: true}
 			ok10 := true
 			if m11, isObj := v.(map[string]any); isObj {
 				if !requireAll(m11, required2, at, (&sub9)) {
@@ -285,7 +293,7 @@ func validateJsonPatch_Operation(v any, at *loc, r *report) bool {
 					}
 				}
 			}
-			var sub14 report
+			sub14 := report{quiet: true}
 			ok15 := true
 			if m16, isObj := v.(map[string]any); isObj {
 				if p17, has := m16["op"]; has {
@@ -296,7 +304,7 @@ func validateJsonPatch_Operation(v any, at *loc, r *report) bool {
 					}
 				}
 			}
-			var sub19 report
+			sub19 := report{quiet: true}
 			ok20 := true
 			if m21, isObj := v.(map[string]any); isObj {
 				if !requireAll(m21, required3, at, (&sub19)) {
@@ -311,14 +319,58 @@ func validateJsonPatch_Operation(v any, at *loc, r *report) bool {
 				}
 			}
 			if !(ok10 || ok15 || ok20) {
-				if !sub9.enum {
-					r.merge(&sub9)
-				}
-				if !sub14.enum {
-					r.merge(&sub14)
-				}
-				if !sub19.enum {
-					r.merge(&sub19)
+				if !r.quiet {
+					sub24 := report{}
+					ok25 := true
+					if m26, isObj := v.(map[string]any); isObj {
+						if !requireAll(m26, required4, at, (&sub24)) {
+							ok25 = false
+						}
+						if p27, has := m26["op"]; has {
+							at28 := loc{up: at, key: "op", index: -1}
+							if s, isStr := p27.(string); !isStr || (s != "add" && s != "replace" && s != "test") {
+								(&sub24).failEnum(&at28, "value must be one of \"add\", \"replace\", \"test\"")
+								ok25 = false
+							}
+						}
+					}
+					sub29 := report{}
+					ok30 := true
+					if m31, isObj := v.(map[string]any); isObj {
+						if p32, has := m31["op"]; has {
+							at33 := loc{up: at, key: "op", index: -1}
+							if s, isStr := p32.(string); !isStr || (s != "remove") {
+								(&sub29).failEnum(&at33, "value must be \"remove\"")
+								ok30 = false
+							}
+						}
+					}
+					sub34 := report{}
+					ok35 := true
+					if m36, isObj := v.(map[string]any); isObj {
+						if !requireAll(m36, required5, at, (&sub34)) {
+							ok35 = false
+						}
+						if p37, has := m36["op"]; has {
+							at38 := loc{up: at, key: "op", index: -1}
+							if s, isStr := p37.(string); !isStr || (s != "move" && s != "copy") {
+								(&sub34).failEnum(&at38, "value must be one of \"move\", \"copy\"")
+								ok35 = false
+							}
+						}
+					}
+					_ = ok25 // already known false
+					_ = ok30 // already known false
+					_ = ok35 // already known false
+					if !sub24.enum {
+						r.merge(&sub24)
+					}
+					if !sub29.enum {
+						r.merge(&sub29)
+					}
+					if !sub34.enum {
+						r.merge(&sub34)
+					}
 				}
 				ok = false
 			}
@@ -334,7 +386,7 @@ func validateJsonPatch_Pointer(v any, at *loc, r *report) bool {
 		r.fail(at, "expected string, but got "+jsonType(v))
 		ok = false
 	} else {
-		if s, isStr := v.(string); isStr && !pattern4.MatchString(s) {
+		if s, isStr := v.(string); isStr && !pattern6.MatchString(s) {
 			r.fail(at, "does not match pattern '^(/([^~]|~[01])*)*$'")
 			ok = false
 		}
@@ -381,7 +433,7 @@ func validatePierExtensionsV0_CreateResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required5, at, r) {
+			if !requireAll(m1, required7, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -430,7 +482,7 @@ func validatePierExtensionsV0_DestroyResourceRequest(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required6, at, r) {
+			if !requireAll(m1, required8, at, r) {
 				ok = false
 			}
 			if p2, has := m1["resource"]; has {
@@ -476,7 +528,7 @@ func validatePierExtensionsV0_Diagnostic(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required7, at, r) {
+			if !requireAll(m1, required9, at, r) {
 				ok = false
 			}
 			if p2, has := m1["attribute"]; has {
@@ -528,7 +580,7 @@ func validatePierExtensionsV0_ImportResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required8, at, r) {
+			if !requireAll(m1, required10, at, r) {
 				ok = false
 			}
 			if p2, has := m1["id"]; has {
@@ -565,7 +617,7 @@ func validatePierExtensionsV0_ImportResourceResponse(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required9, at, r) {
+			if !requireAll(m1, required11, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -600,7 +652,7 @@ func validatePierExtensionsV0_PreviewResourceRequest(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required10, at, r) {
+			if !requireAll(m1, required12, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -651,7 +703,7 @@ func validatePierExtensionsV0_PreviewResourceResponse(v any, at *loc, r *report)
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required11, at, r) {
+			if !requireAll(m1, required13, at, r) {
 				ok = false
 			}
 			if p2, has := m1["diagnostics"]; has {
@@ -757,7 +809,7 @@ func validatePierExtensionsV0_ReadResourceRequest(v any, at *loc, r *report) boo
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required12, at, r) {
+			if !requireAll(m1, required14, at, r) {
 				ok = false
 			}
 			if p2, has := m1["resource"]; has {
@@ -786,7 +838,7 @@ func validatePierExtensionsV0_ReadResourceResponse(v any, at *loc, r *report) bo
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required13, at, r) {
+			if !requireAll(m1, required15, at, r) {
 				ok = false
 			}
 			if p2, has := m1["exists"]; has {
@@ -829,7 +881,7 @@ func validatePierExtensionsV0_UpdateResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required14, at, r) {
+			if !requireAll(m1, required16, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -872,12 +924,12 @@ func validateResourceSchemaV0(v any, at *loc, r *report) bool {
 		}
 	}
 	{
-		var sub2 report
+		sub2 := report{quiet: r.quiet}
 		ok3 := true
 		if !validateResourceSchemaV0_Request(v, at, (&sub2)) {
 			ok3 = false
 		}
-		var sub4 report
+		sub4 := report{quiet: r.quiet}
 		ok5 := true
 		if !validateResourceSchemaV0_Response(v, at, (&sub4)) {
 			ok5 = false
@@ -902,7 +954,7 @@ func validateResourceSchemaV0_CreateResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required15, at, r) {
+			if !requireAll(m1, required17, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -945,7 +997,7 @@ func validateResourceSchemaV0_CreateResourceResponse(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required16, at, r) {
+			if !requireAll(m1, required18, at, r) {
 				ok = false
 			}
 			if p2, has := m1["outputProperties"]; has {
@@ -974,7 +1026,7 @@ func validateResourceSchemaV0_ErrorResponse(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required17, at, r) {
+			if !requireAll(m1, required19, at, r) {
 				ok = false
 			}
 			if p2, has := m1["message"]; has {
@@ -1005,7 +1057,7 @@ func validateResourceSchemaV0_ExtantResource(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required18, at, r) {
+			if !requireAll(m1, required20, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -1051,14 +1103,14 @@ func validateResourceSchemaV0_Patch(v any, at *loc, r *report) bool {
 func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 	ok := true
 	{
-		var sub1 report
+		sub1 := report{quiet: r.quiet}
 		ok2 := true
 		if !(isObject(v)) {
 			(&sub1).fail(at, "expected object, but got "+jsonType(v))
 			ok2 = false
 		} else {
 			if m3, isObj := v.(map[string]any); isObj {
-				if !requireAll(m3, required19, at, (&sub1)) {
+				if !requireAll(m3, required21, at, (&sub1)) {
 					ok2 = false
 				}
 				if p4, has := m3["createResourceRequest"]; has {
@@ -1069,14 +1121,14 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 				}
 			}
 		}
-		var sub6 report
+		sub6 := report{quiet: r.quiet}
 		ok7 := true
 		if !(isObject(v)) {
 			(&sub6).fail(at, "expected object, but got "+jsonType(v))
 			ok7 = false
 		} else {
 			if m8, isObj := v.(map[string]any); isObj {
-				if !requireAll(m8, required20, at, (&sub6)) {
+				if !requireAll(m8, required22, at, (&sub6)) {
 					ok7 = false
 				}
 				if p9, has := m8["updateResourceRequest"]; has {
@@ -1087,14 +1139,14 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 				}
 			}
 		}
-		var sub11 report
+		sub11 := report{quiet: r.quiet}
 		ok12 := true
 		if !(isObject(v)) {
 			(&sub11).fail(at, "expected object, but got "+jsonType(v))
 			ok12 = false
 		} else {
 			if m13, isObj := v.(map[string]any); isObj {
-				if !requireAll(m13, required21, at, (&sub11)) {
+				if !requireAll(m13, required23, at, (&sub11)) {
 					ok12 = false
 				}
 				if p14, has := m13["stateResourceEvent"]; has {
@@ -1105,14 +1157,14 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 				}
 			}
 		}
-		var sub16 report
+		sub16 := report{quiet: r.quiet}
 		ok17 := true
 		if !(isObject(v)) {
 			(&sub16).fail(at, "expected object, but got "+jsonType(v))
 			ok17 = false
 		} else {
 			if m18, isObj := v.(map[string]any); isObj {
-				if !requireAll(m18, required22, at, (&sub16)) {
+				if !requireAll(m18, required24, at, (&sub16)) {
 					ok17 = false
 				}
 				if p19, has := m18["stateResourceReadRequest"]; has {
@@ -1141,14 +1193,14 @@ func validateResourceSchemaV0_Request(v any, at *loc, r *report) bool {
 func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 	ok := true
 	{
-		var sub1 report
+		sub1 := report{quiet: r.quiet}
 		ok2 := true
 		if !(isObject(v)) {
 			(&sub1).fail(at, "expected object, but got "+jsonType(v))
 			ok2 = false
 		} else {
 			if m3, isObj := v.(map[string]any); isObj {
-				if !requireAll(m3, required23, at, (&sub1)) {
+				if !requireAll(m3, required25, at, (&sub1)) {
 					ok2 = false
 				}
 				if p4, has := m3["createResourceResponse"]; has {
@@ -1159,14 +1211,14 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 				}
 			}
 		}
-		var sub6 report
+		sub6 := report{quiet: r.quiet}
 		ok7 := true
 		if !(isObject(v)) {
 			(&sub6).fail(at, "expected object, but got "+jsonType(v))
 			ok7 = false
 		} else {
 			if m8, isObj := v.(map[string]any); isObj {
-				if !requireAll(m8, required24, at, (&sub6)) {
+				if !requireAll(m8, required26, at, (&sub6)) {
 					ok7 = false
 				}
 				if p9, has := m8["updateResourceResponse"]; has {
@@ -1177,14 +1229,14 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 				}
 			}
 		}
-		var sub11 report
+		sub11 := report{quiet: r.quiet}
 		ok12 := true
 		if !(isObject(v)) {
 			(&sub11).fail(at, "expected object, but got "+jsonType(v))
 			ok12 = false
 		} else {
 			if m13, isObj := v.(map[string]any); isObj {
-				if !requireAll(m13, required25, at, (&sub11)) {
+				if !requireAll(m13, required27, at, (&sub11)) {
 					ok12 = false
 				}
 				if p14, has := m13["stateResourceEventResponse"]; has {
@@ -1195,14 +1247,14 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 				}
 			}
 		}
-		var sub16 report
+		sub16 := report{quiet: r.quiet}
 		ok17 := true
 		if !(isObject(v)) {
 			(&sub16).fail(at, "expected object, but got "+jsonType(v))
 			ok17 = false
 		} else {
 			if m18, isObj := v.(map[string]any); isObj {
-				if !requireAll(m18, required26, at, (&sub16)) {
+				if !requireAll(m18, required28, at, (&sub16)) {
 					ok17 = false
 				}
 				if p19, has := m18["stateResourceReadResponse"]; has {
@@ -1213,14 +1265,14 @@ func validateResourceSchemaV0_Response(v any, at *loc, r *report) bool {
 				}
 			}
 		}
-		var sub21 report
+		sub21 := report{quiet: r.quiet}
 		ok22 := true
 		if !(isObject(v)) {
 			(&sub21).fail(at, "expected object, but got "+jsonType(v))
 			ok22 = false
 		} else {
 			if m23, isObj := v.(map[string]any); isObj {
-				if !requireAll(m23, required27, at, (&sub21)) {
+				if !requireAll(m23, required29, at, (&sub21)) {
 					ok22 = false
 				}
 				if p24, has := m23["errorResponse"]; has {
@@ -1254,7 +1306,7 @@ func validateResourceSchemaV0_StateResourceEvent(v any, at *loc, r *report) bool
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required28, at, r) {
+			if !requireAll(m1, required30, at, r) {
 				ok = false
 			}
 			if p2, has := m1["event"]; has {
@@ -1322,7 +1374,7 @@ func validateResourceSchemaV0_StateResourceReadRequest(v any, at *loc, r *report
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required29, at, r) {
+			if !requireAll(m1, required31, at, r) {
 				ok = false
 			}
 			if p2, has := m1["resource"]; has {
@@ -1351,7 +1403,7 @@ func validateResourceSchemaV0_StateResourceReadResponse(v any, at *loc, r *repor
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required30, at, r) {
+			if !requireAll(m1, required32, at, r) {
 				ok = false
 			}
 			if p2, has := m1["state"]; has {
@@ -1382,7 +1434,7 @@ func validateResourceSchemaV0_UpdateResourceRequest(v any, at *loc, r *report) b
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required31, at, r) {
+			if !requireAll(m1, required33, at, r) {
 				ok = false
 			}
 			if p2, has := m1["inputProperties"]; has {
@@ -1417,7 +1469,7 @@ func validateResourceSchemaV0_UpdateResourceResponse(v any, at *loc, r *report) 
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required32, at, r) {
+			if !requireAll(m1, required34, at, r) {
 				ok = false
 			}
 			if p2, has := m1["outputProperties"]; has {
@@ -1479,7 +1531,7 @@ func validateStateSchemaV0(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required33, at, r) {
+			if !requireAll(m1, required35, at, r) {
 				ok = false
 			}
 			if p2, has := m1["_type"]; has {
@@ -1568,7 +1620,7 @@ func validateStateSchemaV0_PendingOperations(v any, at *loc, r *report) bool {
 					ok = false
 				} else {
 					if m5, isObj := p3.(map[string]any); isObj {
-						if !requireAll(m5, required34, &at4, r) {
+						if !requireAll(m5, required36, &at4, r) {
 							ok = false
 						}
 						if p6, has := m5["input_properties"]; has {
@@ -1644,7 +1696,7 @@ func validateStateSchemaV0_Resource(v any, at *loc, r *report) bool {
 		ok = false
 	} else {
 		if m1, isObj := v.(map[string]any); isObj {
-			if !requireAll(m1, required35, at, r) {
+			if !requireAll(m1, required37, at, r) {
 				ok = false
 			}
 			if p2, has := m1["dependencies"]; has {
@@ -1741,26 +1793,44 @@ func validateStateSchemaV0_Resource(v any, at *loc, r *report) bool {
 			}
 		}
 		{
-			var sub28 report
+			sub28 := report{quiet: true}
 			ok29 := true
 			if m30, isObj := v.(map[string]any); isObj {
-				if !requireAll(m30, required36, at, (&sub28)) {
+				if !requireAll(m30, required38, at, (&sub28)) {
 					ok29 = false
 				}
 			}
-			var sub31 report
+			sub31 := report{quiet: true}
 			ok32 := true
 			if m33, isObj := v.(map[string]any); isObj {
-				if !requireAll(m33, required37, at, (&sub31)) {
+				if !requireAll(m33, required39, at, (&sub31)) {
 					ok32 = false
 				}
 			}
 			if !(ok29 || ok32) {
-				if !sub28.enum {
-					r.merge(&sub28)
-				}
-				if !sub31.enum {
-					r.merge(&sub31)
+				if !r.quiet {
+					sub34 := report{}
+					ok35 := true
+					if m36, isObj := v.(map[string]any); isObj {
+						if !requireAll(m36, required40, at, (&sub34)) {
+							ok35 = false
+						}
+					}
+					sub37 := report{}
+					ok38 := true
+					if m39, isObj := v.(map[string]any); isObj {
+						if !requireAll(m39, required41, at, (&sub37)) {
+							ok38 = false
+						}
+					}
+					_ = ok35 // already known false
+					_ = ok38 // already known false
+					if !sub34.enum {
+						r.merge(&sub34)
+					}
+					if !sub37.enum {
+						r.merge(&sub37)
+					}
 				}
 				ok = false
 			}

@@ -304,28 +304,49 @@ func (g *generator) node(w *bytes.Buffer, d *doc, where string, s map[string]any
 			return fmt.Errorf("%s: empty %s", where, comb)
 		}
 		subs, oks := make([]string, len(alts)), make([]string, len(alts))
-		w.WriteString("{\n")
-		for i, a := range alts {
-			as, isObj := a.(map[string]any)
-			if !isObj {
-				return fmt.Errorf("%s/%s/%d: not a schema object", where, comb, i)
+		// alternatives writes the checks of every alternative, each into
+		// a report of its own, made with init.
+		alternatives := func(init string) error {
+			for i, a := range alts {
+				as, isObj := a.(map[string]any)
+				if !isObj {
+					return fmt.Errorf("%s/%s/%d: not a schema object", where, comb, i)
+				}
+				subs[i], oks[i] = g.name("sub"), g.name("ok")
+				fmt.Fprintf(w, "%s := %s\n%s := true\n", subs[i], init, oks[i])
+				if err := g.node(w, d, fmt.Sprintf("%s/%s/%d", where, comb, i), as, v, at, "(&"+subs[i]+")", oks[i]); err != nil {
+					return err
+				}
 			}
-			subs[i], oks[i] = g.name("sub"), g.name("ok")
-			fmt.Fprintf(w, "var %s report\n%s := true\n", subs[i], oks[i])
-			if err := g.node(w, d, fmt.Sprintf("%s/%s/%d", where, comb, i), as, v, at, "(&"+subs[i]+")", oks[i]); err != nil {
+			return nil
+		}
+		w.WriteString("{\n")
+		if comb == "anyOf" {
+			// One alternative that holds is enough, and most values pass:
+			// the alternatives are first checked quietly, building no
+			// failure, and again, to say what failed, only when none holds
+			// and the failures are wanted.
+			if err := alternatives("report{quiet: true}"); err != nil {
 				return err
 			}
-		}
-		if comb == "anyOf" {
-			fmt.Fprintf(w, "if !(%s) {\n", strings.Join(oks, " || "))
+			fmt.Fprintf(w, "if !(%s) {\nif !%s.quiet {\n", strings.Join(oks, " || "), r)
+			if err := alternatives("report{}"); err != nil {
+				return err
+			}
+			for _, o := range oks {
+				fmt.Fprintf(w, "_ = %s // already known false\n", o)
+			}
 			for _, sub := range subs {
 				// jsonschema/v5 reports every alternative; validate.go's
 				// problems drops those whose discriminating enum did not
 				// match, and so does this.
 				fmt.Fprintf(w, "if !%s.enum {\n%s.merge(&%s)\n}\n", sub, r, sub)
 			}
-			fmt.Fprintf(w, "%s = false\n}\n", ok)
+			fmt.Fprintf(w, "}\n%s = false\n}\n", ok)
 		} else {
+			if err := alternatives(fmt.Sprintf("report{quiet: %s.quiet}", r)); err != nil {
+				return err
+			}
 			fmt.Fprintf(w, "if n, first, second := countValid(%s); n == 0 {\n", strings.Join(oks, ", "))
 			for _, sub := range subs {
 				fmt.Fprintf(w, "%s.mergeAll(&%s)\n", r, sub)
