@@ -126,20 +126,33 @@ func previewFrom(m map[string]any) *PreviewResourceResponse {
 // validate it and once into its type. Numbers decode as [json.Number].
 // ops are the optional operations the provider declared.
 func DecodeRequest(data []byte, ops []Operation) (*Request, error) {
-	v, err := decodeJSON(data)
-	if err != nil {
-		v = nil // not an object: the wrapper check says so
+	v, fast := decodeFast(data)
+	if !fast {
+		var err error
+		if v, err = decodeStd(data); err != nil {
+			v = nil // not an object: the wrapper check says so
+		}
 	}
 	kind, body, err := validateWrapper("request", requestDefs, v, ops)
 	if err != nil {
 		return nil, err
 	}
+	if m, _ := body.(map[string]any); fast && stateRequestKinds[kind] {
+		if req, ok := stateRequestFrom(kind, m, data); ok {
+			return req, nil
+		}
+	}
 	return requestFrom(kind, body, data)
 }
 
+// stateRequestKinds are the requests whose typed form stateRequestFrom
+// builds from a line decodeFast took.
+var stateRequestKinds = map[string]bool{"stateResourceReadRequest": true, "stateResourceEvent": true, "importResourceRequest": true}
+
 // requestFrom builds the typed request from its validated, decoded body:
 // the resource operations' bodies are taken over as decoded; the state
-// operations' and import's are decoded again from data into their types.
+// operations' and import's, where stateRequestFrom could not build them,
+// are decoded again from data into their types.
 func requestFrom(kind string, body any, data []byte) (*Request, error) {
 	m, _ := body.(map[string]any) // the schema makes every body an object
 	str := func(m map[string]any, key string) string { s, _ := m[key].(string); return s }
