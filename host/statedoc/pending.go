@@ -1,8 +1,6 @@
 package statedoc
 
 import (
-	"encoding/json"
-
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
 )
@@ -53,6 +51,24 @@ type PendingOperation struct {
 	SensitiveInputs []string       `json:"sensitiveInputs,omitempty"`
 }
 
+// appendJSON appends p as json.Marshal encodes it, by hand: every create
+// records its intent, and json.Marshal's reflection was most of building
+// one. TestPendingAppendJSON holds the bytes to json.Marshal's.
+func (p PendingOperation) appendJSON(b []byte) ([]byte, error) {
+	b = schema.AppendJSONString(append(b, `{"operation":`...), string(p.Operation))
+	b = schema.AppendJSONString(append(b, `,"provider":`...), p.Provider)
+	b = schema.AppendJSONString(append(b, `,"type":`...), p.Type)
+	b = schema.AppendJSONString(append(b, `,"started":`...), p.Started)
+	if len(p.InputProperties) > 0 {
+		var err error
+		if b, err = schema.AppendJSON(append(b, `,"`+keyInputs+`":`...), p.InputProperties); err != nil {
+			return nil, err
+		}
+	}
+	b = appendStrings(b, `,"`+keySensitive+`":`, p.SensitiveInputs)
+	return append(b, '}'), nil
+}
+
 // decodePending reads the pending operations of a document whose shape
 // [schema.CheckState] has checked.
 func (v *View) decodePending(doc map[string]any) {
@@ -82,7 +98,7 @@ func pendingPointer(addr string) string {
 
 // putPending records p as addr's pending operation.
 func (pb *PatchBuilder) PutPending(addr source.Address, p PendingOperation) error {
-	val, err := json.Marshal(p)
+	val, err := p.appendJSON(make([]byte, 0, 256))
 	if err != nil {
 		return err
 	}
