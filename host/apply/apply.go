@@ -11,6 +11,7 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/internal/workers"
 	"github.com/pierhq/pier/host/plan"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
@@ -100,6 +101,9 @@ func (r *Result) Err() error {
 // through channels.
 type applier struct {
 	e *engine.Engine
+	// workers run the operations: their goroutines keep the stacks
+	// earlier operations grew.
+	workers *workers.Pool
 	// planner decides what the plan left to run time.
 	planner Planner
 	graph   *execgraph.Graph
@@ -210,6 +214,8 @@ func run(ctx context.Context, e *engine.Engine, p Planner, stop <-chan struct{},
 		absorbedBlocked: map[*source.Blocked]bool{},
 		replaceAddrs:    map[string]bool{},
 	}
+	a.workers = workers.New()
+	defer a.workers.Close()
 	if live != nil {
 		a.lastSnap = live.Snapshot
 		if live.Snapshot != nil {

@@ -29,7 +29,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: engine.StatusApplying, Provider: c.Provider()})
 	ctx = withChange(a.withWake(ctx, n), c)
 	op := n.run
-	go func() {
+	a.workers.Go(func() {
 		ctx := ctx
 		if n.slot != nil {
 			ctx = engine.WithSlot(ctx, n.slot)
@@ -45,7 +45,7 @@ func (a *applier) start(ctx context.Context, n *node) {
 			n.slot.Release()
 		}
 		a.done <- nodeResult{n: n, outputs: out, err: err}
-	}()
+	})
 }
 
 // recordable refuses, before any provider call, a change that cannot be

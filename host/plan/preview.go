@@ -8,11 +8,11 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/internal/workers"
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/tfschema"
 	"github.com/pierhq/pier/schema"
-	"golang.org/x/sync/errgroup"
 )
 
 // previewChanges asks each provider that declares the preview operation
@@ -41,23 +41,18 @@ func previewChanges(ctx context.Context, e *engine.Engine, p *Plan) error {
 	// for them, as apply bounds its workers.
 	errs := make([]error, len(todo))
 	diags := make([][]*DiagnosticError, len(todo))
-	var g errgroup.Group
-	g.SetLimit(e.Parallelism())
-	for i, c := range todo {
-		g.Go(func() error {
-			secrets := c.SecretTexts()
-			e.Secrets().Set(c.Addr(), secrets)
-			diags[i], errs[i] = preview(ctx, e, c, loc)
-			if len(secrets) > 0 {
-				errs[i] = redact.Error(errs[i], secrets)
-				for j, d := range diags[i] {
-					diags[i][j] = d.redacted(secrets)
-				}
+	workers.Each(len(todo), e.Parallelism(), func(i int) {
+		c := todo[i]
+		secrets := c.SecretTexts()
+		e.Secrets().Set(c.Addr(), secrets)
+		diags[i], errs[i] = preview(ctx, e, c, loc)
+		if len(secrets) > 0 {
+			errs[i] = redact.Error(errs[i], secrets)
+			for j, d := range diags[i] {
+				diags[i][j] = d.redacted(secrets)
 			}
-			return nil
-		})
-	}
-	_ = g.Wait() // every Go returns nil: errors are in errs
+		}
+	})
 	// Instances of one declaration (count, for_each) share their
 	// mistakes: say each once, in plan order.
 	seen := map[string]*DiagnosticError{}

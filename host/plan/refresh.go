@@ -9,11 +9,11 @@ import (
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/execgraph"
+	"github.com/pierhq/pier/host/internal/workers"
 	"github.com/pierhq/pier/host/redact"
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
-	"golang.org/x/sync/errgroup"
 )
 
 // Refresh is off by default: reading every recorded object starts every
@@ -127,33 +127,28 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o Options
 	}
 	results := make([]result, len(todo))
 	// Every read runs, and the first error in plan order is the one
-	// reported, so each result keeps its own error and Go returns nil.
-	var g errgroup.Group
-	g.SetLimit(pl.e.Parallelism())
-	for i, rec := range todo {
-		g.Go(func() error {
-			if err := ctx.Err(); err != nil {
-				results[i].err = err
-				return nil
-			}
-			addr := rec.Address.String()
-			secrets := redact.EntrySecrets(rec.Entry)
-			pl.e.Secrets().Set(addr, secrets)
-			start := time.Now()
-			pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshing, Action: execgraph.ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
-			resp, err := pl.e.Providers().Call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
-				Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
-			}})
-			if err != nil {
-				results[i].err = redact.Error(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), secrets)
-				return nil
-			}
-			results[i].resp = resp.ReadResourceResponse
-			pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshed, Action: execgraph.ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
-			return nil
-		})
-	}
-	_ = g.Wait() // every Go returns nil: errors are in results
+	// reported, so each result keeps its own error.
+	workers.Each(len(todo), pl.e.Parallelism(), func(i int) {
+		rec := todo[i]
+		if err := ctx.Err(); err != nil {
+			results[i].err = err
+			return
+		}
+		addr := rec.Address.String()
+		secrets := redact.EntrySecrets(rec.Entry)
+		pl.e.Secrets().Set(addr, secrets)
+		start := time.Now()
+		pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshing, Action: execgraph.ActionNoOp, Address: addr, Provider: rec.Entry.Provider})
+		resp, err := pl.e.Providers().Call(ctx, rec.Entry.Provider, addr, &schema.Request{ReadResourceRequest: &schema.ReadResourceRequest{
+			Resource: schema.ExtantResource{Type: rec.Entry.Type, InputProperties: rec.Entry.InputProperties, OutputProperties: rec.Entry.OutputProperties},
+		}})
+		if err != nil {
+			results[i].err = redact.Error(fmt.Errorf("refresh %s (provider %s): %w", addr, rec.Entry.Provider, err), secrets)
+			return
+		}
+		results[i].resp = resp.ReadResourceResponse
+		pl.e.Emit(engine.Event{Type: engine.EventStatus, Status: engine.StatusRefreshed, Action: execgraph.ActionNoOp, Address: addr, Provider: rec.Entry.Provider, Elapsed: time.Since(start)})
+	})
 	for i, rec := range todo {
 		if err := results[i].err; err != nil {
 			return err
