@@ -282,16 +282,16 @@ type PatchOperation struct {
 // on the wire (e.g. "createResourceRequest"). It is "" when none or more
 // than one is set.
 func (r *Request) Kind() string {
-	return oneKind(map[string]bool{
-		"createResourceRequest":    r.CreateResourceRequest != nil,
-		"updateResourceRequest":    r.UpdateResourceRequest != nil,
-		"stateResourceEvent":       r.StateResourceEvent != nil,
-		"stateResourceReadRequest": r.StateResourceReadRequest != nil,
-		"destroyResourceRequest":   r.DestroyResourceRequest != nil,
-		"readResourceRequest":      r.ReadResourceRequest != nil,
-		"importResourceRequest":    r.ImportResourceRequest != nil,
-		"previewResourceRequest":   r.PreviewResourceRequest != nil,
-	})
+	return oneKind([]kindSet{
+		{"createResourceRequest", r.CreateResourceRequest != nil},
+		{"updateResourceRequest", r.UpdateResourceRequest != nil},
+		{"stateResourceEvent", r.StateResourceEvent != nil},
+		{"stateResourceReadRequest", r.StateResourceReadRequest != nil},
+		{"destroyResourceRequest", r.DestroyResourceRequest != nil},
+		{"readResourceRequest", r.ReadResourceRequest != nil},
+		{"importResourceRequest", r.ImportResourceRequest != nil},
+		{"previewResourceRequest", r.PreviewResourceRequest != nil},
+	}...)
 }
 
 // ResourceType returns the resource type the request is about.
@@ -343,29 +343,39 @@ func ResponseKind(requestKind string) string {
 
 // Kind names the one field set in the response; see [Request.Kind].
 func (r *Response) Kind() string {
-	return oneKind(map[string]bool{
-		"createResourceResponse":     r.CreateResourceResponse != nil,
-		"updateResourceResponse":     r.UpdateResourceResponse != nil,
-		"stateResourceEventResponse": r.StateResourceEventResponse != nil,
-		"stateResourceReadResponse":  r.StateResourceReadResponse != nil,
-		"destroyResourceResponse":    r.DestroyResourceResponse != nil,
-		"readResourceResponse":       r.ReadResourceResponse != nil,
-		"importResourceResponse":     r.ImportResourceResponse != nil,
-		"previewResourceResponse":    r.PreviewResourceResponse != nil,
-		"errorResponse":              r.ErrorResponse != nil,
-	})
+	return oneKind([]kindSet{
+		{"createResourceResponse", r.CreateResourceResponse != nil},
+		{"updateResourceResponse", r.UpdateResourceResponse != nil},
+		{"stateResourceEventResponse", r.StateResourceEventResponse != nil},
+		{"stateResourceReadResponse", r.StateResourceReadResponse != nil},
+		{"destroyResourceResponse", r.DestroyResourceResponse != nil},
+		{"readResourceResponse", r.ReadResourceResponse != nil},
+		{"importResourceResponse", r.ImportResourceResponse != nil},
+		{"previewResourceResponse", r.PreviewResourceResponse != nil},
+		{"errorResponse", r.ErrorResponse != nil},
+	}...)
 }
 
-func oneKind(set map[string]bool) string {
+// kindSet is one field of a wrapper: its name on the wire, and whether
+// it is set.
+type kindSet struct {
+	name string
+	set  bool
+}
+
+// oneKind names the one field set, "" when none or more than one is. It
+// is asked of every request and response, so the fields are a list on
+// the stack, not a map.
+func oneKind(fields ...kindSet) string {
 	kind := ""
-	for k, ok := range set {
-		if !ok {
+	for _, f := range fields {
+		if !f.set {
 			continue
 		}
 		if kind != "" {
 			return ""
 		}
-		kind = k
+		kind = f.name
 	}
 	return kind
 }
