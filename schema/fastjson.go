@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -18,6 +19,7 @@ import (
 // encoding/json; FuzzDecodeFast holds it to that.
 func decodeFast(data []byte) (any, bool) {
 	d := fastDecoder{data: data}
+	defer d.release()
 	d.space()
 	v, ok := d.value(0)
 	if !ok {
@@ -44,6 +46,35 @@ const (
 	fastMaxShared = 16
 	fastMaxValues = 1024
 )
+
+// keyTables and valueTables keep the tables of shared keys and short
+// values between decodes. Most frames are small, and making tables for
+// each one cost more than they shared: a table starts with what earlier
+// frames used (strings are immutable, so sharing them between documents
+// is safe). One that filled past half its bound is emptied first, so
+// that a decode always has room for its own.
+var (
+	keyTables   = sync.Pool{New: func() any { return map[string]string{} }}
+	valueTables = sync.Pool{New: func() any { return map[string]any{} }}
+)
+
+// release gives the decode's tables back.
+func (d *fastDecoder) release() {
+	if d.keys != nil {
+		if len(d.keys) > fastMaxKeys/2 {
+			clear(d.keys)
+		}
+		keyTables.Put(d.keys)
+		d.keys = nil
+	}
+	if d.values != nil {
+		if len(d.values) > fastMaxValues/2 {
+			clear(d.values)
+		}
+		valueTables.Put(d.values)
+		d.values = nil
+	}
+}
 
 type fastDecoder struct {
 	data   []byte
@@ -234,7 +265,7 @@ func (d *fastDecoder) shared() (any, bool) {
 	}
 	var v any = string(raw)
 	if d.values == nil {
-		d.values = map[string]any{}
+		d.values = valueTables.Get().(map[string]any)
 	}
 	if len(d.values) < fastMaxValues {
 		d.values[string(raw)] = v
@@ -249,7 +280,7 @@ func (d *fastDecoder) key(raw []byte) string {
 	}
 	s := string(raw)
 	if d.keys == nil {
-		d.keys = map[string]string{}
+		d.keys = keyTables.Get().(map[string]string)
 	}
 	if len(d.keys) < fastMaxKeys {
 		d.keys[s] = s

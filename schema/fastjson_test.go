@@ -128,3 +128,29 @@ func BenchmarkDecodeState10000(b *testing.B) {
 		}
 	})
 }
+
+// TestTableRelease: a decode's tables of shared keys and values go back
+// to their pools as they are while they have room, and emptied once past
+// half their bound, so that the next decode has room for its own.
+func TestTableRelease(t *testing.T) {
+	for _, tc := range []struct{ n, bound, want int }{
+		{0, 0, 0}, {3, 3, 3}, {fastMaxKeys / 2, fastMaxKeys / 2, fastMaxKeys / 2},
+		{fastMaxKeys/2 + 1, fastMaxValues/2 + 1, 0}, {fastMaxKeys, fastMaxValues, 0},
+	} {
+		d := fastDecoder{keys: map[string]string{}, values: map[string]any{}}
+		keys, values := d.keys, d.values
+		for i := range tc.n {
+			keys[fmt.Sprint(i)] = fmt.Sprint(i)
+		}
+		for i := range tc.bound {
+			values[fmt.Sprint(i)] = fmt.Sprint(i)
+		}
+		d.release()
+		if d.keys != nil || d.values != nil {
+			t.Errorf("%d keys, %d values: the decoder kept a table", tc.n, tc.bound)
+		}
+		if len(keys) != tc.want || len(values) != tc.want {
+			t.Errorf("%d keys, %d values: %d and %d in the tables given back, want %d", tc.n, tc.bound, len(keys), len(values), tc.want)
+		}
+	}
+}
