@@ -2,7 +2,8 @@
 // remembers it, so that a command does not read a 30 MB Terraform
 // provider binary that an earlier command already read, unchanged.
 //
-// The remembered hash is keyed by the file's identity: path, size,
+// The remembered hash is keyed by the file's identity: path (with its
+// symbolic links resolved, so that links to one binary share it), size,
 // modification time, inode-change time (ctime), inode and device, the
 // stat fields git's index uses to skip unchanged files. A user can set a
 // file's mtime (touch, os.Chtimes) but not its ctime: every write,

@@ -96,18 +96,28 @@ func SHA256(path string) (string, error) { return userCache().SHA256(path) }
 // a fresh one otherwise (remembered for next time when the file is at
 // least MinSize and has not changed for minAge).
 func (c *Cache) SHA256(path string) (string, error) {
-	key, err := filepath.Abs(path)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", err
 	}
-	if info, err := os.Stat(key); err == nil {
+	// The entry is the file's, whatever links lead to it: deployments
+	// often link one provider binary into their directories (a Nix store
+	// path, a shared build). The file itself is still the one stat and
+	// read through abs, and an entry is only taken for the identity that
+	// stat gives, so a link moved in between costs a hash, never a wrong
+	// one.
+	key := abs
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		key = real
+	}
+	if info, err := os.Stat(abs); err == nil {
 		if id, ok := identify(info); ok {
 			if h, ok := c.lookup(key, id); ok {
 				return h, nil
 			}
 		}
 	}
-	sum, id, ok, err := c.hash(key)
+	sum, id, ok, err := c.hash(abs)
 	if err != nil {
 		return "", err
 	}

@@ -268,3 +268,50 @@ func TestCacheKeepsTheNewestEntries(t *testing.T) {
 		t.Errorf("newest entry: %v, %d reads", err, last.hashed)
 	}
 }
+
+// TestLinksShareTheEntry: a file reached through another link, as from
+// another deployment's directory, is not read again; a link moved to
+// another file gives that file's hash.
+func TestLinksShareTheEntry(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	exe, other := filepath.Join(base, "terraform-provider-x"), filepath.Join(base, "other")
+	write(t, exe, content('A'))
+	write(t, other, content('B'))
+	settle(t, exe)
+	settle(t, other)
+	link := func(name, target string) string {
+		dir := filepath.Join(base, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		l := filepath.Join(dir, "terraform-provider-x")
+		_ = os.Remove(l)
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	cacheDir := filepath.Join(base, "cache")
+	for i, step := range []struct {
+		path     func() string // made when the step runs
+		want     []byte
+		rehashed bool
+	}{
+		{func() string { return link("one", exe) }, content('A'), true},
+		{func() string { return link("two", exe) }, content('A'), false},
+		{func() string { return exe }, content('A'), false},
+		{func() string { return link("one", other) }, content('B'), true},
+		{func() string { return link("three", other) }, content('B'), false},
+	} {
+		c := New(cacheDir, testMinAge) // a new command each time
+		path := step.path()
+		got, err := c.SHA256(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != sum(step.want) || (c.hashed == 1) != step.rehashed {
+			t.Errorf("step %d (%s): SHA256 = %s after %d reads, want %s, rehashed=%v", i, path, got, c.hashed, sum(step.want), step.rehashed)
+		}
+	}
+}
