@@ -37,6 +37,7 @@ type Process struct {
 	proc   *proc.Process
 	out    *jsonl.Reader
 	stderr *stderrForwarder
+	guard  *exitGuard
 	log    *slog.Logger
 
 	// sent is set once a request has been written to the process (or
@@ -75,6 +76,7 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		proc:   pr,
 		out:    jsonl.NewReader(pr.Stdout(), cfg.MaxFrame),
 		stderr: newStderrForwarder(pr.Stderr(), log),
+		guard:  newExitGuard(pr),
 		log:    log,
 	}
 	log.Info("provider started", logkey.Executable, cfg.Executable, logkey.Pid, pr.Pid())
@@ -221,7 +223,8 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	r.id = p.requests
 	p.stderr.setRequest(r.resource, r.id)
 	p.log.Debug("request", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Op, r.kind, logkey.Bytes, len(r.data))
-	unwatch := p.watchExit()
+	p.guard.watch()
+	unwatch := p.guard.unwatch
 	p.sent.Store(true)
 	_ = p.proc.Stdin().SetWriteDeadline(deadline)
 	if err := jsonl.WriteFrame(p.proc.Stdin(), r.data); err != nil {
@@ -256,42 +259,6 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 		}
 	}
 	return resp, nil
-}
-
-// watchExit guards a request against a process that exits while a
-// descendant that left its process group (setsid) keeps its stdin or
-// stdout open: then no end of file or broken pipe ends the request, and it
-// would run to its timeout. Once the process has exited, the watcher gives
-// its last output exitWait to arrive and then ends the pipe I/O. unwatch
-// stops the watcher, waits for it, and reports whether it ended the I/O.
-// The caller holds mu.
-func (p *Process) watchExit() (unwatch func() bool) {
-	var exitedEarly atomic.Bool
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		select {
-		case <-p.proc.Exited():
-		case <-stop:
-			return
-		}
-		t := time.NewTimer(exitWait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-stop:
-			return
-		}
-		exitedEarly.Store(true)
-		past := time.Unix(1, 0)
-		_ = p.proc.Stdout().SetReadDeadline(past)
-		_ = p.proc.Stdin().SetWriteDeadline(past)
-	}()
-	return func() bool {
-		close(stop)
-		<-done
-		return exitedEarly.Load()
-	}
 }
 
 // failIO classifies a failed write or read; exited says the process had
