@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pierhq/pier/providersdk"
 	"github.com/pierhq/pier/schema"
@@ -22,6 +23,12 @@ type stateFileInputs struct {
 }
 
 func (t stateFileType) name(props schema.Properties) (string, error) {
+	// Every event and read asks; inputs that are only a valid UTF-8 name
+	// decode to just that, and json.Marshal's round trip for them was
+	// most of opening the log.
+	if s, ok := props["name"].(string); ok && len(props) == 1 && utf8.ValidString(s) {
+		return s, nil
+	}
 	var in stateFileInputs
 	if err := providersdk.DecodeInputs(props, &in); err != nil {
 		return "", err
