@@ -154,13 +154,42 @@ func DecodeEntry(raw any) (Entry, error) {
 	if !ok {
 		return Entry{}, fmt.Errorf("entry is %T, want an object", raw)
 	}
+	// One pass over the entry's few members rather than a look-up of
+	// each member it may have: most are absent, and a state has an entry
+	// per resource. Keys are unique, so each value is the one a look-up
+	// gives.
+	var typ, in, inCamel, out, outCamel, provider, deps, sens, importID, deposed any
+	for k, v := range m {
+		switch k {
+		case "type":
+			typ = v
+		case keyInputs:
+			in = v
+		case camelInputs:
+			inCamel = v
+		case keyOutputs:
+			out = v
+		case camelOutputs:
+			outCamel = v
+		case keyProvider:
+			provider = v
+		case keyDependencies:
+			deps = v
+		case keySensitive:
+			sens = v
+		case keyImportID:
+			importID = v
+		case keyDeposed:
+			deposed = v
+		}
+	}
 	var e Entry
-	if e.Type, ok = m["type"].(string); !ok {
+	if e.Type, ok = typ.(string); !ok {
 		return Entry{}, fmt.Errorf("type is missing or not a string")
 	}
-	in, key := m[keyInputs], keyInputs
+	key := keyInputs
 	if in == nil {
-		in, key = m[camelInputs], camelInputs
+		in, key = inCamel, camelInputs
 	}
 	if in == nil {
 		return Entry{}, fmt.Errorf("%s (or %s) is missing", keyInputs, camelInputs)
@@ -168,20 +197,20 @@ func DecodeEntry(raw any) (Entry, error) {
 	if e.InputProperties, ok = in.(map[string]any); !ok {
 		return Entry{}, fmt.Errorf("%s is %s, want an object", key, schema.JSONKind(in))
 	}
-	out, key := m[keyOutputs], keyOutputs
+	key = keyOutputs
 	if out == nil {
-		out, key = m[camelOutputs], camelOutputs
+		out, key = outCamel, camelOutputs
 	}
 	if out != nil {
 		if e.OutputProperties, ok = out.(map[string]any); !ok {
 			return Entry{}, fmt.Errorf("%s is %s, want an object", key, schema.JSONKind(out))
 		}
 	}
-	e.Provider, _ = m[keyProvider].(string)
-	e.Dependencies = stringList(m[keyDependencies])
-	e.SensitiveInputs = stringList(m[keySensitive])
-	e.ImportID, _ = m[keyImportID].(string)
-	if dep, ok := m[keyDeposed].(map[string]any); ok && len(dep) > 0 {
+	e.Provider, _ = provider.(string)
+	e.Dependencies = stringList(deps)
+	e.SensitiveInputs = stringList(sens)
+	e.ImportID, _ = importID.(string)
+	if dep, ok := deposed.(map[string]any); ok && len(dep) > 0 {
 		e.Deposed = make(map[string]Entry, len(dep))
 		for key, raw := range dep {
 			d, err := DecodeEntry(raw)
