@@ -301,6 +301,17 @@ func (p *Providers) Reserve(name, resource string) (*Slot, bool) {
 	return &Slot{name: name, rv: rv}, true
 }
 
+// Parallelism is how many requests a provider's pool serves at once (its
+// declared parallelism, or the engine's default for providers), or 0 for
+// a provider that has none (not declared: its calls fail on their own).
+func (p *Providers) Parallelism(name string) int {
+	pl, err := p.pool(name)
+	if err != nil {
+		return 0
+	}
+	return pl.Size()
+}
+
 // WarmIndex is the index of the first of n queued resources (addr spells
 // the ith's address) that the provider's pool would serve on the process
 // that last served it (see

@@ -89,6 +89,9 @@ func (pl *Pool) LostErr() *LostError {
 	return pl.lostErr
 }
 
+// Size returns the pool's size: how many requests it serves at once.
+func (pl *Pool) Size() int { return cap(pl.sem) }
+
 // Started returns how many processes the pool has started so far,
 // including ones that failed and were replaced.
 func (pl *Pool) Started() int {
