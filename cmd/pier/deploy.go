@@ -83,7 +83,7 @@ func deployFlags() []cli.Flag {
 		&cli.StringFlag{Name: "file", Usage: "deploy a plain Nix `FILE` (e.g. nixops4.nix) that evaluates to a NixOps4 component, as nixops4 --file does"},
 		&cli.StringSliceFlag{Name: "var", Usage: "set a variable, `NAME=VALUE` (repeatable)"},
 		&cli.StringSliceFlag{Name: "var-file", Usage: "read variables from an HCL or JSON `FILE` (repeatable)"},
-		&cli.IntFlag{Name: "parallelism", Value: 10, Usage: "run at most `N` operations at once"},
+		&cli.IntFlag{Name: "parallelism", Value: 10, Usage: "send at most `N` provider requests at once"},
 		&cli.DurationFlag{Name: "timeout", Value: 10 * time.Minute, Usage: "bound one provider request"},
 		&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON lines"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show provider logs and evaluation rounds"},

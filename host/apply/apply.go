@@ -130,13 +130,15 @@ type applier struct {
 	byAddr map[string]*node
 	known  source.Outputs
 	result *Result
-	// ready holds runnable nodes per provider, so that a provider whose
-	// processes are all busy does not hold up the others (or global
-	// slots).
+	// ready holds runnable nodes per provider, so that a provider with
+	// all the nodes started it admits does not hold up the others.
 	ready     map[string][]*node
 	providers []string // providers with a ready queue, in first-use order
 	queued    int
-	running   int
+	// running counts the nodes started and not finished; calls are the
+	// provider requests' slots (see calls.go).
+	running int
+	calls   callSlots
 	// control are runnable nodes the scheduler carries out itself
 	// (destroy-absent): they call no provider.
 	control []*node

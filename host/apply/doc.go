@@ -9,6 +9,10 @@
 //     propagation, interrupts, and resolving blocked resources as their
 //     inputs' outputs arrive (deciding them by the [Planner] the caller
 //     passes in).
+//   - calls.go bounds the provider requests in flight: a node holds a
+//     call slot only for its request, and twice as many nodes may be
+//     started, so that their intents are recorded meanwhile; requests
+//     are granted in the order the nodes started.
 //   - execute.go carries out one operation: the applier is the graph's
 //     [execgraph.Operations], one method per opcode (a replace is its
 //     create and destroy halves there). A change decided at run time is

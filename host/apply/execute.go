@@ -3,7 +3,6 @@ package apply
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/plan"
@@ -23,26 +22,21 @@ var _ execgraph.Operations[*statedoc.Recorded] = (*applier)(nil)
 func (a *applier) start(ctx context.Context, n *node) {
 	a.running++
 	n.status = engine.StatusApplying
-	n.started = time.Now()
 	c := n.change
 	a.e.Secrets().Set(c.Addr(), c.SecretTexts())
-	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: c.Addr(), Deposed: c.Deposed, Action: c.Action, Status: engine.StatusApplying, Provider: c.Provider()})
-	ctx = withChange(a.withWake(ctx, n), c)
+	if callsProvider(n.run) {
+		// Shown as applying once its first request is granted.
+		a.startAhead(n)
+	} else {
+		a.showApplying(n)
+	}
+	ctx = withChange(withNode(ctx, n), c)
 	op := n.run
 	a.workers.Go(func() {
-		ctx := ctx
-		if n.slot != nil {
-			ctx = engine.WithSlot(ctx, n.slot)
-		}
 		var out map[string]any
 		err := a.recordable(c)
 		if err == nil {
 			out, err = op.Run(ctx, a)
-		}
-		if n.slot != nil {
-			// Before the scheduler hears of it: it may reserve the slot
-			// again at once.
-			n.slot.Release()
 		}
 		a.done <- nodeResult{n: n, outputs: out, err: err}
 	})
@@ -65,7 +59,7 @@ func (a *applier) Create(ctx context.Context, op execgraph.Create[*statedoc.Reco
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
-	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+	resp, err := a.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(), Plan: r.ProviderPlan,
 	}})
 	if err != nil {
@@ -92,7 +86,7 @@ func (a *applier) Update(ctx context.Context, op execgraph.Update[*statedoc.Reco
 	if err := a.recordIntent(ctx, c, pendingUpdate); err != nil {
 		return nil, err
 	}
-	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
+	resp, err := a.call(ctx, r.Provider, c.Addr(), &schema.Request{UpdateResourceRequest: &schema.UpdateResourceRequest{
 		Resource:        schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 		InputProperties: r.Inputs, Plan: r.ProviderPlan,
 	}})
@@ -132,7 +126,7 @@ func (a *applier) Destroy(ctx context.Context, op execgraph.Destroy[*statedoc.Re
 	if err := a.recordIntent(ctx, c, statedoc.PendingDestroy); err != nil {
 		return err
 	}
-	if _, err := a.e.Providers().Call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+	if _, err := a.call(ctx, prov, addr, &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
 		err = a.intentFailed(ctx, c, statedoc.PendingDestroy, err)
@@ -157,7 +151,7 @@ func (a *applier) CreateDepose(ctx context.Context, op execgraph.CreateDepose[*s
 	if err := a.recordIntent(ctx, c, statedoc.PendingCreate); err != nil {
 		return nil, err
 	}
-	resp, err := a.e.Providers().Call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+	resp, err := a.call(ctx, r.Provider, c.Addr(), &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: r.Type, InputProperties: r.Inputs, IsStateful: r.Stateful(), Plan: r.ProviderPlan,
 	}})
 	if err != nil {
@@ -180,7 +174,7 @@ func (a *applier) DestroyDeposed(ctx context.Context, op execgraph.DestroyDepose
 	if !a.e.Providers().Supports(prov, schema.OperationDestroy) {
 		return fmt.Errorf("provider %q does not declare the destroy operation (or is no longer declared), so pier cannot destroy this deposed object; remove the real object yourself, then run: pier state forget %s", prov, rec.Address)
 	}
-	if _, err := a.e.Providers().Call(ctx, prov, rec.Address.String()+engine.DeposedSuffix(op.Key), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
+	if _, err := a.call(ctx, prov, rec.Address.String()+engine.DeposedSuffix(op.Key), &schema.Request{DestroyResourceRequest: &schema.DestroyResourceRequest{
 		Resource: schema.ExtantResource{Type: prior.Type, InputProperties: prior.InputProperties, OutputProperties: prior.OutputProperties},
 	}}); err != nil {
 		return fmt.Errorf("destroy the deposed object (it stays recorded; the next apply tries again): %w", err)

@@ -47,7 +47,7 @@ func (a *applier) recordIntent(ctx context.Context, c *plan.Change, op statedoc.
 	if !ok {
 		return nil
 	}
-	if err := a.commitRecord(ctx, h, engine.EventPending, func(pb *statedoc.PatchBuilder) error { return pb.PutPending(c.Address, p) }); err != nil {
+	if err := a.record(ctx, h, engine.EventPending, func(pb *statedoc.PatchBuilder) error { return pb.PutPending(c.Address, p) }); err != nil {
 		return err
 	}
 	a.noteIntent(c.Address, p)
@@ -87,7 +87,7 @@ func (a *applier) intentFailed(ctx context.Context, c *plan.Change, op statedoc.
 		return &IntentKeptError{Address: c.Address.String(), Handler: h, Operation: op, Err: err}
 	}
 	if cerr := a.record(ctx, h, engine.EventPending, func(pb *statedoc.PatchBuilder) error { pb.ClearPending(c.Address); return nil }); cerr != nil {
-		return errors.Join(err, cerr)
+		return fmt.Errorf("%w; its pending %s stays recorded, as clearing it failed (the next plan says how to resolve it): %w", err, op, cerr)
 	}
 	return err
 }

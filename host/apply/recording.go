@@ -3,7 +3,6 @@ package apply
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/pierhq/pier/host/engine"
@@ -58,13 +57,6 @@ func (a *applier) recordPutWith(ctx context.Context, event string, c *plan.Chang
 // lose the record of a real change, so it runs without the caller's
 // cancellation, bounded by its own timeout.
 func (a *applier) record(ctx context.Context, handler, event string, build func(*statedoc.PatchBuilder) error) error {
-	wakeScheduler(ctx)
-	return a.commitRecord(ctx, handler, event, build)
-}
-
-// commitRecord appends as record does, keeping the provider slot: an
-// intent is recorded before the provider request.
-func (a *applier) commitRecord(ctx context.Context, handler, event string, build func(*statedoc.PatchBuilder) error) error {
 	rec := a.recorders[handler]
 	if rec == nil {
 		return fmt.Errorf("state handler %s was not read before apply: this is a bug in pier", handler)
@@ -100,33 +92,3 @@ func (e *UnrecordedError) Note() string { return "(the change was made but not r
 // enough for a slow disk or remote state provider, short enough that a
 // hung one does not hold pier forever.
 const recordTimeout = 2 * time.Minute
-
-// A provider request slot is free once the provider has answered (see
-// [providers.reserve]), but the scheduler learns of it only when woken.
-// It is woken when the node's outcome starts being recorded, not only when
-// the record is durable: while one node's outcome waits for its group
-// commit, the next node's intent then joins the same group, and a fresh
-// apply syncs about once per resource, intents included, rather than
-// twice. The node still counts against the global parallelism until its
-// record is durable, and nothing that depends on it starts before.
-
-type wakeKey struct{}
-
-// withWake gives a worker's ctx the means to wake the scheduler once for
-// n: the first record of its outcome does, through wakeScheduler. It runs
-// on the scheduling goroutine; the wake runs on the worker's.
-func (a *applier) withWake(ctx context.Context, n *node) context.Context {
-	var once sync.Once
-	return context.WithValue(ctx, wakeKey{}, func() {
-		once.Do(func() { a.done <- nodeResult{n: n, release: true} })
-	})
-}
-
-// wakeScheduler wakes the scheduler for the node whose worker ctx carries,
-// if any. It goes on the same channel as the node's result, so the two
-// cannot pass each other.
-func wakeScheduler(ctx context.Context) {
-	if f, ok := ctx.Value(wakeKey{}).(func()); ok {
-		f()
-	}
-}

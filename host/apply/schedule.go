@@ -39,8 +39,17 @@ type node struct {
 	dependents []*node
 	status     engine.Status
 	started    time.Time
-	// slot is the provider request slot reserved for the node's run.
-	slot *engine.Slot
+	// ahead is the provider the node counts against until a request of
+	// its is answered, or nil; requests counts the call slots granted it
+	// (see calls.go).
+	ahead    *providerCalls
+	requests int
+	// inLine says the node waits for its first request to be granted;
+	// want is that request once its worker asks. shown says it has been
+	// shown as applying.
+	inLine bool
+	want   *callWant
+	shown  bool
 	// address caches change.Addr() for the scheduler's searches.
 	address string
 }
@@ -53,13 +62,16 @@ func (n *node) addr() string {
 	return n.address
 }
 
+// nodeResult is a worker's message to the scheduler: its node's outcome,
+// or, with want or answered set, a step of one of its provider requests
+// (see calls.go). Both travel on one channel, so that a node's outcome
+// cannot pass its requests.
 type nodeResult struct {
 	n       *node
 	outputs map[string]any
 	err     error
-	// release says the node is not done, only done with its provider:
-	// see withWake.
-	release bool
+	// want asks for a call slot; answered gives one back.
+	want, answered *callWant
 }
 
 type resolveResult struct {
@@ -164,11 +176,14 @@ func (n *node) follows(addr string) bool {
 	return false
 }
 
-// run is the scheduling loop. Its sem is the one bound on how many
-// operations run at once; a provider's own parallelism is its process
-// pool's size, whose free slots dequeue reserves.
+// run is the scheduling loop. The engine's parallelism sem bounds the
+// provider requests in flight, and a provider's own is its process pool's
+// size; twice as many nodes may be started, so that the next ones'
+// intents are recorded while those requests run (see calls.go).
 func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 	sem := a.e.Parallelism()
+	a.calls = newCallSlots(sem)
+	started := startBound(sem)
 	for {
 		if !a.stopped {
 			select {
@@ -184,7 +199,8 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 			a.control = a.control[1:]
 			a.destroyAbsent(ctx, n)
 		}
-		for !a.stopped && a.running < sem {
+		a.grantCalls()
+		for !a.stopped && a.running < started {
 			n := a.dequeue()
 			if n == nil {
 				break
@@ -208,8 +224,14 @@ func (a *applier) run(ctx context.Context, stop <-chan struct{}) {
 		}
 		select {
 		case r := <-a.done:
-			if r.release {
-				// Its provider slot is free: try the ready queues again.
+			switch {
+			case r.want != nil:
+				a.wantCall(r.want)
+				continue
+			case r.answered != nil:
+				// Its call slot is free, and its provider may have another
+				// node started: grant and dequeue again.
+				a.freeCall(r.answered)
 				continue
 			}
 			a.running--
@@ -547,24 +569,19 @@ func (a *applier) enqueue(n *node) {
 	a.queued++
 }
 
-// dequeue takes the next runnable node whose provider has a free process,
-// reserving it, or returns nil.
+// dequeue takes the next runnable node whose provider admits one more
+// started (see [applier.admits]), or returns nil.
 func (a *applier) dequeue() *node {
 	for _, p := range a.providers {
 		q := a.ready[p]
-		if len(q) == 0 {
+		if len(q) == 0 || !a.admits(p) {
 			continue
 		}
 		// Take the first node whose provider process is warm for it
 		// (it previewed the change), keeping the others in order.
 		i := a.e.Providers().WarmIndex(p, min(len(q), warmScan), func(i int) string { return q[i].addr() })
 		n := q[i]
-		s, ok := a.e.Providers().Reserve(p, n.addr())
-		if !ok {
-			continue
-		}
 		copy(q[1:i+1], q[:i])
-		n.slot = s
 		q[0] = nil
 		a.ready[p] = q[1:]
 		a.queued--
@@ -580,6 +597,14 @@ const warmScan = 64
 
 // finish handles a worker's result.
 func (a *applier) finish(r nodeResult) {
+	a.endAhead(r.n)
+	a.leaveLine(r.n)
+	if notSent(r.err) {
+		// Refused its first request once the run stopped: it changed
+		// nothing, as a node that never started.
+		a.skip(r.n, a.haltReason())
+		return
+	}
 	if r.err != nil {
 		a.fail(r.n, r.err)
 		return

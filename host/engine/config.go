@@ -17,7 +17,9 @@ type Config struct {
 	Dir string
 	// PierExecutable runs the built-in adapters (`pier adapter …`).
 	PierExecutable string
-	// Parallelism bounds the operations running at once (default 10).
+	// Parallelism bounds the provider requests in flight at once (default
+	// 10); apply starts up to twice as many operations, whose intents are
+	// recorded meanwhile (see host/apply).
 	Parallelism int
 	// Timeout bounds one provider request (default: the provider
 	// package's).
