@@ -216,3 +216,116 @@ func processGone(pid int) bool {
 	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
 	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
 }
+
+// aheadDeployment has six objects that two provider processes create,
+// so that apply at --parallelism 2 records the intents of two more while
+// two creates are in flight (host/apply's call slots).
+const aheadDeployment = `
+provider "local" { builtin = "local" }
+provider "obj" {
+  executable  = "OBJECTS_PROVIDER"
+  operations  = ["destroy", "import"]
+  parallelism = 2
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+  inputs   = { name = "state.json" }
+}
+resource "r" {
+  count    = 6
+  provider = provider.obj
+  type     = "obj"
+  state    = resource.state
+  inputs   = { name = "r${count.index}" }
+}
+`
+
+// TestStateHandlerKilledWithIntentsAhead: the state handler is killed
+// while two creates are in flight and the intents of two more are
+// recorded ahead of their requests. The two in flight finish and are
+// recorded once the lock is held again; the two ahead are never sent, and
+// their intents are cleared then too, so that the next apply creates them
+// instead of refusing them as creates that may have happened.
+func TestStateHandlerKilledWithIntentsAhead(t *testing.T) {
+	t.Parallel()
+	d := newObjectsDeployment(t, aheadDeployment)
+	var holds []string
+	for _, name := range []string{"r0", "r1"} {
+		path := filepath.Join(d.objectsDir(), "hold-"+name)
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		holds = append(holds, path)
+	}
+	first := d.command("apply", "--yes", "--parallelism", "2")
+	var firstOut, firstErr syncBuffer
+	first.Stdout, first.Stderr = &firstOut, &firstErr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = first.Process.Kill(); _ = first.Wait() }()
+	waitFor(t, "r[0] and r[1] in flight and two intents recorded ahead", func() bool {
+		for _, name := range []string{"r0", "r1"} {
+			if _, err := os.Stat(filepath.Join(d.objectsDir(), "created-"+name)); err != nil {
+				return false
+			}
+		}
+		return len(d.peekPendingOps()) == 4
+	})
+	handler := childProcess(t, first.Process.Pid, "adapter", "local")
+	if err := syscall.Kill(handler, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Released once pier knows the lock is gone: from then on it sends
+	// no first request, where the intent is recorded already or not.
+	waitFor(t, "pier to see the state handler lost", func() bool {
+		return processGone(handler) && strings.Contains(firstErr.String(), "state-holding provider process exited")
+	})
+	for _, path := range holds {
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = first.Wait()
+	errs := firstErr.String()
+	if code := first.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("first apply exited %d, want 1\nstdout:\n%s\nstderr:\n%s", code, firstOut.String(), errs)
+	}
+	for _, want := range []string{
+		"state handler state (provider local) was lost during apply",
+		"r[0] (create)", "r[1] (create)",
+		"pending operations cleared once the lock was held again, as nothing was sent for them:",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("first apply's stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, "NOT RECORDED") || strings.Contains(errs, "left pending") {
+		t.Errorf("first apply left something unrecorded or pending:\n%s", errs)
+	}
+	objects := d.objects()
+	if len(objects["r0"]) != 1 || len(objects["r1"]) != 1 || len(objects) != 2 {
+		t.Errorf("objects after the first apply: %v, want r0 and r1 alone: only their creates were sent", objects)
+	}
+	if pending := d.pendingOps(); len(pending) != 0 {
+		t.Errorf("pending after the first apply: %v, want none: the intents ahead were never sent", pending)
+	}
+	if out := d.mustRun("apply", "--yes"); !strings.Contains(out, "Apply complete!") {
+		t.Errorf("second apply:\n%s", out)
+	}
+	objects = d.objects()
+	entries, _ := d.state("state.json")["resources"].(map[string]any)
+	for i := range 6 {
+		name, addr := "r"+strconv.Itoa(i), fmt.Sprintf("r[%d]", i)
+		if got := objects[name]; len(got) != 1 {
+			t.Errorf("objects of %s: %v, want exactly one", name, got)
+			continue
+		}
+		e, _ := entries[addr].(map[string]any)
+		out, _ := e["output_properties"].(map[string]any)
+		if out["id"] != objects[name][0] {
+			t.Errorf("%s records %v, want id %s: the object that exists", addr, e, objects[name][0])
+		}
+	}
+}

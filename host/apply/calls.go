@@ -47,8 +47,8 @@ import (
 // has sent no request yet is refused its slot with errNotSent. Its intent
 // is cleared (intentFailed: nothing reached the provider), and it is
 // skipped as a node that did not start; under a lost handler the
-// clearing cannot be recorded, so the intent stays and the node fails
-// saying so. A node that has sent one finishes (the
+// clearing cannot be recorded then, and retake clears it once the lock is
+// held again (handler_lost.go). A node that has sent one finishes (the
 // create half of a replace decided at run time, after its destroy), as
 // the requests in flight do.
 
@@ -215,6 +215,9 @@ func (a *applier) freeCall(w *callWant) {
 // Once the run is stopped, a node that has sent nothing is refused.
 func (a *applier) grantCalls() {
 	cs := &a.calls
+	if !a.stopped && slices.ContainsFunc(cs.line, func(n *node) bool { return n.want != nil }) {
+		a.pollLost()
+	}
 	if a.stopped {
 		for _, n := range slices.Clone(cs.line) {
 			if w := n.want; w != nil {
@@ -259,6 +262,18 @@ func (a *applier) grantCalls() {
 		a.leaveLine(n) // at i: the next node moves up
 		a.grant(w, pc)
 		free--
+	}
+}
+
+// pollLost stops the run when a state handler's pool knows its process
+// is lost, though the watcher has not told the scheduler yet: once pier
+// knows the state's lock is gone, no first request may go, even where
+// the intent became durable before.
+func (a *applier) pollLost() {
+	for h := range a.recorders {
+		if a.handlerLost(h) != nil {
+			a.loseHandler(h)
+		}
 	}
 }
 

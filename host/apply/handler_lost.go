@@ -27,7 +27,10 @@ import (
 // operations in flight finish, and what they did is recorded once a new
 // process holds the lock again, where the state still holds this apply's
 // own intent for it (nothing else has recorded anything for it since).
-// What cannot be recorded so is named in a [*HandlerLostError], and apply
+// An intent recorded for a request that was never sent (the run stopped
+// before its call slot, see calls.go) is cleared there likewise, so that
+// the next apply does not refuse what nothing was done for. What cannot
+// be recorded or cleared so is named in a [*HandlerLostError], and apply
 // fails.
 
 // HandlerLostError is a state handler whose process exited during apply,
@@ -41,6 +44,11 @@ type HandlerLostError struct {
 	Recorded []string
 	// Unrecorded are the changes made that are not recorded.
 	Unrecorded []UnrecordedChange
+	// Cleared are the intents of requests never sent, cleared once the
+	// lock was held again, by address; LeftPending those that could not
+	// be, and stay recorded.
+	Cleared     []string
+	LeftPending []UnrecordedChange
 }
 
 // UnrecordedChange is a change apply made whose record it could not make.
@@ -56,11 +64,22 @@ func (e *HandlerLostError) Error() string {
 	if len(e.Recorded) > 0 {
 		fmt.Fprintf(&b, "; recorded once the lock was held again: %s", strings.Join(e.Recorded, ", "))
 	}
+	if len(e.Cleared) > 0 {
+		fmt.Fprintf(&b, "; pending operations cleared once the lock was held again, as nothing was sent for them: %s", strings.Join(e.Cleared, ", "))
+	}
 	if len(e.Unrecorded) > 0 {
 		b.WriteString("; NOT RECORDED, although done:")
 		for _, u := range e.Unrecorded {
 			fmt.Fprintf(&b, "\n  %s (%s): %s", u.Address, u.Event, u.Reason)
 		}
+	}
+	if len(e.LeftPending) > 0 {
+		b.WriteString("; left pending, although nothing was sent for them:")
+		for _, u := range e.LeftPending {
+			fmt.Fprintf(&b, "\n  %s (pending %s): %s", u.Address, u.Event, u.Reason)
+		}
+	}
+	if len(e.Unrecorded) > 0 || len(e.LeftPending) > 0 {
 		b.WriteString("\nrun pier plan: an object whose create is still pending is named there, with how to adopt it (pier import) or clear it (pier state resolve)")
 	}
 	return b.String()
@@ -79,8 +98,21 @@ type lostState struct {
 	handlers []string
 
 	mu         sync.Mutex
-	intents    map[string]statedoc.PendingOperation // by address: the last intent recorded
+	intents    map[string]statedoc.PendingOperation // by address: the last intent recorded, or being recorded
 	unrecorded []unrecorded
+	stranded   []stranded
+}
+
+// stranded is an intent whose request was never sent (or answered that
+// nothing was done) and whose clearing failed because its state handler
+// was lost: it may stay recorded, for retake to clear.
+type stranded struct {
+	handler string
+	change  *plan.Change
+	op      statedoc.PendingKind
+	// unsent says the node sent nothing: once its intent is known not to
+	// stay recorded, it is a node that did not start.
+	unsent bool
 }
 
 // unrecorded is a provider's outcome whose record failed because its
@@ -178,6 +210,19 @@ func (a *applier) noteFailedRecord(ctx context.Context, handler, event string, b
 	a.lostState.unrecorded = append(a.lostState.unrecorded, unrecorded{handler: handler, change: c, event: event, build: build})
 }
 
+// noteStranded keeps an intent c's node could not clear, or could not
+// tell whether it was recorded, because its handler is lost: nothing was
+// done for it, so retake clears it. It reports whether it kept it.
+func (a *applier) noteStranded(handler string, c *plan.Change, op statedoc.PendingKind, unsent bool) bool {
+	if a.handlerLost(handler) == nil {
+		return false
+	}
+	a.lostState.mu.Lock()
+	defer a.lostState.mu.Unlock()
+	a.lostState.stranded = append(a.lostState.stranded, stranded{handler: handler, change: c, op: op, unsent: unsent})
+	return true
+}
+
 // handlerLost returns why a state handler's process is lost, or nil.
 func (a *applier) handlerLost(handler string) error {
 	r := a.recorders[handler]
@@ -214,21 +259,33 @@ func (a *applier) retake(ctx context.Context) {
 				us = append(us, u)
 			}
 		}
-		if len(us) > 0 {
-			a.retakeHandler(ctx, herr, res, us)
+		var ss []stranded
+		for _, s := range a.lostState.stranded {
+			if s.handler == h {
+				ss = append(ss, s)
+			}
+		}
+		if len(us) > 0 || len(ss) > 0 {
+			a.retakeHandler(ctx, herr, res, us, ss)
 		}
 		a.result.Lost = append(a.result.Lost, herr)
 	}
 }
 
-func (a *applier) retakeHandler(ctx context.Context, herr *HandlerLostError, res *source.Resource, us []unrecorded) {
+func (a *applier) retakeHandler(ctx context.Context, herr *HandlerLostError, res *source.Resource, us []unrecorded, ss []stranded) {
 	notRecorded := func(u unrecorded, why string) {
 		herr.Unrecorded = append(herr.Unrecorded, UnrecordedChange{Address: u.change.Addr(), Event: u.event, Reason: why})
+	}
+	leftPending := func(s stranded, why string) {
+		herr.LeftPending = append(herr.LeftPending, UnrecordedChange{Address: s.change.Addr(), Event: string(s.op), Reason: why})
 	}
 	ref, err := a.takeAgain(ctx, res)
 	if err != nil {
 		for _, u := range us {
 			notRecorded(u, fmt.Sprintf("the lock could not be taken again: %v", err))
+		}
+		for _, s := range ss {
+			leftPending(s, fmt.Sprintf("the lock could not be taken again: %v", err))
 		}
 		return
 	}
@@ -251,6 +308,50 @@ func (a *applier) retakeHandler(ctx context.Context, herr *HandlerLostError, res
 		herr.Recorded = append(herr.Recorded, fmt.Sprintf("%s (%s)", u.change.Addr(), u.event))
 		a.recovered(u.change)
 	}
+	for _, s := range ss {
+		switch a.strandedNow(ref.View, s) {
+		case strandedGone:
+			// The intent never became durable: nothing to clear.
+		case strandedOurs:
+			if err := rec.Record(ctx, engine.EventPending, func(pb *statedoc.PatchBuilder) error { pb.ClearPending(s.change.Address); return nil }); err != nil {
+				leftPending(s, fmt.Sprintf("clearing it under the lock taken again failed: %v", err))
+				continue
+			}
+			herr.Cleared = append(herr.Cleared, s.change.Addr())
+		default:
+			// Another command's, or an earlier one's: not this apply's to
+			// clear, and the node's error stands.
+			continue
+		}
+		if s.unsent {
+			a.notStarted(s.change)
+		}
+	}
+}
+
+// What the state read again holds for a stranded intent's object.
+const (
+	strandedGone  = iota // no pending operation
+	strandedOurs         // the intent this apply recorded
+	strandedOther        // another pending operation
+)
+
+// strandedNow says what view holds for s's object: nothing pending, this
+// apply's own intent (the one it recorded, or was recording, when its
+// handler was lost), or another.
+func (a *applier) strandedNow(view *statedoc.View, s stranded) int {
+	addr := s.change.Addr()
+	now := view.Pending[addr]
+	if now == nil {
+		return strandedGone
+	}
+	a.lostState.mu.Lock()
+	mine, ok := a.lostState.intents[addr]
+	a.lostState.mu.Unlock()
+	if ok && now.Operation == mine.Operation && now.Started == mine.Started {
+		return strandedOurs
+	}
+	return strandedOther
 }
 
 // takeAgain starts a new process for a lost handler, which takes the
@@ -325,6 +426,19 @@ func sameJSON(a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// notStarted counts a change whose node sent nothing, and whose intent
+// retake found cleared or cleared itself, as skipped, not failed: it
+// changed nothing.
+func (a *applier) notStarted(c *plan.Change) {
+	addr := c.Addr()
+	a.result.Errors = slices.DeleteFunc(a.result.Errors, func(e *ResourceError) bool { return e.Address == addr })
+	if !slices.Contains(a.result.Skipped, addr) {
+		a.result.Skipped = append(a.result.Skipped, addr)
+	}
+	a.e.Emit(engine.Event{Type: engine.EventStatus, Address: addr, Action: c.Action, Status: engine.StatusSkipped, Provider: c.Provider(),
+		Err: fmt.Errorf("%w; its pending operation was cleared once the state's lock was held again", a.haltReason())})
 }
 
 // recovered counts a change recorded by retake as done, not failed.

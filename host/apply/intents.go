@@ -47,10 +47,13 @@ func (a *applier) recordIntent(ctx context.Context, c *plan.Change, op statedoc.
 	if !ok {
 		return nil
 	}
+	// Noted first: were the handler lost while it records this, retake
+	// tells by it whether the intent became durable.
+	a.noteIntent(c.Address, p)
 	if err := a.record(ctx, h, engine.EventPending, func(pb *statedoc.PatchBuilder) error { return pb.PutPending(c.Address, p) }); err != nil {
+		a.noteStranded(h, c, op, true)
 		return err
 	}
-	a.noteIntent(c.Address, p)
 	return nil
 }
 
@@ -87,6 +90,9 @@ func (a *applier) intentFailed(ctx context.Context, c *plan.Change, op statedoc.
 		return &IntentKeptError{Address: c.Address.String(), Handler: h, Operation: op, Err: err}
 	}
 	if cerr := a.record(ctx, h, engine.EventPending, func(pb *statedoc.PatchBuilder) error { pb.ClearPending(c.Address); return nil }); cerr != nil {
+		if a.noteStranded(h, c, op, notSent(err)) {
+			return fmt.Errorf("%w; clearing its pending %s failed, as the state handler was lost: pier clears it once the state's lock is held again, or says it could not: %w", err, op, cerr)
+		}
 		return fmt.Errorf("%w; its pending %s stays recorded, as clearing it failed (the next plan says how to resolve it): %w", err, op, cerr)
 	}
 	return err
