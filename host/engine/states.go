@@ -48,6 +48,15 @@ func (s *StateSet) Views() map[string]*statedoc.View {
 // ReadStates runs every state handler of snap, in address order, and
 // reads the state it holds.
 func (e *Engine) ReadStates(ctx context.Context, snap *source.Snapshot) (*StateSet, error) {
+	return e.ReadStatesAfter(ctx, snap, nil)
+}
+
+// ReadStatesAfter is ReadStates for the snapshot that early (see
+// [Engine.StartStateReads]) watched resolve: it takes the states early
+// read when they are the ones ReadStates would have read first, and
+// otherwise gives their handlers' locks back and reads every state.
+func (e *Engine) ReadStatesAfter(ctx context.Context, snap *source.Snapshot, early *EarlyStates) (*StateSet, error) {
+	reads := early.finish()
 	set := &StateSet{Handlers: map[string]*HandlerRef{}, Recorded: map[string]*statedoc.Recorded{}}
 	handlers := e.stateHandlers(snap)
 	ready := map[string]*source.Resource{}
@@ -56,7 +65,16 @@ func (e *Engine) ReadStates(ctx context.Context, snap *source.Snapshot) (*StateS
 			ready[r.Address.String()] = r
 		}
 	}
-	for _, h := range slices.Sorted(maps.Keys(handlers)) {
+	order := slices.Sorted(maps.Keys(handlers))
+	if !usable(reads, order, ready) {
+		for _, rd := range reads {
+			if _, err := e.providers.RetakeHandler(rd.r.Provider, rd.r.Address.String()); err != nil {
+				return nil, err
+			}
+		}
+		reads = nil
+	}
+	for i, h := range order {
 		r := ready[h]
 		if r == nil {
 			return nil, e.handlerNotReady(h, snap)
@@ -64,7 +82,13 @@ func (e *Engine) ReadStates(ctx context.Context, snap *source.Snapshot) (*StateS
 		if r.Stateful() {
 			return nil, fmt.Errorf("%s (%s): a state handler cannot itself be stateful: its state would have to be read before it could be read", h, r.Range)
 		}
-		ref, err := e.ReadState(ctx, r)
+		var ref *HandlerRef
+		var err error
+		if i < len(reads) {
+			ref, err = reads[i].ref, reads[i].err
+		} else {
+			ref, err = e.ReadState(ctx, r)
+		}
 		if err != nil {
 			return nil, err
 		}

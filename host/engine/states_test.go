@@ -51,3 +51,35 @@ func TestMayBeOneOf(t *testing.T) {
 		}
 	}
 }
+
+// TestUsable takes early reads only when they are the reads ReadStates
+// would have made first: the same handlers, in address order, with the
+// snapshot's own resources.
+func TestUsable(t *testing.T) {
+	a := &source.Resource{Address: source.Address{{Name: "a"}}}
+	b := &source.Resource{Address: source.Address{{Name: "b"}}}
+	bAgain := &source.Resource{Address: source.Address{{Name: "b"}}}
+	ready := map[string]*source.Resource{"a": a, "b": b}
+	tests := []struct {
+		name     string
+		reads    []*source.Resource
+		handlers []string
+		want     bool
+	}{
+		{"none read", nil, []string{"a", "b"}, true},
+		{"all, in order", []*source.Resource{a, b}, []string{"a", "b"}, true},
+		{"a prefix", []*source.Resource{a}, []string{"a", "b"}, true},
+		{"one the listing missed sorts first", []*source.Resource{b}, []string{"a", "b"}, false},
+		{"evaluated again since", []*source.Resource{a, bAgain}, []string{"a", "b"}, false},
+		{"no longer a handler", []*source.Resource{a, b}, []string{"a"}, false},
+	}
+	for _, tt := range tests {
+		var reads []earlyRead
+		for _, r := range tt.reads {
+			reads = append(reads, earlyRead{r: r})
+		}
+		if got := usable(reads, tt.handlers, ready); got != tt.want {
+			t.Errorf("%s: usable = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -2,7 +2,10 @@ package hclsource
 
 import "github.com/pierhq/pier/host/source"
 
-var _ source.StateHandlerLister = (*Deployment)(nil)
+var (
+	_ source.StateHandlerLister = (*Deployment)(nil)
+	_ source.HandlerWatcher     = (*Deployment)(nil)
+)
 
 // StateHandlers lists the resources that other resources name as their
 // state handler, with their providers, from the loaded configuration
@@ -23,4 +26,17 @@ func (d *Deployment) StateHandlers() []source.StateHandler {
 		out = append(out, source.StateHandler{Address: addr, Provider: p})
 	}
 	return out
+}
+
+// WatchHandlers implements [source.HandlerWatcher]: commitInstance calls
+// f with each instance that StateHandlers lists as it becomes ready.
+func (d *Deployment) WatchHandlers(f func(*source.Resource)) {
+	d.handlerReady, d.handlerAddrs = f, nil
+	if f == nil {
+		return
+	}
+	d.handlerAddrs = map[string]bool{}
+	for _, h := range d.StateHandlers() {
+		d.handlerAddrs[h.Address] = true
+	}
 }

@@ -120,6 +120,10 @@ type Deployment struct {
 	// evaluations counts resource block evaluations, so tests can check
 	// that a round costs the size of the change.
 	evaluations int
+	// handlerReady is told when an instance at one of handlerAddrs
+	// becomes ready (see WatchHandlers).
+	handlerReady func(*source.Resource)
+	handlerAddrs map[string]bool
 }
 
 var _ source.Source = (*Deployment)(nil)

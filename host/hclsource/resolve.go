@@ -805,6 +805,9 @@ func (d *Deployment) commitInstance(r *resourceDecl, inst *instance, ctx *hcl.Ev
 	}
 	if ev.known && len(depWaits) == 0 {
 		inst.ready, inst.blocked = res, nil
+		if d.handlerReady != nil && d.handlerAddrs[inst.addrStr] {
+			d.handlerReady(res)
+		}
 		return changed, nil
 	}
 	waits := waitsFrom(marks)

@@ -138,6 +138,16 @@ func (s *Source) StateHandlers() []source.StateHandler {
 	return nil
 }
 
+// WatchHandlers forwards to the wrapped source (see
+// [source.HandlerWatcher]). The handlers it reports are not checked
+// against the lock file yet: the engine reads early only those of
+// built-in providers, which the lock file does not cover.
+func (s *Source) WatchHandlers(f func(*source.Resource)) {
+	if w, ok := s.Source.(source.HandlerWatcher); ok {
+		w.WatchHandlers(f)
+	}
+}
+
 var _ source.Source = (*Source)(nil)
 
 // SetSchemaSensitive passes [source.SchemaSensitive] on to the checked

@@ -50,11 +50,14 @@ func run(ctx context.Context, e *engine.Engine, destroyAll bool, o Options) (*Pl
 	}
 	pl.replace = pl.plan.replace
 	e.PrestartHandlers(ctx)
+	// The states are read while the deployment resolves.
+	early := e.StartStateReads(ctx)
 	snap, err := e.Snapshot(ctx, pl.plan.Known)
 	if err != nil {
+		early.Abandon()
 		return nil, err
 	}
-	if err := pl.readStates(ctx, snap); err != nil {
+	if err := pl.readStates(ctx, snap, early); err != nil {
 		return nil, err
 	}
 	if pl.duplicate != nil {
@@ -130,8 +133,8 @@ func run(ctx context.Context, e *engine.Engine, destroyAll bool, o Options) (*Pl
 // readStates reads every state (see [engine.Engine.ReadStates]) into the plan:
 // the states, their handlers' outputs as known, and each handler's
 // change, which runs before planning.
-func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot) error {
-	set, err := pl.e.ReadStates(ctx, snap)
+func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot, early *engine.EarlyStates) error {
+	set, err := pl.e.ReadStatesAfter(ctx, snap, early)
 	if err != nil {
 		return err
 	}

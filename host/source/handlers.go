@@ -17,3 +17,15 @@ type StateHandler struct {
 	// Provider is the declaration of the provider that serves it.
 	Provider *Provider
 }
+
+// HandlerWatcher is implemented by sources that can tell, while they
+// resolve, that a state handler they list (see [StateHandlerLister]) is
+// ready: the engine then reads its state while the rest of the deployment
+// resolves, instead of after.
+type HandlerWatcher interface {
+	// WatchHandlers makes the Resolve calls that follow pass f each listed
+	// handler once it is evaluated ready, on the resolving goroutine, so f
+	// must not block. The resource passed is the one the snapshot will
+	// hold, unless the handler is evaluated again. Nil stops the calls.
+	WatchHandlers(f func(*Resource))
+}
