@@ -747,8 +747,7 @@ func evalInputs(r *resourceDecl, inputs hcl.Expression, inst *instance, ctx *hcl
 	// no sensitive path to list.
 	unmarked, marks, sensitive := val, cty.ValueMarks(nil), []string(nil)
 	if containsMarked(val) {
-		unmarked, marks = val.UnmarkDeep()
-		sensitive = sensitivePaths(val)
+		unmarked, marks, sensitive = unmarkInputs(val)
 	}
 	if unmarked.IsNull() || (unmarked.IsKnown() && !unmarked.Type().IsObjectType() && !unmarked.Type().IsMapType()) {
 		return evaluatedInputs{diags: hcl.Diagnostics{diagErr(r.inputs.Range(), "Invalid inputs",

@@ -460,3 +460,44 @@ func TestSensitiveDefaults(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmarkInputs gives, in one walk, what UnmarkDeep and sensitivePaths
+// give in two: the same unmarked value, every mark, and the same paths.
+func TestUnmarkInputs(t *testing.T) {
+	t.Parallel()
+	secret := cty.NewValueMarks(sensitiveMark{})
+	read := readMark("m[1]")
+	obj := cty.ObjectVal(map[string]cty.Value{
+		"a": cty.StringVal("x"),
+		"b": cty.ListVal([]cty.Value{cty.StringVal("y"), cty.StringVal("z")}),
+		"c": cty.MapVal(map[string]cty.Value{"k": cty.NumberIntVal(1)}),
+		"d": cty.SetVal([]cty.Value{cty.StringVal("s")}),
+	})
+	tests := map[string]cty.Value{
+		"a read mark only":   obj.Mark(read),
+		"deep read marks":    cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x").Mark(read), "b": cty.ListVal([]cty.Value{cty.StringVal("y").Mark(read)})}),
+		"sensitive and read": cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x").WithMarks(secret, cty.NewValueMarks(read)), "c": cty.MapVal(map[string]cty.Value{"k": cty.NumberIntVal(1).WithMarks(secret)})}),
+		"whole sensitive":    obj.WithMarks(secret),
+		"marked set":         cty.ObjectVal(map[string]cty.Value{"d": cty.SetVal([]cty.Value{cty.StringVal("s")}).Mark(read)}),
+		"unknown marked":     cty.ObjectVal(map[string]cty.Value{"u": cty.UnknownVal(cty.String).Mark(read), "v": cty.UnknownVal(cty.String).WithMarks(secret)}),
+		"null marked":        cty.ObjectVal(map[string]cty.Value{"n": cty.NullVal(cty.String).WithMarks(secret)}),
+		"in a list":          markPath(obj, []any{"b", "*"}),
+	}
+	for name, v := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			wantVal, wantMarks := v.UnmarkDeep()
+			wantPaths := sensitivePaths(v)
+			gotVal, gotMarks, gotPaths := unmarkInputs(v)
+			if !gotVal.RawEquals(wantVal) {
+				t.Errorf("unmarked = %#v, want %#v", gotVal, wantVal)
+			}
+			if !gotMarks.Equal(wantMarks) {
+				t.Errorf("marks = %v, want %v", gotMarks, wantMarks)
+			}
+			if diff := cmp.Diff(wantPaths, gotPaths); diff != "" {
+				t.Errorf("sensitive paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
