@@ -146,3 +146,43 @@ func TestHolderPoolCloseIsNotLoss(t *testing.T) {
 		t.Errorf("LostErr() after Close = %v, want nil", err)
 	}
 }
+
+// TestPoolExitChecksPerRequest: a request asks the kernel once whether
+// the process it is given has exited (a system call: see exited), also
+// in a holder pool, whose check against a lost process already asked.
+func TestPoolExitChecksPerRequest(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	tests := map[string]func(Config) *Pool{
+		"pool":   func(cfg Config) *Pool { return NewPool(cfg, 1) },
+		"holder": NewHolderPool,
+	}
+	for name, newPool := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			pool := newPool(Config{Name: "py", Executable: exe})
+			defer pool.Close()
+			greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+			const requests = 3
+			var first int
+			for i := range requests {
+				out, err := pool.Create(t.Context(), "a", greet)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pid := outputPID(t, out.OutputProperties); i == 0 {
+					first = pid
+				} else if pid != first {
+					t.Fatalf("request %d served by pid %d, the first by %d: want one process", i, pid, first)
+				}
+			}
+			pool.mu.Lock()
+			p := pool.idle[0]
+			pool.mu.Unlock()
+			// The first request started the process and asked nothing.
+			if got := p.exitChecks.Load(); got != requests-1 {
+				t.Errorf("%d exit checks for %d requests to a running process, want %d", got, requests, requests-1)
+			}
+		})
+	}
+}

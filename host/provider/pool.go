@@ -84,7 +84,7 @@ func (pl *Pool) LostErr() *LostError {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.holder && !pl.closed { // closing ends the process: not a loss
-		_ = pl.checkHeld()
+		_, _ = pl.checkHeld()
 	}
 	return pl.lostErr
 }
@@ -293,21 +293,27 @@ func (pl *Pool) takeIdle(p *Process) bool {
 // processes never exceeds the pool size.
 func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
 	pl.mu.Lock()
+	// running is a process checkHeld just found running: under mu, its
+	// answer stands for the checks below, which would otherwise ask the
+	// kernel a second time for every state handler request.
+	var running *Process
 	if pl.holder {
-		if err := pl.checkHeld(); err != nil {
+		var err error
+		if running, err = pl.checkHeld(); err != nil {
 			pl.mu.Unlock()
 			return nil, err
 		}
 	}
+	alive := func(p *Process) bool { return p == running || !p.exited() }
 	// A dead one is left for the loop below, which reaps it.
-	if p := pl.served[resource]; p != nil && !p.exited() && pl.takeIdle(p) {
+	if p := pl.served[resource]; p != nil && alive(p) && pl.takeIdle(p) {
 		pl.mu.Unlock()
 		return p, nil
 	}
 	for n := len(pl.idle); n > 0; n = len(pl.idle) {
 		p := pl.idle[n-1]
 		pl.idle = pl.idle[:n-1]
-		if !p.exited() {
+		if alive(p) {
 			pl.mu.Unlock()
 			return p, nil
 		}
@@ -335,16 +341,21 @@ func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
 
 // checkHeld refuses a request to a holder pool whose process is gone
 // after it was sent a request. A held process that never was may be
-// replaced: it held nothing. The caller holds mu.
-func (pl *Pool) checkHeld() error {
+// replaced: it held nothing. It returns the held process when it checked
+// that it is running, or nil. The caller holds mu.
+func (pl *Pool) checkHeld() (*Process, error) {
 	if pl.lostErr != nil {
-		return pl.lostErr
+		return nil, pl.lostErr
 	}
-	if p := pl.held; p != nil && p.wasSent() && (!p.usable() || p.exited()) {
+	p := pl.held
+	if p == nil || !p.wasSent() {
+		return nil, nil
+	}
+	if !p.usable() || p.exited() {
 		pl.loseHeld(p)
-		return pl.lostErr
+		return nil, pl.lostErr
 	}
-	return nil
+	return p, nil
 }
 
 // loseHeld marks a holder pool lost because p, its process, is gone. The

@@ -43,6 +43,8 @@ type Process struct {
 	// sent is set once a request has been written to the process (or
 	// attempted): from then on it may hold what it locked on first use.
 	sent atomic.Bool
+	// exitChecks counts calls of exited.
+	exitChecks atomic.Int64
 
 	mu     sync.Mutex // one request in flight; guards the fields below
 	failed *Error     // why the process is unusable, once it is
@@ -175,8 +177,13 @@ func (p *Process) Call(ctx context.Context, resource string, req *schema.Request
 	return p.call(ctx, r)
 }
 
-// exited reports whether the process has exited (a failed one has).
-func (p *Process) exited() bool { return p.proc.HasExited() }
+// exited reports whether the process has exited (a failed one has). It
+// costs a system call (see [proc.Process.HasExited]); exitChecks counts
+// them, for the test that a request asks once.
+func (p *Process) exited() bool {
+	p.exitChecks.Add(1)
+	return p.proc.HasExited()
+}
 
 // wasSent reports whether the process was ever sent a request.
 func (p *Process) wasSent() bool { return p.sent.Load() }
