@@ -50,3 +50,12 @@ func markerColour(sym string) string {
 	}
 	return sgrCyan // -/+
 }
+
+// sameColour returns to, coloured as from is: a renderer that buffers its
+// output keeps the colour decision of the writer it was given.
+func sameColour(from io.Writer, to io.Writer) io.Writer {
+	if cw, ok := from.(colourWriter); ok {
+		return colourWriter{Writer: to, on: cw.on}
+	}
+	return to
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,11 @@ import (
 // renderPlan prints a plan as a per-resource diff of inputs and a summary
 // line, coloured when w is a colourWriter that colours.
 func renderPlan(w io.Writer, p *plan.Plan) {
+	// stdout is unbuffered: without this every line of every change is a
+	// write system call of its own, thousands for a plan of 1000 creates.
+	bw := bufio.NewWriterSize(w, renderBuffer)
+	defer bw.Flush()
+	w = sameColour(w, bw)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "Warning: %s\n\n", warn)
 	}
@@ -231,3 +237,6 @@ func renderValue(v any) string {
 	}
 	return strings.ReplaceAll(string(b), `"(known after apply)"`, "(known after apply)")
 }
+
+// renderBuffer is how much of a rendered plan goes out in one write.
+const renderBuffer = 32 << 10
