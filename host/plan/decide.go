@@ -15,27 +15,35 @@ import (
 func (pl *planner) changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
 	// Spelt only when something is to be replaced: most plans replace
 	// nothing, and spelling every address is a part of a large no-op.
-	return Decide(r, rec, len(pl.replace) > 0 && pl.replace[r.Address.String()])
+	return decide(r, rec, len(pl.replace) > 0 && pl.replace[r.Address.String()], pl.same[r])
 }
 
 // Decide classifies a resource whose inputs are known, with its
 // lifecycle's ignore_changes applied; replace forces a replacement.
 func Decide(r *source.Resource, rec *statedoc.Recorded, replace bool) *Change {
+	return decide(r, rec, replace, false)
+}
+
+// decide is Decide; same says that [planner.unchanged] found r unchanged
+// against rec already, so its inputs, as kept, are rec's: comparing them
+// again was a part of every large no-op.
+func decide(r *source.Resource, rec *statedoc.Recorded, replace, same bool) *Change {
 	if rec != nil {
 		rec = adopted(r, rec)
 	}
 	if rec != nil && r.Stateful() {
 		r = withKeptInputs(r, rec)
 	}
-	c := changeFor(r, rec)
+	c := changeFor(r, rec, same)
 	if replace && rec != nil && r.Stateful() && (c.Action == execgraph.ActionNoOp || c.Action == execgraph.ActionUpdate) {
 		c.Action, c.Note = execgraph.ActionReplace, "replacement requested with --replace"
 	}
 	return c
 }
 
-// changeFor classifies a resource whose inputs are known.
-func changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
+// changeFor classifies a resource whose inputs are known; same says its
+// inputs are known to be rec's.
+func changeFor(r *source.Resource, rec *statedoc.Recorded, same bool) *Change {
 	c := &Change{Address: r.Address, Resource: r, SensitiveInputs: r.SensitiveInputs}
 	switch {
 	case !r.Stateful():
@@ -46,7 +54,7 @@ func changeFor(r *source.Resource, rec *statedoc.Recorded) *Change {
 		// A provider updates an object of one type; another type is
 		// another object.
 		c.Action, c.Prior = execgraph.ActionReplace, rec
-	case SameInputs(r.Inputs, rec.Entry.InputProperties) && !MovesState(r, rec):
+	case (same || SameInputs(r.Inputs, rec.Entry.InputProperties)) && !MovesState(r, rec):
 		c.Action, c.Prior = execgraph.ActionNoOp, rec
 	default:
 		c.Action, c.Prior = execgraph.ActionUpdate, rec

@@ -27,6 +27,9 @@ type planner struct {
 	imports map[string]*ImportSpec
 	// moves are the moved blocks' moves, by new address.
 	moves map[string]*MoveSpec
+	// same are the resources settle found unchanged: their inputs, as
+	// kept, are their entries' (see [planner.unchanged]).
+	same map[*source.Resource]bool
 }
 
 // Make plans the deployment on e against its recorded state, steered by

@@ -18,20 +18,25 @@ func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.S
 	// for an instance it did not re-evaluate, and spelling every address
 	// in every round is what a deep chain costs. What speculate found
 	// unchanged is known already, and not looked at again.
-	snap, seen, err := pl.speculate(ctx, snap)
+	// What is found unchanged is kept in pl.same, for classify not to
+	// compare the same inputs again.
+	snap, same, err := pl.speculate(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
+	pl.same = same
+	looked := map[*source.Resource]bool{}
 	for {
 		added := false
 		for _, r := range snap.Ready {
-			if seen[r] {
+			if same[r] || looked[r] {
 				continue
 			}
-			seen[r] = true
+			looked[r] = true
 			addr := r.Address.String()
 			if _, known := pl.plan.Known[addr]; !known && pl.unchanged(r, addr) {
 				pl.plan.Known[addr] = recordedOutputs(pl.recorded[addr])
+				same[r] = true
 				added = true
 			}
 		}
