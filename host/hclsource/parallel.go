@@ -28,8 +28,9 @@ const evalChunk = 64
 func evalInputsAll(r *resourceDecl, inputs hcl.Expression, insts []*instance, ctx *hcl.EvalContext, out []evaluatedInputs) {
 	workers := min(runtime.GOMAXPROCS(0), (len(insts)+evalChunk-1)/evalChunk)
 	if workers <= 1 {
+		sc := newEvalScratch(ctx)
 		for i, inst := range insts {
-			out[i] = evalInputs(r, inputs, inst, ctx, false)
+			out[i] = evalInputs(r, inputs, inst, ctx, false, sc)
 		}
 		return
 	}
@@ -37,13 +38,14 @@ func evalInputsAll(r *resourceDecl, inputs hcl.Expression, insts []*instance, ct
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			sc := newEvalScratch(ctx)
 			for {
 				start := int(next.Add(evalChunk)) - evalChunk
 				if start >= len(insts) {
 					return
 				}
 				for i := start; i < min(start+evalChunk, len(insts)); i++ {
-					out[i] = evalInputs(r, inputs, insts[i], ctx, true)
+					out[i] = evalInputs(r, inputs, insts[i], ctx, true, sc)
 				}
 			}
 		})

@@ -1,11 +1,13 @@
 package hclsource
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/pierhq/pier/host/source"
 )
 
@@ -157,5 +159,56 @@ resource "x" {
 				}
 			}
 		})
+	}
+}
+
+// TestResolveManyInstancesDiagnosticContext: a diagnostic keeps the
+// context of the instance that found it, whose count.index is that
+// instance's, though the instances of a goroutine share one (evalScratch).
+func TestResolveManyInstancesDiagnosticContext(t *testing.T) {
+	t.Parallel()
+	n := evalBatch + 3*evalChunk + 5
+	dir := writeDir(t, map[string]string{"main.pier.hcl": fmt.Sprintf(`provider "local" {
+  builtin = "local"
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+}
+locals {
+  list = ["x", "y"]
+}
+resource "m" {
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  count    = %d
+  inputs   = { v = local.list[count.index %% %d == 3 ? 5 : 0] }
+}
+`, n, evalChunk+1)})
+	d := mustLoad(t, dir, Options{})
+	_, err := d.Resolve(t.Context(), source.Outputs{"state": {}})
+	var de *DiagnosticsError
+	if !errors.As(err, &de) {
+		t.Fatalf("resolve: %v, want diagnostics", err)
+	}
+	var want, got []int64
+	for i := 3; i < n; i += evalChunk + 1 {
+		want = append(want, int64(i))
+	}
+	index := hcl.Traversal{hcl.TraverseRoot{Name: "count"}, hcl.TraverseAttr{Name: "index"}}
+	for _, diag := range de.Diagnostics {
+		if diag.EvalContext == nil {
+			t.Fatalf("%s: no context", diag.Summary)
+		}
+		v, diags := index.TraverseAbs(diag.EvalContext)
+		if diags.HasErrors() {
+			t.Fatalf("%s: count.index: %v", diag.Summary, diags)
+		}
+		i, _ := v.AsBigFloat().Int64()
+		got = append(got, i)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("count.index of the diagnostics' contexts (-want +got):\n%s", diff)
 	}
 }

@@ -638,9 +638,12 @@ func (d *Deployment) expandValue(what string, exp expansion, v cty.Value, rng hc
 
 // countVars are the variables of instance i of a block with count.
 func countVars(i int) map[string]cty.Value {
-	return map[string]cty.Value{
-		"count": cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))}),
-	}
+	return map[string]cty.Value{"count": countObject(i)}
+}
+
+// countObject is count in instance i of a block with count.
+func countObject(i int) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"index": cty.NumberIntVal(int64(i))})
 }
 
 func eachVars(k, v cty.Value) map[string]cty.Value {
@@ -706,10 +709,38 @@ func (inst *instance) evalVars(r *resourceDecl) map[string]cty.Value {
 	return inst.vars
 }
 
+// evalScratch is what one goroutine's evaluations of instances reuse:
+// the child of the block's context the instance's variables go in, and
+// the map of count. Each instance's evaluation used to allocate both, a
+// part of every instance's cost in a large block. Nothing of either
+// outlives an evaluation but a diagnostic's context, and evalInputs
+// evaluates again, in a context of the instance's own, when there is a
+// diagnostic.
+type evalScratch struct {
+	ctx   *hcl.EvalContext
+	count map[string]cty.Value
+}
+
+func newEvalScratch(ctx *hcl.EvalContext) *evalScratch {
+	return &evalScratch{ctx: ctx.NewChild(), count: make(map[string]cty.Value, 1)}
+}
+
+// context is sc's context holding the instance's variables, those
+// [instance.evalVars] gives.
+func (sc *evalScratch) context(r *resourceDecl, inst *instance) *hcl.EvalContext {
+	if i, ok := inst.key.(int); ok && inst.vars == nil && r.expand == expandCount {
+		sc.count["count"] = countObject(i)
+		sc.ctx.Variables = sc.count
+	} else {
+		sc.ctx.Variables = inst.vars
+	}
+	return sc.ctx
+}
+
 // evalInstance evaluates one instance's inputs and reports whether they
 // changed, as its readers see them.
 func (d *Deployment) evalInstance(r *resourceDecl, inst *instance, ctx *hcl.EvalContext, deps depSet, depWaits []source.Address) (bool, hcl.Diagnostics) {
-	ev := evalInputs(r, r.inputs, inst, ctx, false)
+	ev := evalInputs(r, r.inputs, inst, ctx, false, nil)
 	return d.commitInstance(r, inst, ctx, deps, depWaits, &ev)
 }
 
@@ -728,17 +759,32 @@ type evaluatedInputs struct {
 // r's or what [resourceDecl.instanceInputs] made of it. It changes
 // nothing, so instances of one block may be evaluated on several
 // goroutines; own gives the instance an EvalContext of its own even
-// without count or each, as HCL's splat expressions need for that.
-func evalInputs(r *resourceDecl, inputs hcl.Expression, inst *instance, ctx *hcl.EvalContext, own bool) evaluatedInputs {
+// without count or each, as HCL's splat expressions need for that. sc,
+// when not nil, is the calling goroutine's scratch, a child of ctx, for
+// the instance's variables to go in instead of a context of its own.
+func evalInputs(r *resourceDecl, inputs hcl.Expression, inst *instance, ctx *hcl.EvalContext, own bool, sc *evalScratch) evaluatedInputs {
 	val := cty.EmptyObjectVal
 	if inputs != nil {
 		ictx := ctx
-		if vars := inst.evalVars(r); vars != nil || own {
-			ictx = ctx.NewChild()
-			ictx.Variables = vars
+		switch {
+		case sc != nil && (own || inst.vars != nil || r.expand == expandCount):
+			ictx = sc.context(r, inst)
+		case sc != nil:
+			sc = nil // ctx itself, as below
+		default:
+			if vars := inst.evalVars(r); vars != nil || own {
+				ictx = ctx.NewChild()
+				ictx.Variables = vars
+			}
 		}
 		var diags hcl.Diagnostics
 		val, diags = inputs.Value(ictx)
+		if sc != nil && len(diags) > 0 {
+			// A diagnostic keeps the context it was found in, which
+			// the next instance would change: the same evaluation,
+			// in a context of the instance's own.
+			return evalInputs(r, inputs, inst, ctx, own, nil)
+		}
 		if diags.HasErrors() {
 			return evaluatedInputs{diags: diags}
 		}
