@@ -153,8 +153,7 @@ type server struct {
 	checkResponses bool
 	// out holds the last response frame handle encoded, reused: ServeIO
 	// writes each frame before it handles the next request.
-	out bytes.Buffer
-	enc *json.Encoder
+	out []byte
 }
 
 func newServer(h Handler, opts Options) *server {
@@ -209,16 +208,15 @@ func (s *server) handle(ctx context.Context, seq int, line []byte) ([]byte, *Out
 		}
 		return s.errorFrame(msg), nil
 	}
-	// Encoded as json.Marshal does (HTML escaped too), with the newline,
-	// into the server's buffer: no copy of the frame per response.
-	s.out.Reset()
-	if s.enc == nil {
-		s.enc = json.NewEncoder(&s.out)
-	}
-	if err := s.enc.Encode(resp); err != nil {
+	// Encoded as json.Marshal does (HTML escaped too), by hand, with the
+	// newline, into the server's buffer: no copy of the frame per
+	// response.
+	data, err := resp.AppendJSON(s.out[:0])
+	if err != nil {
 		return s.errorFrame(fmt.Sprintf("%s %s: encode response: %v", opName(kind), typ, err)), nil
 	}
-	data := s.out.Bytes()
+	data = append(data, '\n')
+	s.out = data
 	if !s.checkResponses {
 		return data, nil
 	}

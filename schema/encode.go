@@ -20,7 +20,12 @@ import (
 // are (a cached encoding is hashed, and written by this encoder), and
 // only scanned for what json.Marshal would change in it: a caller with
 // raw bytes from elsewhere checks them first, with [json.Valid].
-func AppendJSON(b []byte, v any) ([]byte, error) {
+func AppendJSON(b []byte, v any) ([]byte, error) { return appendValue(b, v, false) }
+
+// appendValue is [AppendJSON]; with checkRaw a json.RawMessage is checked
+// as json.Marshal checks one, for values from a caller that does not
+// vouch for its raw bytes.
+func appendValue(b []byte, v any, checkRaw bool) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
@@ -43,7 +48,7 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
-		return appendObject(b, x)
+		return appendObject(b, x, checkRaw)
 	case []any:
 		if x == nil {
 			return append(b, "null"...), nil
@@ -54,7 +59,7 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = AppendJSON(b, e); err != nil {
+			if b, err = appendValue(b, e, checkRaw); err != nil {
 				return nil, err
 			}
 		}
@@ -63,7 +68,7 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
-		if plainJSON(x) {
+		if plainJSON(x) && (!checkRaw || json.Valid(x)) {
 			return append(b, x...), nil
 		}
 	}
@@ -76,7 +81,7 @@ func AppendJSON(b []byte, v any) ([]byte, error) {
 
 // appendObject appends m with its members sorted by key, as json.Marshal
 // sorts them.
-func appendObject(b []byte, m map[string]any) ([]byte, error) {
+func appendObject(b []byte, m map[string]any, checkRaw bool) ([]byte, error) {
 	var small [16]string
 	keys := small[:0]
 	if len(m) > len(small) {
@@ -93,7 +98,7 @@ func appendObject(b []byte, m map[string]any) ([]byte, error) {
 		}
 		b = append(AppendJSONString(b, k), ':')
 		var err error
-		if b, err = AppendJSON(b, m[k]); err != nil {
+		if b, err = appendValue(b, m[k], checkRaw); err != nil {
 			return nil, err
 		}
 	}

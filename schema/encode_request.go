@@ -91,6 +91,9 @@ func (r *Request) AppendJSON(b []byte) ([]byte, error) {
 type requestEncoder struct {
 	b   []byte
 	err error
+	// checkRaw checks a json.RawMessage among the values as json.Marshal
+	// does (see appendValue): a response's values are a handler's.
+	checkRaw bool
 }
 
 // str appends key (its quotes, colon and any leading comma) and s.
@@ -113,7 +116,7 @@ func (e *requestEncoder) value(key string, v any) {
 	if e.err != nil {
 		return
 	}
-	e.b, e.err = AppendJSON(append(e.b, key...), v)
+	e.b, e.err = appendValue(append(e.b, key...), v, e.checkRaw)
 }
 
 // resource appends key and an [ExtantResource], its outputProperties
