@@ -151,7 +151,14 @@ func TestExtraOutputBeforeNextRequest(t *testing.T) {
 	if _, err := p.Create(t.Context(), "a", req); err != nil {
 		t.Fatalf("first Create() = %v", err)
 	}
-	time.Sleep(500 * time.Millisecond) // the script writes its second line after 0.2s
+	// The script writes its second line 0.2 s after the first; on a loaded
+	// machine it may take much longer, and a request sent before it lands
+	// would read it as its response. Wait until it is there.
+	for deadline := time.Now().Add(30 * time.Second); !readable(p.proc.Stdout()); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the script's second line did not arrive within 30s")
+		}
+	}
 	_, err = p.Create(t.Context(), "b", req)
 	var pe *Error
 	if !errors.As(err, &pe) || pe.Kind != KindBadOutput || !strings.Contains(err.Error(), "extra output after the previous response") {
