@@ -60,11 +60,6 @@ func tuneGC() {
 // nothing, so a no-op apply collects nothing more.
 func startApplying() {
 	applying.Store(true)
-	// The code that loaded, evaluated and planned the deployment is
-	// mostly not run again, as init's is not: the execution maps back
-	// only the pages it runs (fresh apply of 1000 bridged resources: the
-	// command's file pages at its peak, 15 -> 12 MiB).
-	dropStartupPages()
 	if !gcTuned.Load() {
 		return
 	}

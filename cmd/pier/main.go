@@ -327,7 +327,6 @@ func sortCommands(cs []*cli.Command) {
 }
 
 func main() {
-	dropStartupPages()
 	tuneGC()
 	// PIER_CPUPROFILE=FILE writes a CPU profile of the whole run, for
 	// performance bug reports. Providers inherit the variable, so each
