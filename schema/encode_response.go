@@ -7,9 +7,10 @@ package schema
 // and path steps are encoded by [AppendJSON], which hands what it does
 // not know to json.Marshal, so an unencodable value is json.Marshal's
 // error; a json.RawMessage among them is checked as json.Marshal checks
-// it, since a handler's bytes are not vouched for. Every set message is written, in the field order of [Response],
-// as json.Marshal writes them. TestResponseAppendJSON and
-// FuzzResponseAppendJSON hold the bytes to json.Marshal's.
+// it, since a handler's bytes are not vouched for. Every set message is
+// written, in the field order of [Response], as json.Marshal writes them.
+// TestResponseAppendJSON and FuzzResponseAppendJSON hold the bytes to
+// json.Marshal's.
 func (r *Response) AppendJSON(b []byte) ([]byte, error) {
 	e := requestEncoder{b: append(b, '{'), checkRaw: true}
 	first := true
