@@ -35,7 +35,11 @@
 # the provider: own RSS is the largest VmHWM of the tool's own processes
 # (tofu has one), own CPU is the exact total less the provider's. Every
 # figure is the median of the runs; the peak RSS rows take the largest
-# median over the five commands. The load average is printed with the
+# median over the five commands. Each repetition runs the five commands
+# twice, on fresh deployments: once only timed, for the wall rows, and
+# once watched, for the RSS and per-kind CPU, because watching costs CPU
+# that slows pier's tree of processes more than tofu's (bench/procpeak
+# says how much). The load average is printed with the
 # results: on a busy machine the ratios mean more than the seconds. Not
 # run in CI; nothing here is a test.
 set -euo pipefail
@@ -104,11 +108,12 @@ trap 'rm -rf "$work"' EXIT
 go build -o "$work/procpeak" ./bench/procpeak
 
 # measure OUT CMD...: runs CMD in the current directory under procpeak,
-# which appends its line (wall=, cpu=, KIND.rss=, KIND.cpu=) to OUT.
+# which appends its line (wall=, cpu=, KIND.rss=, KIND.cpu=) to OUT. With
+# WATCH=false procpeak only times it (wall=, cpu=): see run_pier.
 measure() {
   local out=$1
   shift
-  if ! "$work/procpeak" -o "$out" -- "$@" >"$work/cmd.out" 2>"$work/cmd.err" </dev/null; then
+  if ! "$work/procpeak" -watch="${WATCH:-true}" -o "$out" -- "$@" >"$work/cmd.out" 2>"$work/cmd.err" </dev/null; then
     echo "bench: $* failed in $PWD:" >&2
     tail -n 20 "$work/cmd.out" "$work/cmd.err" >&2
     exit 1
@@ -149,8 +154,24 @@ declare -A goal=(
   [plan]="≤ 0.50" [apply]="≤ 0.50" [noop]="≤ 0.02" [refresh]="≤ 0.30" [destroy]="≤ 0.25"
 )
 
+# run_pier N REP and run_tofu N REP run the five commands on a fresh
+# deployment twice: first only timed (WATCH=false; the wall rows come from
+# these runs), then watched (RSS and CPU per kind). procpeak's reading of
+# /proc every 10 ms costs CPU that slows down what it watches, pier's tree
+# of eight processes more than tofu's two (see bench/procpeak), so wall
+# times are never taken from a watched run.
 run_pier() { # run_pier N REP
-  local d=$work/pier-$1-$2 o=$work/pier-$1
+  WATCH=false run_pier_once "$1" "$2" timed
+  run_pier_once "$1" "$2" watched
+}
+
+run_tofu() { # run_tofu N REP
+  WATCH=false run_tofu_once "$1" "$2" timed
+  run_tofu_once "$1" "$2" watched
+}
+
+run_pier_once() { # run_pier_once N REP MODE
+  local d=$work/pier-$1-$2 o=$work/pier-$1-$3
   pier_dir "$d" "$1"
   (cd "$d" &&
     measure "$o-plan" "$PIER" plan --dir . &&
@@ -161,8 +182,8 @@ run_pier() { # run_pier N REP
   rm -rf "$d"
 }
 
-run_tofu() { # run_tofu N REP
-  local d=$work/tofu-$1-$2 o=$work/tofu-$1
+run_tofu_once() { # run_tofu_once N REP MODE
+  local d=$work/tofu-$1-$2 o=$work/tofu-$1-$3
   tofu_dir "$d" "$1"
   (cd "$d" &&
     measure "$o-plan" "$TOFU" plan -input=false &&
@@ -217,12 +238,12 @@ for n in "${sizes[@]}"; do
       run_pier "$n" "$rep"
     fi
   done
-  P=$work/pier-$n T=$work/tofu-$n
+  P=$work/pier-$n-watched T=$work/tofu-$n-watched
   echo
   echo "N = $n, medians of $REPS alternating runs; load average $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
   printf '%-36s %10s %10s %10s %8s\n' run pier tofu pier/tofu goal
   for run in "${runs[@]}"; do
-    p=$(med "$P-$run" wall) t=$(med "$T-$run" wall)
+    p=$(med "$work/pier-$n-timed-$run" wall) t=$(med "$work/tofu-$n-timed-$run" wall)
     printf '%-36s %9ss %9ss %10s %8s\n' "${label[$run]}" "$p" "$t" "$(ratio "$p" "$t")" "${goal[$run]}"
   done
   pr=() tr=()
