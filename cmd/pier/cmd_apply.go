@@ -132,9 +132,6 @@ func runApplyWith(ctx context.Context, o applyOptions, stop <-chan struct{}, std
 	if err != nil {
 		return err
 	}
-	if p.HasChanges() {
-		startApplying()
-	}
 	res, err := apply.Run(ctx, eng, plan.NewRunTimePlanner(eng), stop, p)
 	live.end(res, p.Destroy, err)
 	view.close()
@@ -181,9 +178,6 @@ func runApplySaved(ctx context.Context, o applyOptions, stop <-chan struct{}, st
 	live, err := startLiveView(ctx, o.UI, o.deployOptions, view, plan.Showable(sp.Changes, sp.Warnings, sp.Destroy), stderr)
 	if err != nil {
 		return err
-	}
-	if plan.Showable(sp.Changes, sp.Warnings, sp.Destroy).HasChanges() {
-		startApplying()
 	}
 	res, err := apply.RunGraph(ctx, eng, plan.NewRunTimePlanner(eng), stop, g)
 	live.end(res, sp.Destroy, err)

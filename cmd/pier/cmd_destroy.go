@@ -82,7 +82,6 @@ func runDestroy(ctx context.Context, o destroyOptions, stop <-chan struct{}, std
 	if err != nil {
 		return err
 	}
-	startApplying()
 	res, err := apply.Run(ctx, eng, plan.NewRunTimePlanner(eng), stop, p)
 	live.end(res, true, err)
 	view.close()
