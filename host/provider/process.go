@@ -246,7 +246,12 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 		*r.size = len(line)
 	}
 	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
-	p.stderr.settle() // log what the provider wrote before answering under this resource
+	// One poll asks both pipes what the two checks below need: whether
+	// stderr has lines still to log, and whether stdout has output after
+	// the response. Output that arrives later is caught before the next
+	// request, or by Close.
+	extraReady, stderrIdle := p.pollPipes()
+	p.stderr.settleFrom(stderrIdle) // log what the provider wrote before answering under this resource
 	if !stopped() {
 		// Cancelled just as the response arrived: the kill is under way.
 		return nil, p.fail(r, KindCanceled, fmt.Errorf("request abandoned: %w", context.Cause(ctx)))
@@ -256,7 +261,7 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	if extra, ok := p.pendingOutput(); ok {
+	if extra, ok := p.readPending(extraReady); ok {
 		return nil, p.fail(r, KindBadOutput, fmt.Errorf("extra output after the response (a provider writes exactly one line per request): %s", snippet(extra)))
 	}
 	if resp.ErrorResponse != nil {
@@ -352,7 +357,33 @@ func (p *Process) reap(grace time.Duration) error {
 // pendingOutput reports an unexpected line (or the start of one) waiting on
 // stdout, without blocking. The caller holds mu.
 func (p *Process) pendingOutput() ([]byte, bool) {
-	if p.out.Buffered() == 0 && !readable(p.proc.Stdout()) {
+	return p.readPending(p.out.Buffered() > 0 || readable(p.proc.Stdout()))
+}
+
+// pollPipes asks, in one poll, whether stdout has output waiting (or
+// buffered) and whether the stderr forwarder is idle: caught up, with
+// nothing left in its pipe. The caller holds mu.
+func (p *Process) pollPipes() (stdoutReady, stderrIdle bool) {
+	stdoutReady = p.out.Buffered() > 0
+	caughtUp := p.stderr.caughtUp()
+	var out, errPipe *os.File
+	if !stdoutReady {
+		out = p.proc.Stdout()
+	}
+	if caughtUp {
+		errPipe = p.stderr.pipe
+	}
+	if out == nil && errPipe == nil {
+		return true, false
+	}
+	outReady, errReady := readableBoth(out, errPipe)
+	return stdoutReady || outReady, caughtUp && !errReady
+}
+
+// readPending reads what pendingOutput found when ready says stdout has
+// output waiting. The caller holds mu.
+func (p *Process) readPending(ready bool) ([]byte, bool) {
+	if !ready {
 		return nil, false
 	}
 	_ = p.proc.Stdout().SetReadDeadline(time.Now().Add(pendingReadTimeout))

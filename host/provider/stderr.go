@@ -156,11 +156,24 @@ func (f *stderrForwarder) lines() []string {
 
 // settle waits, up to stderrSettle, until every line the provider has
 // written so far has been logged.
-func (f *stderrForwarder) settle() {
+func (f *stderrForwarder) settle() { f.settleFrom(f.caughtUp()) }
+
+// caughtUp reports whether every byte the forwarder has read is
+// processed; then the pipe's being empty means every complete line
+// written so far is logged.
+func (f *stderrForwarder) caughtUp() bool { return f.read.Load() == f.processed.Load() }
+
+// settleFrom is settle when the caller has already asked once: idle says
+// the forwarder had caught up and the pipe was empty, so that the first
+// check costs no system call of its own (see [Process.call]).
+func (f *stderrForwarder) settleFrom(idle bool) {
+	if idle {
+		return
+	}
 	timer := time.NewTimer(stderrSettle)
 	defer timer.Stop()
 	for {
-		if f.read.Load() == f.processed.Load() && !readable(f.pipe) {
+		if f.caughtUp() && !readable(f.pipe) {
 			return
 		}
 		select {
