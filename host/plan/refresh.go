@@ -77,7 +77,6 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o Options
 	if o.NoRefresh {
 		return nil
 	}
-	present := map[string]bool{}
 	// always are the resources with refresh = true, their own or their
 	// provider's: read on every plan.
 	always := map[string]*source.Resource{}
@@ -89,19 +88,27 @@ func (pl *planner) refresh(ctx context.Context, snap *source.Snapshot, o Options
 		return p != nil && p.Refresh && !r.NoRefresh
 	}
 	for _, r := range snap.Ready {
-		present[r.Address.String()] = true
 		if alwaysRead(r) {
 			always[r.Address.String()] = r
 		}
 	}
 	for _, b := range snap.Blocked {
-		present[b.Address.String()] = true
 		if b.Resource != nil && alwaysRead(b.Resource) {
 			always[b.Address.String()] = b.Resource
 		}
 	}
 	if !o.Refresh && !o.RefreshOnly && len(always) == 0 {
 		return nil
+	}
+	// present are the addresses the deployment declares; only a plan
+	// that reads needs them (a plan that reads nothing, most plans,
+	// used to name every resource here for nothing).
+	present := make(map[string]bool, len(snap.Ready)+len(snap.Blocked))
+	for _, r := range snap.Ready {
+		present[r.Address.String()] = true
+	}
+	for _, b := range snap.Blocked {
+		present[b.Address.String()] = true
 	}
 	var todo []*statedoc.Recorded
 	for _, addr := range slices.Sorted(maps.Keys(pl.recorded)) {
