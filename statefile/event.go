@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"maps"
 	"strconv"
+	"sync"
 
 	"github.com/pierhq/pier/schema"
 )
@@ -110,7 +111,7 @@ func (e Event) encodeLine() ([]byte, error) {
 		return nil, err
 	}
 	// The member goes first in meta, at at, just after its "{".
-	member := fmt.Sprintf(`"%s":"%s%08x"`, ChecksumKey, checksumPrefix, crc32.Checksum(b, castagnoli))
+	member := fmt.Sprintf(`"%s":"%s%08x"`, ChecksumKey, checksumPrefix, crc32.Checksum(b, castagnoli()))
 	if b[at] != '}' {
 		member += ","
 	}
@@ -189,7 +190,10 @@ const ChecksumKey = "pierChecksum"
 
 const checksumPrefix = "crc32c:"
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the CRC-32C table, made on first use: building it is
+// most of the package's init work, and most processes (a bridge, a
+// provider's adapter) never check an event.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // ErrChecksum is the cause of the [*EventError] for an event whose
 // checksum does not match its content.
@@ -236,6 +240,6 @@ func crcWithout(raw []byte, sum string) (crc uint32, ok bool) {
 	case start > 0 && raw[start-1] == ',':
 		start--
 	}
-	c := crc32.Update(0, castagnoli, raw[:start])
-	return crc32.Update(c, castagnoli, raw[end:]), true
+	c := crc32.Update(0, castagnoli(), raw[:start])
+	return crc32.Update(c, castagnoli(), raw[end:]), true
 }

@@ -5,14 +5,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // statusMissing matches the errors nix gives when a flake in a git
 // repository needs a file git does not track: nix copies only tracked files
 // to the store, so the file is missing there. Nix says "getting status of"
 // for flake.nix (or a directory on the way to it) and "opening file" for a
-// file the flake reads.
-var statusMissing = regexp.MustCompile(`(?:getting status of|opening file) '/nix/store/[0-9a-z]{32}-source(/[^']*)?': No such file or directory`)
+// file the flake reads. It is compiled on first use.
+var statusMissing = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:getting status of|opening file) '/nix/store/[0-9a-z]{32}-source(/[^']*)?': No such file or directory`)
+})
 
 // untracked turns nix's message about a file missing from the store copy
 // of a local git flake into the advice the user needs, naming the file and
@@ -22,7 +25,7 @@ func (s *Source) untracked(msg string) string {
 	if s.localDir == "" {
 		return ""
 	}
-	m := statusMissing.FindStringSubmatch(msg)
+	m := statusMissing().FindStringSubmatch(msg)
 	if m == nil {
 		return ""
 	}
