@@ -31,38 +31,45 @@ type Diff struct {
 // objects so that a nested change shows the key that changed. Unchanged
 // keys are left out. Values that are [source.Unknown] count as changed.
 func DiffInputs(old, new map[string]any) []Diff {
-	keys := map[string]bool{}
+	// The keys of both, without a set: the plan renders one diff per
+	// resource, and a set and a growing out were most of what a fresh
+	// apply's rendering allocated.
+	sorted := make([]string, 0, len(old)+len(new))
 	for k := range old {
-		keys[k] = true
-	}
-	for k := range new {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
 		sorted = append(sorted, k)
 	}
+	for k := range new {
+		if _, inOld := old[k]; !inOld {
+			sorted = append(sorted, k)
+		}
+	}
 	sort.Strings(sorted)
-	var out []Diff
+	var out []Diff // made at the first change, room for every key
+	add := func(d Diff) {
+		if out == nil {
+			out = make([]Diff, 0, len(sorted))
+		}
+		out = append(out, d)
+	}
 	for _, k := range sorted {
 		o, inOld := old[k]
 		n, inNew := new[k]
 		switch {
 		case !inOld:
-			out = append(out, Diff{Key: k, Kind: DiffAdded, New: n})
+			add(Diff{Key: k, Kind: DiffAdded, New: n})
 		case !inNew:
-			out = append(out, Diff{Key: k, Kind: DiffRemoved, Old: o})
+			add(Diff{Key: k, Kind: DiffRemoved, Old: o})
 		default:
 			om, oIsMap := o.(map[string]any)
 			nm, nIsMap := n.(map[string]any)
 			if oIsMap && nIsMap {
 				if children := DiffInputs(om, nm); len(children) > 0 {
-					out = append(out, Diff{Key: k, Kind: DiffNested, Children: children})
+					add(Diff{Key: k, Kind: DiffNested, Children: children})
 				}
 				continue
 			}
 			if source.IsUnknown(n) || !SameInputs(map[string]any{"v": o}, map[string]any{"v": n}) {
-				out = append(out, Diff{Key: k, Kind: DiffChanged, Old: o, New: n})
+				add(Diff{Key: k, Kind: DiffChanged, Old: o, New: n})
 			}
 		}
 	}
