@@ -43,10 +43,30 @@ func TestEncodeRequest(t *testing.T) {
 		if diff := cmp.Diff(string(want), string(e.data)); diff != "" {
 			t.Errorf("request %d (-json.Marshal +encodeRequest):\n%s", i, diff)
 		}
+		if got := string(frame(e.data)); got != string(want)+"\n" {
+			t.Errorf("request %d: frame is %q, want the encoding and a newline", i, got)
+		}
 	}
 	if _, err := encodeRequest(&schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: "t", InputProperties: schema.Properties{"n": json.Number("1.2.3")},
 	}}); err == nil {
 		t.Error("encodeRequest of an invalid number: no error")
+	}
+}
+
+func TestFrame(t *testing.T) {
+	withNewline := []byte("{}\nx")
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"no room", []byte("{}"), "{}"},
+		{"newline in capacity", withNewline[:2], "{}\n"},
+		{"something else after", append(make([]byte, 0, 8), "{}x"...)[:2], "{}"},
+	} {
+		if got := string(frame(tc.data)); got != tc.want {
+			t.Errorf("%s: frame is %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
