@@ -12,6 +12,7 @@ import (
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/ctymarks"
 )
 
 // This file carries sensitivity as a cty mark ([SensitiveMark]) from where
@@ -262,18 +263,32 @@ func sensitivePaths(v cty.Value) []string {
 // inputs that read other resources' outputs carry marks everywhere, and
 // walking them twice was a twentieth of a large deployment's no-op.
 func unmarkInputs(v cty.Value) (cty.Value, cty.ValueMarks, []string) {
-	unmarked, pvms := v.UnmarkDeepWithPaths()
+	// One set of the marks, and a copy of a path only where it is
+	// sensitive: UnmarkDeepWithPaths copied every marked path and made a
+	// set of marks for each, most of them a read mark on a string, of
+	// every instance that reads another's outputs.
 	var marks cty.ValueMarks
-	for _, pvm := range pvms {
-		for m := range pvm.Marks {
-			if marks == nil {
-				marks = cty.ValueMarks{}
-			}
-			marks[m] = struct{}{}
+	var sensitive []cty.PathValueMarks
+	unmarked, _ := v.WrangleMarksDeep(func(mark any, path cty.Path) (ctymarks.WrangleAction, error) {
+		if marks == nil {
+			marks = cty.ValueMarks{}
 		}
-	}
-	return unmarked, marks, sensitiveOf(pvms)
+		marks[mark] = struct{}{}
+		if _, ok := mark.(sensitiveMark); ok {
+			// The walk gives a value's marks one after another, so a
+			// path is new unless it is the last one listed.
+			if n := len(sensitive); n == 0 || !sensitive[n-1].Path.Equals(path) {
+				sensitive = append(sensitive, cty.PathValueMarks{Path: path.Copy(), Marks: sensitiveMarks})
+			}
+		}
+		return ctymarks.WrangleDrop, nil
+	})
+	return unmarked, marks, sensitiveOf(sensitive)
 }
+
+// sensitiveMarks is the mark set of the paths unmarkInputs hands
+// sensitiveOf, which only looks for the sensitive mark in it.
+var sensitiveMarks = cty.NewValueMarks(sensitiveMark{})
 
 // sensitiveOf is sensitivePaths of the value whose marks are pvms.
 func sensitiveOf(pvms []cty.PathValueMarks) []string {
