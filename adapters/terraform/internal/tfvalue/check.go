@@ -24,8 +24,10 @@ func checkPlanBlock(b *tfproto.Block, config, planned cty.Value, path cty.Path, 
 	if b == nil || config.IsNull() || planned.IsNull() || !config.IsKnown() || !planned.IsKnown() {
 		return
 	}
+	// An attribute's path is built only where it is needed (a nested
+	// check or an error): cty.Path.GetAttr allocates twice, and most
+	// attributes pass.
 	for _, a := range b.Attributes {
-		p := path.GetAttr(a.Name)
 		cv, pv := config.GetAttr(a.Name), planned.GetAttr(a.Name)
 		if a.Computed && cv.IsNull() {
 			continue
@@ -33,15 +35,15 @@ func checkPlanBlock(b *tfproto.Block, config, planned cty.Value, path cty.Path, 
 		if a.NestedType != nil && !cv.IsNull() && !pv.IsNull() && pv.IsKnown() {
 			// Nested attributes may hold computed attributes of their own:
 			// check them like a nested block.
-			checkNested(&tfproto.Block{Attributes: a.NestedType.Attributes}, a.NestedType.Nesting, cv, pv, p, errs)
+			checkNested(&tfproto.Block{Attributes: a.NestedType.Attributes}, a.NestedType.Nesting, cv, pv, path.GetAttr(a.Name), errs)
 			continue
 		}
 		if !pv.IsWhollyKnown() && cv.IsWhollyKnown() {
-			*errs = append(*errs, pathErr(p, "provider planned an unknown value, but the configuration sets it"))
+			*errs = append(*errs, pathErr(path.GetAttr(a.Name), "provider planned an unknown value, but the configuration sets it"))
 			continue
 		}
 		if eq := pv.Equals(cv); eq.IsKnown() && eq.False() {
-			*errs = append(*errs, pathErr(p, "provider planned a value different from the configured one"))
+			*errs = append(*errs, pathErr(path.GetAttr(a.Name), "provider planned a value different from the configured one"))
 		}
 	}
 	for _, nb := range b.BlockTypes {
@@ -121,12 +123,20 @@ func checkCompatible(planned, applied cty.Value, path cty.Path, errs *[]error) {
 	ty := planned.Type()
 	switch {
 	case ty.IsObjectType() && applied.Type().IsObjectType():
-		for name := range ty.AttributeTypes() {
+		for name, aty := range ty.AttributeTypes() {
 			if !applied.Type().HasAttribute(name) {
 				*errs = append(*errs, pathErr(path.GetAttr(name), "provider dropped a planned attribute"))
 				continue
 			}
-			checkCompatible(planned.GetAttr(name), applied.GetAttr(name), path.GetAttr(name), errs)
+			pv, av := planned.GetAttr(name), applied.GetAttr(name)
+			if aty.IsPrimitiveType() {
+				// A leaf: its path (two allocations) only for an error.
+				if msg := primitiveMismatch(pv, av); msg != "" {
+					*errs = append(*errs, pathErr(path.GetAttr(name), "%s", msg))
+				}
+				continue
+			}
+			checkCompatible(pv, av, path.GetAttr(name), errs)
 		}
 	case (ty.IsListType() || ty.IsTupleType()) && applied.CanIterateElements():
 		if planned.LengthInt() != applied.LengthInt() {
@@ -144,6 +154,12 @@ func checkCompatible(planned, applied cty.Value, path cty.Path, errs *[]error) {
 				*errs = append(*errs, pathErr(path.Index(k), "provider dropped a planned map element"))
 				continue
 			}
+			if ty.ElementType().IsPrimitiveType() {
+				if msg := primitiveMismatch(pv, applied.Index(k)); msg != "" {
+					*errs = append(*errs, pathErr(path.Index(k), "%s", msg))
+				}
+				continue
+			}
 			checkCompatible(pv, applied.Index(k), path.Index(k), errs)
 		}
 	case ty.IsSetType():
@@ -158,4 +174,23 @@ func checkCompatible(planned, applied cty.Value, path cty.Path, errs *[]error) {
 			*errs = append(*errs, pathErr(path, "provider produced a value different from the planned one"))
 		}
 	}
+}
+
+// primitiveMismatch is checkCompatible for a planned value of a primitive
+// type, without a path: it returns what checkCompatible would report, or ""
+// when the applied value keeps the plan.
+func primitiveMismatch(planned, applied cty.Value) string {
+	if !planned.IsKnown() {
+		return ""
+	}
+	if planned.IsNull() || applied.IsNull() || !applied.IsKnown() {
+		if planned.IsNull() != applied.IsNull() || !applied.IsKnown() {
+			return "provider produced a value different from the planned one"
+		}
+		return ""
+	}
+	if eq := planned.Equals(applied); !eq.IsKnown() || eq.False() {
+		return "provider produced a value different from the planned one"
+	}
+	return ""
 }

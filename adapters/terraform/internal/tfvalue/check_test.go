@@ -90,6 +90,23 @@ func TestCheckApply(t *testing.T) {
 		"wholly unknown":     {cty.UnknownVal(checkBlock.ImpliedType()), obj(s("n"), s("m"), s("id")), nil},
 		"both null":          {cty.NullVal(checkBlock.ImpliedType()), cty.NullVal(checkBlock.ImpliedType()), nil},
 		"object not deleted": {cty.NullVal(checkBlock.ImpliedType()), obj(s("n"), s("m"), s("id")), []string{"provider produced a value different from the planned one"}},
+		"map element kept":   {tagged(cty.MapVal(map[string]cty.Value{"a": s("1")})), tagged(cty.MapVal(map[string]cty.Value{"a": s("1")})), nil},
+		"map element changed": {
+			tagged(cty.MapVal(map[string]cty.Value{"a": s("1"), "b": s("2")})), tagged(cty.MapVal(map[string]cty.Value{"a": s("1"), "b": s("3")})),
+			[]string{`attribute tags["b"]: provider produced a value different from the planned one`},
+		},
+		"map element unknown kept":   {tagged(cty.MapVal(map[string]cty.Value{"a": unkS})), tagged(cty.MapVal(map[string]cty.Value{"a": s("x")})), nil},
+		"map element became null":    {tagged(cty.MapVal(map[string]cty.Value{"a": s("1")})), tagged(cty.MapVal(map[string]cty.Value{"a": nullS})), []string{`attribute tags["a"]`}},
+		"map element became unknown": {tagged(cty.MapVal(map[string]cty.Value{"a": s("1")})), tagged(cty.MapVal(map[string]cty.Value{"a": unkS})), []string{`attribute tags["a"]`}},
+		"map element dropped":        {tagged(cty.MapVal(map[string]cty.Value{"a": s("1")})), tagged(cty.MapValEmpty(cty.String)), []string{`attribute tags["a"]: provider dropped a planned map element`}},
+		"leaf changed type": {
+			cty.ObjectVal(map[string]cty.Value{"n": cty.NumberIntVal(1)}), cty.ObjectVal(map[string]cty.Value{"n": s("1")}),
+			[]string{"attribute n: provider produced a value different from the planned one"},
+		},
+		"leaf became unknown": {
+			cty.ObjectVal(map[string]cty.Value{"n": cty.True}), cty.ObjectVal(map[string]cty.Value{"n": cty.UnknownVal(cty.Bool)}),
+			[]string{"attribute n: provider produced a value different from the planned one"},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -239,3 +256,6 @@ func TestInputsNestedAttributes(t *testing.T) {
 		t.Errorf("inputs do not make a valid configuration: %v", err)
 	}
 }
+
+// tagged is an object whose one attribute, tags, is the map m.
+func tagged(m cty.Value) cty.Value { return cty.ObjectVal(map[string]cty.Value{"tags": m}) }
