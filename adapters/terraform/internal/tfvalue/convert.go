@@ -577,6 +577,32 @@ func numberText(f *big.Float) string {
 	return f.Text('f', -1)
 }
 
+// attrJSON is toJSON for the attribute name of the object at path, and
+// indexJSON for its element k. A primitive's path is read only by an error
+// (a mark, an infinity), so it is built only then: a path step allocates
+// twice, for every attribute of every value the bridge returns.
+func attrJSON(v cty.Value, path cty.Path, name string) (any, error) {
+	if !v.Type().IsPrimitiveType() {
+		return toJSON(v, append(path, cty.GetAttrStep{Name: name}))
+	}
+	j, err := toJSON(v, nil)
+	if err != nil && err != errNotWhollyKnown {
+		_, err = toJSON(v, append(path, cty.GetAttrStep{Name: name}))
+	}
+	return j, err
+}
+
+func indexJSON(v cty.Value, path cty.Path, k cty.Value) (any, error) {
+	if !v.Type().IsPrimitiveType() {
+		return toJSON(v, append(path, cty.IndexStep{Key: k}))
+	}
+	j, err := toJSON(v, nil)
+	if err != nil && err != errNotWhollyKnown {
+		_, err = toJSON(v, append(path, cty.IndexStep{Key: k}))
+	}
+	return j, err
+}
+
 func toJSON(v cty.Value, path cty.Path) (any, error) {
 	if v.IsMarked() {
 		return nil, path.NewErrorf("value has marks, so it cannot be serialized as JSON")
@@ -608,7 +634,7 @@ func toJSON(v cty.Value, path cty.Path) (any, error) {
 		out := make([]any, 0, v.LengthInt())
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			j, err := toJSON(e, append(path, cty.IndexStep{Key: k}))
+			j, err := indexJSON(e, path, k)
 			if err != nil {
 				return nil, err
 			}
@@ -619,7 +645,7 @@ func toJSON(v cty.Value, path cty.Path) (any, error) {
 		out := make(map[string]any, v.LengthInt())
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			j, err := toJSON(e, append(path, cty.IndexStep{Key: k}))
+			j, err := indexJSON(e, path, k)
 			if err != nil {
 				return nil, err
 			}
@@ -634,7 +660,7 @@ func toJSON(v cty.Value, path cty.Path) (any, error) {
 		atys := ty.AttributeTypes()
 		out := make(map[string]any, len(atys))
 		for name := range atys {
-			j, err := toJSON(v.GetAttr(name), append(path, cty.GetAttrStep{Name: name}))
+			j, err := attrJSON(v.GetAttr(name), path, name)
 			if err != nil {
 				return nil, err
 			}

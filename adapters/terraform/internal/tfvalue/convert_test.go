@@ -3,6 +3,7 @@ package tfvalue
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"strings"
 	"testing"
@@ -519,5 +520,33 @@ func BenchmarkToJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A leaf's error names its path, though leaves are converted without one
+// until they fail.
+func TestToJSONErrorPaths(t *testing.T) {
+	t.Parallel()
+	mark := cty.StringVal("x").Mark("s")
+	for name, tc := range map[string]struct {
+		v    cty.Value
+		want string
+	}{
+		"attribute":     {cty.ObjectVal(map[string]cty.Value{"a": mark}), "a"},
+		"map element":   {cty.ObjectVal(map[string]cty.Value{"m": cty.MapVal(map[string]cty.Value{"k": mark})}), `m["k"]`},
+		"list element":  {cty.ObjectVal(map[string]cty.Value{"l": cty.ListVal([]cty.Value{cty.StringVal("y"), mark})}), "l[1]"},
+		"infinity":      {cty.ObjectVal(map[string]cty.Value{"n": cty.PositiveInfinity}), "n"},
+		"nested object": {cty.ObjectVal(map[string]cty.Value{"o": cty.ObjectVal(map[string]cty.Value{"b": mark})}), "o.b"},
+		"tuple element": {cty.ObjectVal(map[string]cty.Value{"t": cty.TupleVal([]cty.Value{cty.True, cty.NegativeInfinity})}), "t[1]"},
+	} {
+		_, err := toJSON(tc.v, nil)
+		var pe cty.PathError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: toJSON error %v, want a cty.PathError", name, err)
+			continue
+		}
+		if got := FormatPath(pe.Path); got != tc.want {
+			t.Errorf("%s: error path %q, want %q (%v)", name, got, tc.want, err)
+		}
 	}
 }
