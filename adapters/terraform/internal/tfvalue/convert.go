@@ -577,28 +577,18 @@ func numberText(f *big.Float) string {
 	return f.Text('f', -1)
 }
 
-// attrJSON is toJSON for the attribute name of the object at path, and
-// indexJSON for its element k. A primitive's path is read only by an error
-// (a mark, an infinity), so it is built only then: a path step allocates
-// twice, for every attribute of every value the bridge returns.
-func attrJSON(v cty.Value, path cty.Path, name string) (any, error) {
+// stepJSON is toJSON for the member of the value at path that step
+// names. A primitive's path is read only by an error (a mark, an
+// infinity), so it is built only then: a path step allocates twice, for
+// every attribute of every value the bridge returns. The step is a type
+// parameter so that it becomes an interface (and allocates) only there.
+func stepJSON[S cty.GetAttrStep | cty.IndexStep](v cty.Value, path cty.Path, step S) (any, error) {
 	if !v.Type().IsPrimitiveType() {
-		return toJSON(v, append(path, cty.GetAttrStep{Name: name}))
+		return toJSON(v, append(path, cty.PathStep(step)))
 	}
 	j, err := toJSON(v, nil)
 	if err != nil && err != errNotWhollyKnown {
-		_, err = toJSON(v, append(path, cty.GetAttrStep{Name: name}))
-	}
-	return j, err
-}
-
-func indexJSON(v cty.Value, path cty.Path, k cty.Value) (any, error) {
-	if !v.Type().IsPrimitiveType() {
-		return toJSON(v, append(path, cty.IndexStep{Key: k}))
-	}
-	j, err := toJSON(v, nil)
-	if err != nil && err != errNotWhollyKnown {
-		_, err = toJSON(v, append(path, cty.IndexStep{Key: k}))
+		_, err = toJSON(v, append(path, cty.PathStep(step)))
 	}
 	return j, err
 }
@@ -634,7 +624,7 @@ func toJSON(v cty.Value, path cty.Path) (any, error) {
 		out := make([]any, 0, v.LengthInt())
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			j, err := indexJSON(e, path, k)
+			j, err := stepJSON(e, path, cty.IndexStep{Key: k})
 			if err != nil {
 				return nil, err
 			}
@@ -645,7 +635,7 @@ func toJSON(v cty.Value, path cty.Path) (any, error) {
 		out := make(map[string]any, v.LengthInt())
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			j, err := indexJSON(e, path, k)
+			j, err := stepJSON(e, path, cty.IndexStep{Key: k})
 			if err != nil {
 				return nil, err
 			}
@@ -660,7 +650,7 @@ func toJSON(v cty.Value, path cty.Path) (any, error) {
 		atys := ty.AttributeTypes()
 		out := make(map[string]any, len(atys))
 		for name := range atys {
-			j, err := attrJSON(v.GetAttr(name), path, name)
+			j, err := stepJSON(v.GetAttr(name), path, cty.GetAttrStep{Name: name})
 			if err != nil {
 				return nil, err
 			}
