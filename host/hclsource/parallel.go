@@ -27,8 +27,12 @@ const evalChunk = 64
 // inputs, or what [resourceDecl.instanceInputs] made of them.
 func evalInputsAll(r *resourceDecl, inputs hcl.Expression, insts []*instance, ctx *hcl.EvalContext, out []evaluatedInputs) {
 	workers := min(runtime.GOMAXPROCS(0), (len(insts)+evalChunk-1)/evalChunk)
+	var indexed *countIndexed
+	if r.expand == expandCount && len(insts) > 1 {
+		indexed = indexCount(inputs)
+	}
 	if workers <= 1 {
-		sc := newEvalScratch(ctx)
+		sc := newEvalScratch(ctx, indexed)
 		for i, inst := range insts {
 			out[i] = evalInputs(r, inputs, inst, ctx, false, sc)
 		}
@@ -38,7 +42,7 @@ func evalInputsAll(r *resourceDecl, inputs hcl.Expression, insts []*instance, ct
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			sc := newEvalScratch(ctx)
+			sc := newEvalScratch(ctx, indexed)
 			for {
 				start := int(next.Add(evalChunk)) - evalChunk
 				if start >= len(insts) {

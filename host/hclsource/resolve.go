@@ -716,25 +716,37 @@ func (inst *instance) evalVars(r *resourceDecl) map[string]cty.Value {
 // outlives an evaluation but a diagnostic's context, and evalInputs
 // evaluates again, in a context of the instance's own, when there is a
 // diagnostic.
+//
+// indexed, when not nil, is the inputs with count.index read from the
+// context (see countindex.go), which instances of a block with count
+// evaluate instead, with count.index in count, not count's object.
 type evalScratch struct {
-	ctx   *hcl.EvalContext
-	count map[string]cty.Value
+	ctx     *hcl.EvalContext
+	count   map[string]cty.Value
+	indexed *countIndexed
 }
 
-func newEvalScratch(ctx *hcl.EvalContext) *evalScratch {
-	return &evalScratch{ctx: ctx.NewChild(), count: make(map[string]cty.Value, 1)}
+func newEvalScratch(ctx *hcl.EvalContext, indexed *countIndexed) *evalScratch {
+	return &evalScratch{ctx: ctx.NewChild(), count: make(map[string]cty.Value, 2), indexed: indexed}
 }
 
 // context is sc's context holding the instance's variables, those
-// [instance.evalVars] gives.
-func (sc *evalScratch) context(r *resourceDecl, inst *instance) *hcl.EvalContext {
+// [instance.evalVars] gives, and the expression to evaluate in it:
+// inputs, or sc.indexed's when the instance's count.index is in the
+// context instead of count.
+func (sc *evalScratch) context(r *resourceDecl, inputs hcl.Expression, inst *instance) (*hcl.EvalContext, hcl.Expression) {
 	if i, ok := inst.key.(int); ok && inst.vars == nil && r.expand == expandCount {
-		sc.count["count"] = countObject(i)
+		if sc.indexed != nil {
+			sc.indexed.setCountIndex(sc.count, i)
+			inputs = sc.indexed.expr
+		} else {
+			sc.count["count"] = countObject(i)
+		}
 		sc.ctx.Variables = sc.count
 	} else {
 		sc.ctx.Variables = inst.vars
 	}
-	return sc.ctx
+	return sc.ctx, inputs
 }
 
 // evalInstance evaluates one instance's inputs and reports whether they
@@ -765,10 +777,10 @@ type evaluatedInputs struct {
 func evalInputs(r *resourceDecl, inputs hcl.Expression, inst *instance, ctx *hcl.EvalContext, own bool, sc *evalScratch) evaluatedInputs {
 	val := cty.EmptyObjectVal
 	if inputs != nil {
-		ictx := ctx
+		ictx, expr := ctx, inputs
 		switch {
 		case sc != nil && (own || inst.vars != nil || r.expand == expandCount):
-			ictx = sc.context(r, inst)
+			ictx, expr = sc.context(r, inputs, inst)
 		case sc != nil:
 			sc = nil // ctx itself, as below
 		default:
@@ -778,11 +790,12 @@ func evalInputs(r *resourceDecl, inputs hcl.Expression, inst *instance, ctx *hcl
 			}
 		}
 		var diags hcl.Diagnostics
-		val, diags = inputs.Value(ictx)
+		val, diags = expr.Value(ictx)
 		if sc != nil && len(diags) > 0 {
 			// A diagnostic keeps the context it was found in, which
 			// the next instance would change: the same evaluation,
-			// in a context of the instance's own.
+			// in a context of the instance's own, of inputs as they
+			// are written (not count-indexed).
 			return evalInputs(r, inputs, inst, ctx, own, nil)
 		}
 		if diags.HasErrors() {

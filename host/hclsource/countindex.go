@@ -1,0 +1,162 @@
+package hclsource
+
+import (
+	"strconv"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// This file lets the instances of a block with count read count.index
+// without an object for count. Through HCL, each instance's count.index
+// costs a new object type and value for count (cty.ObjectVal builds the
+// type each time), two traversal steps that allocate, and, in a string
+// template such as "node-${count.index}", the shortest decimal form of a
+// big.Float: together about a kilobyte per instance, a tenth of a large
+// block's evaluation. An inputs expression whose every reference to
+// count is a plain count.index in nodes that evaluate their children
+// through Value alone ([descendable]) is evaluated instead with those
+// references replaced by nodes that read the index from the instance's
+// context, where the instance puts it (see [evalScratch]).
+//
+// What keeps it exact:
+//   - a replaced count.index has the value HCL gives it, the number
+//     cty.NumberIntVal(index), and in a template part the string a
+//     template makes of that number (the index in decimal), which the
+//     template copies as it is;
+//   - any diagnostic makes evalInputs evaluate the instance again, with
+//     the expression not rewritten and count an object, so every error
+//     and warning is the one HCL reports;
+//   - an expression with any other reference to count, or count.index
+//     inside a node that is not descendable (a function call, a for
+//     expression), is not rewritten at all.
+
+// The names, in an instance's variables, of count.index as a number and
+// as a string. Neither is an HCL identifier, so no expression can refer
+// to them but the nodes below.
+const (
+	countIndexNumber = "count.index"
+	countIndexString = "count.index:string"
+)
+
+// countIndexed is an inputs expression rewritten to read count.index
+// from the instance's variables, and which forms of it it reads.
+type countIndexed struct {
+	expr           hcl.Expression
+	number, string bool
+}
+
+// indexCount rewrites e, the inputs a block with count evaluates per
+// instance, as this file describes. It returns nil when e reads count
+// other than as plain count.index in descendable nodes, or reads no
+// count.index at all, or is not native syntax.
+func indexCount(e hcl.Expression) *countIndexed {
+	se, ok := e.(hclsyntax.Expression)
+	if !ok {
+		return nil
+	}
+	c := &countIndexed{}
+	out, ok := c.rewrite(se, false)
+	if !ok || (!c.number && !c.string) {
+		return nil
+	}
+	c.expr = out
+	return c
+}
+
+// rewrite returns e with its count.index references replaced, and false
+// when e reads count in any other way. inTemplate says e is a part of a
+// string template, where count.index is read as a string.
+func (c *countIndexed) rewrite(e hclsyntax.Expression, inTemplate bool) (hclsyntax.Expression, bool) {
+	if t, ok := e.(*hclsyntax.ScopeTraversalExpr); ok && isCountIndex(t.Traversal) {
+		if inTemplate {
+			c.string = true
+			return &countIndexExpr{ScopeTraversalExpr: t, name: countIndexString}, true
+		}
+		c.number = true
+		return &countIndexExpr{ScopeTraversalExpr: t, name: countIndexNumber}, true
+	}
+	if w, ok := e.(*hclsyntax.TemplateWrapExpr); ok {
+		// "${x}" is x itself, not a string made of it.
+		out, ok := c.rewrite(w.Wrapped, false)
+		if !ok || out == w.Wrapped {
+			return e, ok
+		}
+		cw := *w
+		cw.Wrapped = out
+		return &cw, true
+	}
+	children := descendable(e)
+	if children == nil {
+		for _, t := range e.Variables() {
+			if t.RootName() == "count" {
+				return nil, false
+			}
+		}
+		return e, true
+	}
+	_, template := e.(*hclsyntax.TemplateExpr)
+	kids := make([]hclsyntax.Expression, len(children))
+	same := true
+	for i, k := range children {
+		out, ok := c.rewrite(k, template)
+		if !ok {
+			return nil, false
+		}
+		kids[i] = out
+		same = same && out == k
+	}
+	if same {
+		return e, true
+	}
+	return rebuild(e, kids), true
+}
+
+// isCountIndex reports whether t is count.index, with nothing after it.
+func isCountIndex(t hcl.Traversal) bool {
+	if len(t) != 2 {
+		return false
+	}
+	root, ok := t[0].(hcl.TraverseRoot)
+	if !ok || root.Name != "count" {
+		return false
+	}
+	attr, ok := t[1].(hcl.TraverseAttr)
+	return ok && attr.Name == "index"
+}
+
+// countIndexExpr is a count.index that reads the index from the variable
+// name of the context it is evaluated in. It is otherwise the reference
+// itself, so its ranges and variables are the original's.
+type countIndexExpr struct {
+	*hclsyntax.ScopeTraversalExpr
+	name string
+}
+
+func (x *countIndexExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	if ctx != nil {
+		if v, ok := ctx.Variables[x.name]; ok {
+			return v, nil
+		}
+	}
+	// Not evaluated where an instance put its index: a diagnostic makes
+	// evalInputs evaluate the expression as written.
+	return cty.DynamicVal, hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Missing count.index",
+		Detail:   "count.index was evaluated outside an instance: this is a bug in pier.",
+		Subject:  x.SrcRange.Ptr(),
+	}}
+}
+
+// setCountIndex puts instance i's count.index, in the forms c reads, in
+// vars.
+func (c *countIndexed) setCountIndex(vars map[string]cty.Value, i int) {
+	if c.number {
+		vars[countIndexNumber] = cty.NumberIntVal(int64(i))
+	}
+	if c.string {
+		vars[countIndexString] = cty.StringVal(strconv.Itoa(i))
+	}
+}

@@ -1,0 +1,140 @@
+package hclsource
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// TestCountIndexSameAsWhole evaluates inputs expressions of a counted
+// block's instances as written, with count an object, and rewritten to
+// read count.index from the instance's variables, after hoisting as
+// evalResource does. It wants the rewrite only where listed, the same
+// value and marks from both when the expression as written gives no
+// diagnostic, and a diagnostic from the rewrite whenever the expression
+// gives one, which makes evalInputs evaluate it as written.
+func TestCountIndexSameAsWhole(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		expr      string
+		rewritten bool
+	}{
+		"bench shape":           {`{ initialize_with = count.index == 5 ? "changed-${var.v}" : "value-${count.index}" }`, true},
+		"bare":                  {`{ i = count.index }`, true},
+		"template only":         {`{ s = "${count.index}" }`, true},
+		"template parts":        {`{ s = "n-${count.index}-${var.v}-${count.index + 1}" }`, true},
+		"index by count":        {`{ e = var.list[count.index % 3], k = var.obj["k"] }`, true},
+		"resource by count":     {`{ id = resource.up.outputs.id, x = [resource.up][count.index % 1].outputs.id }`, true},
+		"arithmetic":            {`{ t = [var.v, (count.index + var.n) * 2, -count.index] }`, true},
+		"sensitive with index":  {`{ pw = "${var.pw}-${count.index}" }`, true},
+		"unknown with index":    {`{ l = "${var.later}-${count.index}" }`, true},
+		"directive":             {`{ t = "%{ if count.index == 0 }zero%{ else }${count.index}%{ endif }" }`, true},
+		"heredoc":               {"{ h = <<EOT\n${var.v} and ${count.index}\nEOT\n}", true},
+		"error in one instance": {`{ bad = count.index == 1 ? var.nope : "ok" }`, true},
+		"error with index":      {`{ bad = "${var.pw}" + count.index }`, true},
+		"no count":              {`{ a = var.v }`, false},
+		"in a function":         {`{ f = format("%s-%d", var.v, count.index) }`, false},
+		"function and bare":     {`{ i = count.index, f = upper("${count.index}") }`, false},
+		"in a for expression":   {`{ f = [for x in var.list : "${x}-${count.index}"] }`, false},
+		"in a key":              {`{ (count.index) = 1 }`, false},
+		"count whole":           {`{ c = count }`, false},
+		"count other attribute": {`{ c = count.other }`, false},
+		"count indexed":         {`{ c = count["index"] }`, false},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e, diags := hclsyntax.ParseExpression([]byte(tt.expr), "main.pier.hcl", hcl.Pos{Line: 1, Column: 1, Byte: 0})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			var ticks atomic.Int64
+			ctx := hoistCtx(&ticks)
+			var bound hcl.Expression = e
+			if p := planHoist(e); p != nil {
+				bound = p.bind(ctx)
+			}
+			indexed := indexCount(bound)
+			if got := indexed != nil; got != tt.rewritten {
+				t.Fatalf("rewritten %v, want %v", got, tt.rewritten)
+			}
+			if indexed == nil {
+				return
+			}
+			anyErr := false
+			for _, i := range []int{0, 1, 2, 10, 12345} {
+				whole, wholeDiags := evalIn(e, ctx, countVars(i))
+				vars := map[string]cty.Value{}
+				indexed.setCountIndex(vars, i)
+				ictx := ctx.NewChild()
+				ictx.Variables = vars
+				got, gotDiags := indexed.expr.Value(ictx)
+				if len(wholeDiags) > 0 {
+					anyErr = true
+					if len(gotDiags) == 0 {
+						t.Errorf("instance %d: no diagnostic, want one as %s", i, diagText(wholeDiags))
+					}
+					continue
+				}
+				if len(gotDiags) > 0 {
+					t.Errorf("instance %d: diagnostics %s, want none", i, diagText(gotDiags))
+				}
+				if !whole.RawEquals(got) {
+					t.Errorf("instance %d: value\n%#v\nwant\n%#v", i, got, whole)
+				}
+			}
+			if strings.Contains(name, "error") && !anyErr {
+				t.Error("no instance has an error to compare")
+			}
+		})
+	}
+}
+
+// TestCountIndexDiagnostics resolves counted blocks whose inputs fail in
+// some instances and wants HCL's diagnostics, with count.index's value
+// and the ranges as written.
+func TestCountIndexDiagnostics(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		inputs string
+		want   []string
+	}{
+		"one instance": {
+			inputs: `{ bad = count.index == 1 ? var.v.nope : "ok-${count.index}" }`,
+			want:   []string{`main.pier.hcl:15:46: Unsupported attribute: This object does not have an attribute named "nope".`},
+		},
+		"some instances": {
+			inputs: `{ bad = ["a", "b"][count.index], s = "${count.index}" + 1 }`,
+			want:   []string{"main.pier.hcl:15:32: Invalid index: The given key does not identify an element in this collection value: the given index is greater than or equal to the length of the collection."},
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := writeDir(t, map[string]string{"main.pier.hcl": header + fmt.Sprintf(`variable "v" {
+  default = {}
+}
+resource "m" {
+  provider = provider.local
+  type     = "memo"
+  count    = 3
+  inputs   = %s
+}
+`, tt.inputs)})
+			d := mustLoad(t, dir, Options{})
+			_, err := d.Resolve(t.Context(), nil)
+			if err == nil {
+				t.Fatal("resolve succeeded, want diagnostics")
+			}
+			if diff := cmp.Diff(tt.want, diagLines(t, err, dir)); diff != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
