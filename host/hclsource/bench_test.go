@@ -208,6 +208,76 @@ func BenchmarkResolve10000(b *testing.B) {
 	b.Run("chain/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, true) })
 	b.Run("chain/round", func(b *testing.B) { benchmarkResolveRound(b, 10000) })
 	b.Run("chain/all-rounds", func(b *testing.B) { benchmarkResolveAllRounds(b, 10000) })
+	b.Run("scale/noop", func(b *testing.B) { benchmarkResolveNoop(b, 10000) })
+}
+
+// benchmarkResolveNoop is what a no-op plan of bench/scale.sh's
+// deployment resolves: half the memos independent, a quarter reading one
+// of those each, a quarter reading one of that quarter. The first
+// Resolve knows no outputs; the second knows every recorded one, as the
+// planner's speculation gives them.
+func benchmarkResolveNoop(b *testing.B, n int) {
+	q := n / 4
+	dir := writeDir(b, map[string]string{"main.pier.hcl": fmt.Sprintf(`provider "local" {
+  builtin = "local"
+}
+variable "v" {
+  default = "0"
+}
+resource "state" {
+  provider = provider.local
+  type     = "state_file"
+}
+resource "a" {
+  count    = %d
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = count.index == 5 ? "changed-${var.v}" : "a-${count.index}" }
+}
+resource "b" {
+  count    = %d
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = "b-${resource.a[count.index].outputs.value}" }
+}
+resource "c" {
+  count    = %d
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = "c-${resource.b[count.index].outputs.value}" }
+}
+`, n-2*q, q, q)})
+	known := source.Outputs{"state": {}}
+	for i := range n - 2*q {
+		v := fmt.Sprint("a-", i)
+		if i == 5 {
+			v = "changed-0"
+		}
+		known[fmt.Sprintf("a[%d]", i)] = map[string]any{"value": v}
+	}
+	for i := range q {
+		known[fmt.Sprintf("b[%d]", i)] = map[string]any{"value": fmt.Sprint("b-", known[fmt.Sprintf("a[%d]", i)]["value"])}
+		known[fmt.Sprintf("c[%d]", i)] = map[string]any{"value": fmt.Sprint("c-b-", known[fmt.Sprintf("a[%d]", i)]["value"])}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		d := mustLoad(b, dir, Options{})
+		b.StartTimer()
+		if _, err := d.Resolve(b.Context(), source.Outputs{"state": {}}); err != nil {
+			b.Fatal(err)
+		}
+		s, err := d.Resolve(b.Context(), known)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Ready) != n+1 {
+			b.Fatalf("%d ready, want %d", len(s.Ready), n+1)
+		}
+	}
 }
 
 // benchmarkResolveCountFirst is the first Resolve of one block of n

@@ -111,7 +111,7 @@ type Deployment struct {
 	pending dirtyQueue
 	retry   []*resourceDecl
 	watched []*resourceDecl
-	readers map[string]map[reader]bool // instance address → who read it
+	readers map[string]readerSet // instance address → who read it
 	started bool
 	// maxInstances bounds count and for_each (maxCount; tests lower it).
 	maxInstances int
@@ -277,7 +277,7 @@ func decode(dir, abs string, p *hclparse.Parser, bodies []hcl.Body, opts Options
 		fetchModule: opts.FetchModule,
 
 		maxInstances:   maxCount,
-		readers:        map[string]map[reader]bool{},
+		readers:        map[string]readerSet{},
 		builtins:       opts.Builtins,
 		lockedVersions: opts.LockedVersions,
 	}

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"iter"
 	"maps"
 	"math/big"
 	"reflect"
@@ -185,7 +186,7 @@ func (d *Deployment) blockChanged(r *resourceDecl) {
 // so only the instances whose values came from inst are evaluated again.
 func (d *Deployment) instanceChanged(r *resourceDecl, inst *instance) {
 	r.eval.valueValid = false
-	for rd := range d.readers[inst.addrStr] {
+	for rd := range d.readers[inst.addrStr].all() {
 		if rd.inst == nil {
 			d.queueBlock(rd.decl)
 		} else {
@@ -209,18 +210,67 @@ type reader struct {
 
 // setReads records what rd read, replacing what it read before.
 func (d *Deployment) setReads(rd reader, old, reads []string) {
+	if len(old) == 1 && len(reads) == 1 && old[0] == reads[0] {
+		return // read the same instance again, as instances mostly do
+	}
 	for _, a := range old {
-		if m := d.readers[a]; m != nil {
-			delete(m, rd)
+		if s, ok := d.readers[a]; ok {
+			s.remove(rd)
+			d.readers[a] = s
 		}
 	}
 	for _, a := range reads {
-		m := d.readers[a]
-		if m == nil {
-			m = map[reader]bool{}
-			d.readers[a] = m
+		s := d.readers[a]
+		s.add(rd)
+		d.readers[a] = s
+	}
+}
+
+// readerSet is who read an instance. Most instances are read by one
+// reader or none, and a map of one entry for each was a part of a large
+// deployment's heap: the first reader is kept inline, a map holds them
+// when there are more.
+type readerSet struct {
+	one  reader // the only reader when more is nil; the zero reader is none
+	more map[reader]struct{}
+}
+
+func (s *readerSet) add(rd reader) {
+	if s.more == nil {
+		if s.one == (reader{}) || s.one == rd {
+			s.one = rd
+			return
 		}
-		m[rd] = true
+		s.more = map[reader]struct{}{s.one: {}}
+		s.one = reader{}
+	}
+	s.more[rd] = struct{}{}
+}
+
+func (s *readerSet) remove(rd reader) {
+	if s.more == nil {
+		if s.one == rd {
+			s.one = reader{}
+		}
+		return
+	}
+	delete(s.more, rd)
+}
+
+// all yields the readers in s, in no particular order.
+func (s readerSet) all() iter.Seq[reader] {
+	return func(yield func(reader) bool) {
+		if s.more == nil {
+			if s.one != (reader{}) {
+				yield(s.one)
+			}
+			return
+		}
+		for rd := range s.more {
+			if !yield(rd) {
+				return
+			}
+		}
 	}
 }
 
