@@ -132,8 +132,8 @@ func plannedResponse(planned cty.Value) (*schema.PreviewResourceResponse, error)
 	if planned == cty.NilVal || planned.IsNull() {
 		return resp, nil
 	}
-	j, err := tfvalue.KnownJSON(planned, func(p cty.Path) {
-		resp.UnknownOutputs = append(resp.UnknownOutputs, attributePath(p))
+	j, err := tfvalue.KnownJSON(planned, func(p []any) {
+		resp.UnknownOutputs = append(resp.UnknownOutputs, p)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode planned outputs: %w", err)
@@ -162,7 +162,7 @@ func failedPreview(err error) (*schema.PreviewResourceResponse, error) {
 		return resp, nil
 	case errors.As(err, &pe):
 		return &schema.PreviewResourceResponse{Diagnostics: []schema.Diagnostic{{
-			Severity: schema.SeverityError, Summary: "Invalid input", Detail: pe.Err.Error(), Attribute: attributePath(pe.Path),
+			Severity: schema.SeverityError, Summary: "Invalid input", Detail: pe.Err.Error(), Attribute: tfvalue.AttributePath(pe.Path),
 		}}}, nil
 	}
 	return nil, err
@@ -179,31 +179,6 @@ func protoPath(p tfproto.AttributePath) schema.AttributePath {
 			out = append(out, s.Key)
 		case tfproto.StepKeyInt:
 			out = append(out, int(s.Int))
-		}
-	}
-	return out
-}
-
-// attributePath converts a cty path to the v0 form. A set element has no
-// index of its own; the path stops at the set.
-func attributePath(p cty.Path) schema.AttributePath {
-	var out schema.AttributePath
-	for _, s := range p {
-		switch s := s.(type) {
-		case cty.GetAttrStep:
-			out = append(out, s.Name)
-		case cty.IndexStep:
-			switch {
-			case !s.Key.IsKnown() || s.Key.IsNull():
-				return out
-			case s.Key.Type() == cty.String:
-				out = append(out, s.Key.AsString())
-			case s.Key.Type() == cty.Number:
-				i, _ := s.Key.AsBigFloat().Int64()
-				out = append(out, int(i))
-			default:
-				return out
-			}
 		}
 	}
 	return out

@@ -7,13 +7,16 @@ import (
 // KnownJSON is [ToJSON] of v with every unknown value in it made null, and
 // calls unknown with the path of each unknown value, in the order
 // cty.Transform meets them: what a plan shows of an object before apply.
+// The path is in pier's v0 form, as [AttributePath] gives it; the slice
+// is the caller's to keep.
 //
 // It is that Transform and ToJSON in one walk, building a path only for
-// an unknown value: a preview's response was a third of the bridge's
-// allocations, and most of it was the transformed copy and a path per
-// attribute. A set that holds unknown values is the exception, built as
-// before: making its elements null makes another set, ordered anew.
-func KnownJSON(v cty.Value, unknown func(cty.Path)) (any, error) {
+// an unknown value, and in the v0 form at once: a preview's response was
+// a third of the bridge's allocations, and most of it was the transformed
+// copy and a path per attribute, then a cty path converted again per
+// unknown value. A set that holds unknown values is the exception, built
+// as before: making its elements null makes another set, ordered anew.
+func KnownJSON(v cty.Value, unknown func(path []any)) (any, error) {
 	w := knownWalk{unknown: unknown}
 	return w.value(v)
 }
@@ -21,7 +24,7 @@ func KnownJSON(v cty.Value, unknown func(cty.Path)) (any, error) {
 // knownWalk is one KnownJSON: steps is the path from the root to the
 // value being walked, each step's key held unboxed until a path is needed.
 type knownWalk struct {
-	unknown func(cty.Path)
+	unknown func([]any)
 	steps   []knownStep
 }
 
@@ -32,6 +35,23 @@ type knownStep struct {
 	isKey bool
 	isIdx bool
 	n     int
+}
+
+// attributePath is the walk's position in the v0 form: what
+// [AttributePath] gives of [knownWalk.path], without making that.
+func (w *knownWalk) attributePath() []any {
+	if len(w.steps) == 0 {
+		return nil // the root, as AttributePath gives it
+	}
+	p := make([]any, len(w.steps))
+	for i, s := range w.steps {
+		if s.isIdx {
+			p[i] = s.n
+		} else {
+			p[i] = s.name
+		}
+	}
+	return p
 }
 
 func (w *knownWalk) path() cty.Path {
@@ -51,7 +71,7 @@ func (w *knownWalk) path() cty.Path {
 
 func (w *knownWalk) value(v cty.Value) (any, error) {
 	if !v.IsKnown() {
-		w.unknown(w.path())
+		w.unknown(w.attributePath())
 		return nil, nil
 	}
 	if v.IsMarked() || v.IsNull() {
@@ -68,7 +88,7 @@ func (w *knownWalk) value(v cty.Value) (any, error) {
 			if e.IsKnown() {
 				return e, nil
 			}
-			w.unknown(append(prefix[:len(prefix):len(prefix)], p...))
+			w.unknown(AttributePath(append(prefix[:len(prefix):len(prefix)], p...)))
 			return cty.NullVal(e.Type()), nil
 		})
 		if err != nil {
@@ -114,4 +134,31 @@ func (w *knownWalk) value(v cty.Value) (any, error) {
 		return out, nil
 	}
 	return toJSON(v, nil)
+}
+
+// AttributePath converts a cty path to pier's v0 form: attribute names
+// and map keys as strings, list and tuple positions as ints. A set
+// element has no index of its own; the path stops at the set (or, in a
+// set of strings, names the element by its value).
+func AttributePath(p cty.Path) []any {
+	var out []any
+	for _, s := range p {
+		switch s := s.(type) {
+		case cty.GetAttrStep:
+			out = append(out, s.Name)
+		case cty.IndexStep:
+			switch {
+			case !s.Key.IsKnown() || s.Key.IsNull():
+				return out
+			case s.Key.Type() == cty.String:
+				out = append(out, s.Key.AsString())
+			case s.Key.Type() == cty.Number:
+				i, _ := s.Key.AsBigFloat().Int64()
+				out = append(out, int(i))
+			default:
+				return out
+			}
+		}
+	}
+	return out
 }

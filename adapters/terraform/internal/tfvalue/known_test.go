@@ -28,8 +28,8 @@ func knownJSONReference(v cty.Value) (any, []cty.Path, error) {
 func checkKnownJSON(t *testing.T, name string, v cty.Value) {
 	t.Helper()
 	want, wantUnknown, werr := knownJSONReference(v)
-	var gotUnknown []cty.Path
-	got, gerr := KnownJSON(v, func(p cty.Path) { gotUnknown = append(gotUnknown, p) })
+	var gotUnknown [][]any
+	got, gerr := KnownJSON(v, func(p []any) { gotUnknown = append(gotUnknown, p) })
 	if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
 		t.Errorf("%s: KnownJSON error %v, the reference's %v", name, gerr, werr)
 		return
@@ -45,8 +45,8 @@ func checkKnownJSON(t *testing.T, name string, v cty.Value) {
 		return
 	}
 	for i := range gotUnknown {
-		if !gotUnknown[i].Equals(wantUnknown[i]) {
-			t.Errorf("%s: unknown path %d is %#v, the reference gives %#v", name, i, gotUnknown[i], wantUnknown[i])
+		if want := AttributePath(wantUnknown[i]); !reflect.DeepEqual(gotUnknown[i], want) {
+			t.Errorf("%s: unknown path %d is %#v, the reference gives %#v (from %#v)", name, i, gotUnknown[i], want, wantUnknown[i])
 		}
 	}
 }
