@@ -45,6 +45,8 @@ const (
 	Timeout = "timeout"
 	// Protocol is a Terraform provider's plugin protocol version.
 	Protocol = "protocol"
+	// Resumed says whether a TLS handshake resumed an earlier session.
+	Resumed = "resumed"
 	// Module is go-plugin's logger name for a Terraform provider's lines.
 	Module = "module"
 	// TerraformProvider is the Terraform provider a schema is fetched from.

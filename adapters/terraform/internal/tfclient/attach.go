@@ -42,6 +42,13 @@ type Attachment struct {
 	ServerCert []byte `json:"server_cert"`
 	// Schema is the provider's GetProviderSchema response, protobuf.
 	Schema []byte `json:"schema"`
+	// SessionTicket and SessionState are a TLS 1.3 session the starting
+	// process's own connection got from the provider (see
+	// [Client.Attachment]), so that whoever attaches resumes it instead
+	// of a full handshake; empty when the provider gave none. The state
+	// holds the session's resumption secret: a secret, as ClientKey is.
+	SessionTicket []byte `json:"session_ticket,omitempty"`
+	SessionState  []byte `json:"session_state,omitempty"`
 	// ConfigureError is set when the provider rejected its configuration
 	// (by the host, after the holder tried it).
 	ConfigureError string `json:"configure_error,omitempty"`
@@ -71,6 +78,7 @@ func (c *Client) Attachment(ctx context.Context) (*Attachment, error) {
 	if rc == nil || rc.Addr == nil {
 		return nil, fmt.Errorf("provider %s: no address to attach to", c.name)
 	}
+	ticket, state := c.sessions.resumption()
 	return &Attachment{
 		Network:         rc.Addr.Network(),
 		Address:         rc.Addr.String(),
@@ -80,6 +88,8 @@ func (c *Client) Attachment(ctx context.Context) (*Attachment, error) {
 		ClientKey:       c.clientKey,
 		ServerCert:      srv,
 		Schema:          schema,
+		SessionTicket:   ticket,
+		SessionState:    state,
 	}, nil
 }
 
@@ -164,11 +174,12 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 		return nil, err
 	}
 	tc := tls.Client(raw, &tls.Config{
-		Certificates: []tls.Certificate{cert},
-		RootCAs:      roots,
-		MinVersion:   tls.VersionTLS12,
-		ServerName:   "localhost",
-		NextProtos:   []string{"h2"},
+		Certificates:       []tls.Certificate{cert},
+		RootCAs:            roots,
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         "localhost",
+		NextProtos:         []string{"h2"},
+		ClientSessionCache: resumeSession(a, log),
 	})
 	if err := tc.HandshakeContext(ctx); err != nil {
 		raw.Close()
@@ -176,6 +187,8 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
+	c.resumed = tc.ConnectionState().DidResume
+	log.Debug("TLS handshake with the provider", logkey.Provider, name, logkey.Resumed, c.resumed)
 	conn, err := unarygrpc.New(ctx, tc, unarygrpc.Config{Authority: "localhost", MaxRecvMsgSize: MaxRecvMsgSize})
 	if err != nil {
 		err = c.wrap("attach", err)

@@ -11,9 +11,11 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// TestAttach: clients attached to one provider share its schema, call it
-// concurrently, and leave it running when they close; a key that is not
-// the one the provider was started with is refused.
+// TestAttach: clients attached to one provider share its schema, resume
+// the TLS session of the process that started it, call it concurrently,
+// and leave it running when they close; a key that is not the one the
+// provider was started with is refused, and so are a forged session and
+// a provider that is not the pinned one.
 func TestAttach(t *testing.T) {
 	t.Parallel()
 	owner, _ := start(t, Options{Path: providerBin(t, "terraform-provider-time")})
@@ -30,6 +32,9 @@ func TestAttach(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
+	if len(back.SessionTicket) == 0 || len(back.SessionState) == 0 {
+		t.Fatal("the attachment carries no TLS session to resume")
+	}
 
 	var wg sync.WaitGroup
 	for i := range 3 {
@@ -38,6 +43,9 @@ func TestAttach(t *testing.T) {
 			if err != nil {
 				t.Errorf("attach %d: %v", i, err)
 				return
+			}
+			if !c.resumed {
+				t.Errorf("attach %d: made a full TLS handshake instead of resuming the attachment's session", i)
 			}
 			s, err := c.Schema(t.Context())
 			if err != nil || s.ResourceTypes["time_static"] == nil {
@@ -64,15 +72,31 @@ func TestAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = other
+	// Without the attachment's session (a secret, as the key is), and
+	// with a session that is not the provider's.
 	forged := back
 	forged.ClientCert, forged.ClientKey = otherPEM, otherKey
-	if c, err := Attach(&forged, "terraform-provider-time", nil); err == nil {
-		_, err = c.ValidateResourceConfig(t.Context(), "time_static", nullConfig(t, c, "time_static"))
-		c.Close()
-		if err == nil {
-			t.Fatal("a client with a certificate the provider never saw was served")
+	forged.SessionTicket, forged.SessionState = nil, nil
+	badTicket := forged
+	badTicket.SessionTicket = append([]byte(nil), back.SessionTicket...)
+	badTicket.SessionTicket[len(badTicket.SessionTicket)/2] ^= 0xff
+	badTicket.SessionState = back.SessionState
+	for name, a := range map[string]*Attachment{"another certificate": &forged, "a forged ticket": &badTicket} {
+		if c, err := Attach(a, "terraform-provider-time", nil); err == nil {
+			_, err = c.ValidateResourceConfig(t.Context(), "time_static", nullConfig(t, c, "time_static"))
+			c.Close()
+			if err == nil {
+				t.Fatalf("%s: a client with a certificate the provider never saw was served", name)
+			}
 		}
+	}
+	// The session resumes only with the provider pinned: a bridge told
+	// another server certificate makes a full handshake, which fails.
+	elsewhere := back
+	elsewhere.ServerCert = other.Certificate[0]
+	if c, err := Attach(&elsewhere, "terraform-provider-time", nil); err == nil {
+		c.Close()
+		t.Fatal("a bridge pinning another certificate attached to the provider")
 	}
 	// The description carries the key for bridges only: owner-only.
 	if _, err := (&Client{name: "x", attached: &unarygrpc.Conn{}}).Attachment(t.Context()); err == nil || !strings.Contains(err.Error(), "only the process") {

@@ -83,6 +83,9 @@ type Client struct {
 	// clientKey are its client half as PEM, for [Client.Attachment].
 	tls                   *tls.Config
 	clientCert, clientKey []byte
+	// sessions keeps the TLS session tls's connection got, for
+	// [Client.Attachment].
+	sessions *sessionCache
 	// serverCert is the provider's certificate (DER), noted during the TLS
 	// handshake; guarded by mu.
 	mu         sync.Mutex
@@ -94,6 +97,9 @@ type Client struct {
 	// pidfds are not available.
 	watch *exitWatch
 	pid   int
+	// resumed says that an attached client's TLS handshake resumed the
+	// session of its Attachment.
+	resumed bool
 }
 
 // protocol is the per-version half of a Client: v5.go and v6.go.
@@ -162,12 +168,14 @@ func Start(opts Options) (*Client, error) {
 		return nil, fmt.Errorf("provider %s: %w", name, err)
 	}
 	c.clientCert, c.clientKey = certPEM, keyPEM
+	c.sessions = &sessionCache{}
 	c.tls = &tls.Config{
-		Certificates:     []tls.Certificate{cert},
-		ClientAuth:       tls.RequireAndVerifyClientCert,
-		MinVersion:       tls.VersionTLS12,
-		ServerName:       "localhost",
-		VerifyConnection: c.notePeer,
+		Certificates:       []tls.Certificate{cert},
+		ClientAuth:         tls.RequireAndVerifyClientCert,
+		MinVersion:         tls.VersionTLS12,
+		ServerName:         "localhost",
+		VerifyConnection:   c.notePeer,
+		ClientSessionCache: c.sessions,
 	}
 
 	cmd := exec.Command(path)
