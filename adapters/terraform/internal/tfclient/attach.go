@@ -173,7 +173,7 @@ func Attach(a *Attachment, name string, logger *slog.Logger) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
-	tc := tls.Client(raw, &tls.Config{
+	tc := tls.Client(quiet(raw), &tls.Config{
 		Certificates:       []tls.Certificate{cert},
 		RootCAs:            roots,
 		MinVersion:         tls.VersionTLS12,
