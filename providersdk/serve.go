@@ -74,6 +74,7 @@ func Serve(ctx context.Context, h Handler, opts Options) (err error) {
 // done. In the last case it does not wait for a Read blocked in in; the
 // goroutine doing that read ends when in returns.
 func ServeIO(ctx context.Context, h Handler, in io.Reader, out io.Writer, opts Options) error {
+	in, out = quietReader(in), quietWriter(out)
 	s := newServer(h, opts)
 	s.log.Debug("provider serving", logkey.Operations, s.ops)
 
