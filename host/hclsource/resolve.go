@@ -441,7 +441,7 @@ func (d *Deployment) checkOutputs(refs []*ref) hcl.Diagnostics {
 func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Diagnostics {
 	d.evaluations++
 	old := r.eval
-	next := resourceEval{byKey: map[any]*instance{}}
+	next := resourceEval{}
 	fail := func(diags hcl.Diagnostics) hcl.Diagnostics {
 		next.failed, next.done = true, true
 		next.instances, next.byKey, next.expandReads = old.instances, old.byKey, old.expandReads
@@ -476,6 +476,10 @@ func (d *Deployment) evalResource(r *resourceDecl, known source.Outputs) hcl.Dia
 		next.structMarks = onlyWaits(marks)
 	} else {
 		next.deps, next.depWaits = d.dependsOn(r)
+		// Sized once: grown one by one, the index of a block of 100k
+		// instances is rehashed a dozen times.
+		next.byKey = make(map[any]*instance, len(keys))
+		next.instances = make([]*instance, 0, len(keys))
 		next.deps.expandReads = next.expandReads
 		// In batches: the inputs of a batch are evaluated on every core,
 		// then committed in order, so the result is the one-by-one one.
