@@ -263,6 +263,9 @@ func sensitivePaths(v cty.Value) []string {
 // inputs that read other resources' outputs carry marks everywhere, and
 // walking them twice was a twentieth of a large deployment's no-op.
 func unmarkInputs(v cty.Value) (cty.Value, cty.ValueMarks, []string) {
+	if unmarked, marks, sensitive, ok := unmarkFlat(v); ok {
+		return unmarked, marks, sensitive
+	}
 	// One set of the marks, and a copy of a path only where it is
 	// sensitive: UnmarkDeepWithPaths copied every marked path and made a
 	// set of marks for each, most of them a read mark on a string, of
@@ -284,6 +287,51 @@ func unmarkInputs(v cty.Value) (cty.Value, cty.ValueMarks, []string) {
 		return ctymarks.WrangleDrop, nil
 	})
 	return unmarked, marks, sensitiveOf(sensitive)
+}
+
+// unmarkFlat is unmarkInputs of the inputs most instances that read
+// another's outputs have: an object whose attributes are leaves (a
+// primitive, a null or an unknown value), marked or not, as
+// "b-${resource.a[count.index].outputs.value}" makes them. cty's deep
+// walk builds a path and copies a set of marks for every value it
+// visits; here each attribute is unmarked once. ok is false for any
+// other shape, which unmarkInputs walks deep.
+func unmarkFlat(v cty.Value) (unmarked cty.Value, marks cty.ValueMarks, sensitive []string, ok bool) {
+	top, marks := v.Unmark()
+	ty := top.Type()
+	if !ty.IsObjectType() || !top.IsKnown() || top.IsNull() {
+		return cty.NilVal, nil, nil, false
+	}
+	if _, ok := marks[sensitiveMark{}]; ok {
+		sensitive = append(sensitive, source.AnyStep)
+	}
+	attrs := ty.AttributeTypes()
+	vals := make(map[string]cty.Value, len(attrs))
+	for name := range attrs {
+		a, am := top.GetAttr(name).Unmark()
+		if a.IsKnown() && !a.IsNull() && !a.Type().IsPrimitiveType() {
+			return cty.NilVal, nil, nil, false
+		}
+		if len(am) > 0 {
+			if marks == nil {
+				marks = make(cty.ValueMarks, len(am))
+			}
+			for m := range am {
+				marks[m] = struct{}{}
+			}
+			if _, ok := am[sensitiveMark{}]; ok {
+				sensitive = append(sensitive, name)
+			}
+		}
+		vals[name] = a
+	}
+	if len(attrs) == 0 {
+		unmarked = cty.EmptyObjectVal
+	} else {
+		unmarked = cty.ObjectVal(vals)
+	}
+	slices.Sort(sensitive)
+	return unmarked, marks, sensitive, true
 }
 
 // sensitiveMarks is the mark set of the paths unmarkInputs hands

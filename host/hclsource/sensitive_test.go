@@ -482,6 +482,12 @@ func TestUnmarkInputs(t *testing.T) {
 		"unknown marked":     cty.ObjectVal(map[string]cty.Value{"u": cty.UnknownVal(cty.String).Mark(read), "v": cty.UnknownVal(cty.String).WithMarks(secret)}),
 		"null marked":        cty.ObjectVal(map[string]cty.Value{"n": cty.NullVal(cty.String).WithMarks(secret)}),
 		"in a list":          markPath(obj, []any{"b", "*"}),
+		"flat read marks":    cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x").Mark(read), "n": cty.NumberIntVal(2), "b": cty.True.Mark(readMark("m[2]"))}),
+		"flat sensitive":     cty.ObjectVal(map[string]cty.Value{"z": cty.StringVal("x").WithMarks(secret, cty.NewValueMarks(read)), "a": cty.StringVal("y").WithMarks(secret), "m": cty.StringVal("p")}),
+		"flat all marked":    cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x").WithMarks(secret), "d": cty.DynamicVal.Mark(waitMark("m[0]"))}).WithMarks(secret, cty.NewValueMarks(read)),
+		"flat unmarked":      cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x"), "n": cty.NullVal(cty.DynamicPseudoType)}),
+		"empty marked":       cty.EmptyObjectVal.Mark(read),
+		"flat then deep":     cty.ObjectVal(map[string]cty.Value{"a": cty.StringVal("x").Mark(read), "t": cty.TupleVal([]cty.Value{cty.StringVal("y").WithMarks(secret)})}),
 	}
 	for name, v := range tests {
 		t.Run(name, func(t *testing.T) {
