@@ -107,10 +107,16 @@ func (c *countIndexed) rewrite(e hclsyntax.Expression, inTemplate bool) (hclsynt
 		kids[i] = out
 		same = same && out == k
 	}
-	if same {
-		return e, true
+	out := e
+	if !same {
+		out = rebuild(e, kids)
 	}
-	return rebuild(e, kids), true
+	if t, ok := out.(*hclsyntax.RelativeTraversalExpr); ok {
+		if a := newAttrTraversal(t); a != nil {
+			return a, true
+		}
+	}
+	return out, true
 }
 
 // isCountIndex reports whether t is count.index, with nothing after it.
@@ -159,4 +165,66 @@ func (c *countIndexed) setCountIndex(vars map[string]cty.Value, i int) {
 	if c.string {
 		vars[countIndexString] = cty.StringVal(strconv.Itoa(i))
 	}
+}
+
+// attrTraversalExpr is a relative traversal of attributes alone, such as
+// the .outputs.value of resource.a[count.index].outputs.value, taking
+// the marks off its source once. HCL takes them off, and puts them back
+// on a new copy of their set, at every step: a reference to another
+// instance's output, marked as read from it, cost four sets of marks.
+// Without marks, each step is [hcl.GetAttr], as in HCL, and the marks go
+// back on the result, where HCL's steps carry them; any diagnostic makes
+// evalInputs evaluate the expression as written.
+type attrTraversalExpr struct {
+	*hclsyntax.RelativeTraversalExpr
+	steps []attrStep
+}
+
+type attrStep struct {
+	name string
+	rng  hcl.Range
+}
+
+// newAttrTraversal returns t as an attrTraversalExpr, or nil when t has
+// a step that is not an attribute.
+func newAttrTraversal(t *hclsyntax.RelativeTraversalExpr) *attrTraversalExpr {
+	steps := make([]attrStep, len(t.Traversal))
+	for i, tr := range t.Traversal {
+		a, ok := tr.(hcl.TraverseAttr)
+		if !ok {
+			return nil
+		}
+		steps[i] = attrStep{name: a.Name, rng: a.SrcRange}
+	}
+	return &attrTraversalExpr{RelativeTraversalExpr: t, steps: steps}
+}
+
+func (x *attrTraversalExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	src, diags := x.Source.Value(ctx)
+	if len(diags) > 0 {
+		return cty.DynamicVal, diags
+	}
+	v, marks := src.Unmark()
+	for i := range x.steps {
+		st := &x.steps[i]
+		next, ds := hcl.GetAttr(v, st.name, &st.rng)
+		if len(ds) > 0 {
+			return cty.DynamicVal, ds
+		}
+		var more cty.ValueMarks
+		v, more = next.Unmark()
+		if len(more) > 0 {
+			if marks == nil {
+				marks = more
+			} else {
+				for m := range more {
+					marks[m] = struct{}{}
+				}
+			}
+		}
+	}
+	if len(marks) == 0 {
+		return v, nil
+	}
+	return v.WithMarks(marks), nil
 }

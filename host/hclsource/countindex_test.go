@@ -24,28 +24,38 @@ func TestCountIndexSameAsWhole(t *testing.T) {
 	tests := map[string]struct {
 		expr      string
 		rewritten bool
+		// traversals is how many attribute traversals are rewritten.
+		traversals int
 	}{
-		"bench shape":           {`{ initialize_with = count.index == 5 ? "changed-${var.v}" : "value-${count.index}" }`, true},
-		"bare":                  {`{ i = count.index }`, true},
-		"template only":         {`{ s = "${count.index}" }`, true},
-		"template parts":        {`{ s = "n-${count.index}-${var.v}-${count.index + 1}" }`, true},
-		"index by count":        {`{ e = var.list[count.index % 3], k = var.obj["k"] }`, true},
-		"resource by count":     {`{ id = resource.up.outputs.id, x = [resource.up][count.index % 1].outputs.id }`, true},
-		"arithmetic":            {`{ t = [var.v, (count.index + var.n) * 2, -count.index] }`, true},
-		"sensitive with index":  {`{ pw = "${var.pw}-${count.index}" }`, true},
-		"unknown with index":    {`{ l = "${var.later}-${count.index}" }`, true},
-		"directive":             {`{ t = "%{ if count.index == 0 }zero%{ else }${count.index}%{ endif }" }`, true},
-		"heredoc":               {"{ h = <<EOT\n${var.v} and ${count.index}\nEOT\n}", true},
-		"error in one instance": {`{ bad = count.index == 1 ? var.nope : "ok" }`, true},
-		"error with index":      {`{ bad = "${var.pw}" + count.index }`, true},
-		"no count":              {`{ a = var.v }`, false},
-		"in a function":         {`{ f = format("%s-%d", var.v, count.index) }`, false},
-		"function and bare":     {`{ i = count.index, f = upper("${count.index}") }`, false},
-		"in a for expression":   {`{ f = [for x in var.list : "${x}-${count.index}"] }`, false},
-		"in a key":              {`{ (count.index) = 1 }`, false},
-		"count whole":           {`{ c = count }`, false},
-		"count other attribute": {`{ c = count.other }`, false},
-		"count indexed":         {`{ c = count["index"] }`, false},
+		"bench shape":                {`{ initialize_with = count.index == 5 ? "changed-${var.v}" : "value-${count.index}" }`, true, 0},
+		"bare":                       {`{ i = count.index }`, true, 0},
+		"template only":              {`{ s = "${count.index}" }`, true, 0},
+		"template parts":             {`{ s = "n-${count.index}-${var.v}-${count.index + 1}" }`, true, 0},
+		"index by count":             {`{ e = var.list[count.index % 3], k = var.obj["k"] }`, true, 0},
+		"resource by count":          {`{ id = resource.up.outputs.id, x = [resource.up][count.index % 1].outputs.id }`, true, 1},
+		"arithmetic":                 {`{ t = [var.v, (count.index + var.n) * 2, -count.index] }`, true, 0},
+		"sensitive with index":       {`{ pw = "${var.pw}-${count.index}" }`, true, 0},
+		"unknown with index":         {`{ l = "${var.later}-${count.index}" }`, true, 0},
+		"directive":                  {`{ t = "%{ if count.index == 0 }zero%{ else }${count.index}%{ endif }" }`, true, 0},
+		"heredoc":                    {"{ h = <<EOT\n${var.v} and ${count.index}\nEOT\n}", true, 0},
+		"error in one instance":      {`{ bad = count.index == 1 ? var.nope : "ok" }`, true, 0},
+		"error with index":           {`{ bad = "${var.pw}" + count.index }`, true, 0},
+		"traversal of unknown":       {`{ u = [var.later][count.index % 1].outputs.id }`, true, 1},
+		"traversal of sensitive":     {`{ p = [{ s = { t = var.pw } }][count.index % 1].s.t }`, true, 1},
+		"traversal of read resource": {`{ p = "${[resource.up][count.index % 1].outputs.id}-${count.index}" }`, true, 1},
+		"traversal of a map":         {`{ m = [tomap({ a = "b" })][count.index % 1].a }`, true, 1},
+		"traversal with an index":    {`{ l = [var.obj][count.index % 1]["k"], m = [var.list][count.index % 1][0] }`, true, 0},
+		"traversal error":            {`{ e = [var.obj][count.index % 1].nope }`, true, 1},
+		"traversal of null error":    {`{ e = [var.absent][count.index % 1].x }`, true, 1},
+		"traversal of string error":  {`{ e = [var.v][count.index % 1].x.y }`, true, 1},
+		"no count":                   {`{ a = var.v }`, false, 0},
+		"in a function":              {`{ f = format("%s-%d", var.v, count.index) }`, false, 0},
+		"function and bare":          {`{ i = count.index, f = upper("${count.index}") }`, false, 0},
+		"in a for expression":        {`{ f = [for x in var.list : "${x}-${count.index}"] }`, false, 0},
+		"in a key":                   {`{ (count.index) = 1 }`, false, 0},
+		"count whole":                {`{ c = count }`, false, 0},
+		"count other attribute":      {`{ c = count.other }`, false, 0},
+		"count indexed":              {`{ c = count["index"] }`, false, 0},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -66,6 +76,16 @@ func TestCountIndexSameAsWhole(t *testing.T) {
 			}
 			if indexed == nil {
 				return
+			}
+			traversals := 0
+			hclsyntax.VisitAll(indexed.expr.(hclsyntax.Node), func(n hclsyntax.Node) hcl.Diagnostics {
+				if _, ok := n.(*attrTraversalExpr); ok {
+					traversals++
+				}
+				return nil
+			})
+			if traversals != tt.traversals {
+				t.Errorf("%d attribute traversals rewritten, want %d", traversals, tt.traversals)
 			}
 			anyErr := false
 			for _, i := range []int{0, 1, 2, 10, 12345} {
@@ -108,6 +128,10 @@ func TestCountIndexDiagnostics(t *testing.T) {
 		"one instance": {
 			inputs: `{ bad = count.index == 1 ? var.v.nope : "ok-${count.index}" }`,
 			want:   []string{`main.pier.hcl:15:46: Unsupported attribute: This object does not have an attribute named "nope".`},
+		},
+		"traversal": {
+			inputs: `{ bad = count.index == 2 ? [var.v][count.index % 1].nope.x : "ok" }`,
+			want:   []string{`main.pier.hcl:15:65: Unsupported attribute: This object does not have an attribute named "nope".`},
 		},
 		"some instances": {
 			inputs: `{ bad = ["a", "b"][count.index], s = "${count.index}" + 1 }`,
