@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -58,8 +59,26 @@ var (
 	valueTables = sync.Pool{New: func() any { return map[string]any{} }}
 )
 
-// release gives the decode's tables back.
+// scratch is the decode's stacks of members and elements.
+func (d *fastDecoder) scratch() *fastScratch {
+	if d.stacks == nil {
+		d.stacks = scratches.Get().(*fastScratch)
+	}
+	return d.stacks
+}
+
+// release gives the decode's tables and stacks back.
 func (d *fastDecoder) release() {
+	if s := d.stacks; s != nil {
+		// A decode that failed left what it was inside of.
+		clear(s.members)
+		clear(s.items)
+		s.members, s.items = s.members[:0], s.items[:0]
+		if cap(s.members) <= fastMaxScratch && cap(s.items) <= fastMaxScratch {
+			scratches.Put(s)
+		}
+		d.stacks = nil
+	}
 	if d.keys != nil {
 		if len(d.keys) > fastMaxKeys/2 {
 			clear(d.keys)
@@ -82,7 +101,31 @@ type fastDecoder struct {
 	keys   map[string]string
 	values map[string]any // short string values, boxed once
 	buf    []byte
+	stacks *fastScratch
 }
+
+// fastScratch holds the members of the objects and the elements of the
+// arrays a decode is inside of, innermost last, until each is complete and
+// its map or slice can be made at its final size: growing a map member by
+// member made and dropped a table at each doubling (a Terraform
+// resource's outputs, ten or more members, outgrow a map's first group
+// of eight), and growing a slice element by element did the same.
+type fastScratch struct {
+	members []member
+	items   []any
+}
+
+type member struct {
+	key   string
+	value any
+}
+
+// scratches keep the stacks between decodes; one that grew past
+// fastMaxScratch (a large state's thousands of resources) is let go
+// rather than kept.
+var scratches = sync.Pool{New: func() any { return new(fastScratch) }}
+
+const fastMaxScratch = 1024
 
 func (d *fastDecoder) space() {
 	for d.pos < len(d.data) {
@@ -134,12 +177,14 @@ func (d *fastDecoder) literal(word string) bool {
 
 func (d *fastDecoder) object(depth int) (any, bool) {
 	d.pos++ // {
-	m := make(map[string]any)
 	d.space()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return m, true
+		return make(map[string]any), true
 	}
+	s := d.scratch()
+	base := len(s.members)
+	var m map[string]any // made once the object is too large for the stack
 	for {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, false
@@ -158,7 +203,10 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k] = v // the last of repeated keys wins, as in encoding/json
+		s.members = append(s.members, member{k, v})
+		if len(s.members)-base == fastMaxStacked {
+			m = d.flush(m, base)
+		}
 		d.space()
 		if d.pos >= len(d.data) {
 			return nil, false
@@ -169,27 +217,55 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 			d.space()
 		case '}':
 			d.pos++
-			return m, true
+			return d.flush(m, base), true
 		default:
 			return nil, false
 		}
 	}
 }
 
+// fastMaxStacked is the most members of one object, or elements of one
+// array, the stacks hold: a larger object (a state's resources) gets its
+// map then, and the rest of its members go straight into it, so that the
+// stacks stay small; a larger array likewise.
+const fastMaxStacked = 64
+
+// flush moves the members stacked from base into m, made at their count
+// when nil, and returns it.
+func (d *fastDecoder) flush(m map[string]any, base int) map[string]any {
+	s := d.stacks
+	ms := s.members[base:]
+	if m == nil {
+		m = make(map[string]any, len(ms))
+	}
+	for _, e := range ms {
+		m[e.key] = e.value // the last of repeated keys wins, as in encoding/json
+	}
+	clear(ms)
+	s.members = s.members[:base]
+	return m
+}
+
 func (d *fastDecoder) array(depth int) (any, bool) {
 	d.pos++ // [
-	a := make([]any, 0)
 	d.space()
 	if d.pos < len(d.data) && d.data[d.pos] == ']' {
 		d.pos++
-		return a, true
+		return make([]any, 0), true
 	}
+	s := d.scratch()
+	base := len(s.items)
+	var a []any // made once the array is too large for the stack
 	for {
 		v, ok := d.value(depth + 1)
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		if a != nil {
+			a = append(a, v)
+		} else if s.items = append(s.items, v); len(s.items)-base == fastMaxStacked {
+			a = d.unstack(base)
+		}
 		d.space()
 		if d.pos >= len(d.data) {
 			return nil, false
@@ -200,11 +276,23 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 			d.space()
 		case ']':
 			d.pos++
+			if a == nil {
+				a = d.unstack(base)
+			}
 			return a, true
 		default:
 			return nil, false
 		}
 	}
+}
+
+// unstack returns the elements stacked from base as their own slice.
+func (d *fastDecoder) unstack(base int) []any {
+	s := d.stacks
+	a := slices.Clone(s.items[base:])
+	clear(s.items[base:])
+	s.items = s.items[:base]
+	return a
 }
 
 // str decodes the string at d.pos (at its opening quote); key shares the

@@ -46,6 +46,31 @@ var fastCases = map[string]struct {
 	"missing colon":       {`{"a" 1}`, false},
 	"truncated literal":   {`tru`, false},
 	"unclosed":            {`{"a":[1,2`, false},
+	// Past fastMaxStacked, members and elements go straight into their
+	// map or slice; the repeated key straddles that.
+	"large object":    {largeObject(150, `"k3":"again"`), true},
+	"large array":     {largeArray(150, `[1,{"a":[2,3]}]`), true},
+	"large unclosed":  {largeObject(150, `"x":[1,2`)[:len(largeObject(150, `"x":[1,2`))-1], false},
+	"nested large":    {`{"a":` + largeArray(70, largeObject(70, `"b":[]`)) + `}`, true},
+	"large then fail": {`[` + largeArray(70, `1`) + `,{"a":1,]`, false},
+}
+
+// largeObject is an object of n members "k0" to "kN-1" and then last.
+func largeObject(n int, last string) string {
+	b := []byte("{")
+	for i := range n {
+		b = fmt.Appendf(b, `"k%d":[%d,"v%d"],`, i, i, i)
+	}
+	return string(b) + last + "}"
+}
+
+// largeArray is an array of n numbers and then last.
+func largeArray(n int, last string) string {
+	b := []byte("[")
+	for i := range n {
+		b = fmt.Appendf(b, `%d,`, i)
+	}
+	return string(b) + last + "]"
 }
 
 func TestDecodeFast(t *testing.T) {
