@@ -33,11 +33,17 @@ const MaxStateSize = 1 << 30
 // the decoder's error (such as a [*json.SyntaxError]) for a line that is
 // not one JSON value.
 func DecodeResponse(data []byte, ops []Operation) (*Response, error) {
-	v, err := decodeJSON(data)
-	if err != nil {
-		return nil, err
+	var err error
+	kind, body, fast := decodeFastWrapper(data)
+	if fast {
+		kind, body, err = validateKind("response", responseDefs, kind, body, ops)
+	} else {
+		var v any
+		if v, err = decodeJSON(data); err != nil {
+			return nil, err
+		}
+		kind, body, err = validateWrapper("response", responseDefs, v, ops)
 	}
-	kind, body, err := validateWrapper("response", responseDefs, v, ops)
 	if err != nil {
 		return nil, err
 	}
@@ -126,14 +132,19 @@ func previewFrom(m map[string]any) *PreviewResourceResponse {
 // validate it and once into its type. Numbers decode as [json.Number].
 // ops are the optional operations the provider declared.
 func DecodeRequest(data []byte, ops []Operation) (*Request, error) {
-	v, fast := decodeFast(data)
-	if !fast {
-		var err error
-		if v, err = decodeStd(data); err != nil {
-			v = nil // not an object: the wrapper check says so
+	var err error
+	kind, body, fast := decodeFastWrapper(data)
+	if fast {
+		kind, body, err = validateKind("request", requestDefs, kind, body, ops)
+	} else {
+		v, ok := decodeFast(data)
+		if fast = ok; !ok {
+			if v, err = decodeStd(data); err != nil {
+				v = nil // not an object: the wrapper check says so
+			}
 		}
+		kind, body, err = validateWrapper("request", requestDefs, v, ops)
 	}
-	kind, body, err := validateWrapper("request", requestDefs, v, ops)
 	if err != nil {
 		return nil, err
 	}

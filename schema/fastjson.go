@@ -30,6 +30,48 @@ func decodeFast(data []byte) (any, bool) {
 	return v, d.pos == len(d.data)
 }
 
+// decodeFastWrapper decodes data when it is what decodeFast takes and an
+// object of exactly one member, as every message's wrapper is
+// ({"createResourceResponse": {...}}): it returns the member's key and
+// its value as decodeFast decodes them, without the map decodeFast would
+// make only to hold them. Anything else, a repeated key included, it
+// leaves to decodeFast and encoding/json.
+func decodeFastWrapper(data []byte) (key string, value any, ok bool) {
+	d := fastDecoder{data: data}
+	defer d.release()
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
+		return "", nil, false
+	}
+	d.pos++
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+		return "", nil, false
+	}
+	if key, ok = d.str(true); !ok {
+		return "", nil, false
+	}
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+		return "", nil, false
+	}
+	d.pos++
+	d.space()
+	if value, ok = d.value(1); !ok {
+		return "", nil, false
+	}
+	d.space()
+	if d.pos >= len(d.data) || d.data[d.pos] != '}' {
+		return "", nil, false
+	}
+	d.pos++
+	d.space()
+	if d.pos != len(d.data) {
+		return "", nil, false
+	}
+	return key, value, true
+}
+
 // fastMaxDepth bounds nesting; deeper documents go to encoding/json,
 // which has its own bound (10000).
 const fastMaxDepth = 1000

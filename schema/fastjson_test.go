@@ -91,6 +91,7 @@ func TestDecodeFast(t *testing.T) {
 					t.Errorf("(-encoding/json +decodeFast):\n%s", diff)
 				}
 			}
+			checkWrapper(t, []byte(tc.in), got, ok)
 			// Whatever decodeFast leaves, decodeJSON answers as
 			// encoding/json, error and all.
 			all, err := decodeJSON([]byte(tc.in))
@@ -101,14 +102,59 @@ func TestDecodeFast(t *testing.T) {
 	}
 }
 
+// checkWrapper holds decodeFastWrapper to decodeFast, which decoded data
+// as fast (when took): what the wrapper takes is an object of one member
+// that decodeFast takes, and it gives that member. (It leaves an object
+// whose one member is a repeated key; TestDecodeFastWrapper says which
+// it takes.)
+func checkWrapper(t *testing.T, data []byte, fast any, took bool) {
+	t.Helper()
+	key, value, ok := decodeFastWrapper(data)
+	if !ok {
+		return
+	}
+	m, isObject := fast.(map[string]any)
+	if !took || !isObject || len(m) != 1 {
+		t.Fatalf("decodeFastWrapper(%q) took it, decodeFast gave %#v, %v", data, fast, took)
+	}
+	if diff := cmp.Diff(m, map[string]any{key: value}); diff != "" {
+		t.Fatalf("%q (-decodeFast +decodeFastWrapper):\n%s", data, diff)
+	}
+}
+
+func TestDecodeFastWrapper(t *testing.T) {
+	t.Parallel()
+	for in, take := range map[string]bool{
+		` {"createResourceResponse" : {"outputProperties":{"id":"x"}}} `: true,
+		`{"a":null}`:      true,
+		`{"a\u0062":[]}`:  true,
+		`{}`:              false,
+		`{"a":{},"b":{}}`: false,
+		`{"a":{},"a":1}`:  false,
+		`{"a":{}} x`:      false,
+		`{"a":{},}`:       false,
+		`{"a" {}}`:        false,
+		`[{"a":1}]`:       false,
+		`{"a":{"b":}}`:    false,
+	} {
+		got, ok := decodeFast([]byte(in))
+		if _, _, took := decodeFastWrapper([]byte(in)); took != take {
+			t.Errorf("decodeFastWrapper(%q) took it: %v, want %v", in, took, take)
+		}
+		checkWrapper(t, []byte(in), got, ok)
+	}
+}
+
 // FuzzDecodeFast holds decodeFast to encoding/json: what it takes it
-// decodes to the same value, and it takes nothing encoding/json refuses.
+// decodes to the same value, and it takes nothing encoding/json refuses;
+// and decodeFastWrapper to decodeFast (see checkWrapper).
 func FuzzDecodeFast(f *testing.F) {
 	for _, tc := range fastCases {
 		f.Add([]byte(tc.in))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, ok := decodeFast(data)
+		checkWrapper(t, data, got, ok)
 		if !ok {
 			return
 		}

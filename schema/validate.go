@@ -129,6 +129,10 @@ func ValidateState(data []byte) error {
 func validateMessage(message string, defs map[string]messageDef, data []byte, ops []Operation) error {
 	// One decode serves both the wrapper check and the body's validation:
 	// frames such as a state read carry the whole state.
+	if kind, body, ok := decodeFastWrapper(data); ok {
+		_, _, err := validateKind(message, defs, kind, body, ops)
+		return err
+	}
 	v, err := decodeJSON(data)
 	if err != nil {
 		v = nil // not an object: the wrapper check says so
@@ -156,6 +160,13 @@ func validateWrapper(message string, defs map[string]messageDef, v any, ops []Op
 	for k, v := range wrapper {
 		kind, body = k, v
 	}
+	return validateKind(message, defs, kind, body, ops)
+}
+
+// validateKind is validateWrapper for a wrapper of one key, kind, and its
+// value, body, which [decodeFastWrapper] decodes without the wrapper's
+// map.
+func validateKind(message string, defs map[string]messageDef, kind string, body any, ops []Operation) (string, any, error) {
 	def, ok := defs[kind]
 	if !ok {
 		return "", nil, &ValidationError{Message: message, Problems: []Problem{{
