@@ -2,6 +2,7 @@ package execgraph
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -17,6 +18,18 @@ type Builder struct {
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	return &Builder{g: Graph{results: map[string]Ref{}}, byName: map[Kind]map[string]Ref{}}
+}
+
+// Grow makes room for elements more elements and results more results,
+// so that a builder told the size of its graph up front makes it once
+// rather than growing it element by element.
+func (b *Builder) Grow(elements, results int) {
+	b.g.elems = slices.Grow(b.g.elems, elements)
+	if results > 0 {
+		m := make(map[string]Ref, len(b.g.results)+results)
+		maps.Copy(m, b.g.results)
+		b.g.results = m
+	}
 }
 
 // Constant adds a constant value; name says what it is, for the dump.

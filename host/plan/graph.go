@@ -95,6 +95,7 @@ func (p *Plan) buildGraph() (*execgraph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	gb.grow(order)
 	ix := NewDepIndex()
 	for _, c := range todo {
 		ix.Add(c)
@@ -140,6 +141,38 @@ func newGraphBuilder(decls map[string]*source.Provider, ctl execgraph.Controls) 
 	gb := &graphBuilder{b: execgraph.NewBuilder(), decls: decls, done: map[string]execgraph.Ref{}, states: map[string]bool{}}
 	gb.controls = gb.b.Constant(ConstControls, ctl)
 	return gb
+}
+
+// grow sizes the rest of the graph, after the state handlers' reads, for
+// the changes in order, from what addChange adds for each: an operation and at most
+// one waiter per step, the change's desired and prior objects, and a
+// constant or another object for some steps. A graph of 1000 creates
+// grew its elements 25% at a time, 1.3 MB allocated for 0.3 MB kept.
+func (gb *graphBuilder) grow(order []*Change) {
+	n := 0
+	for _, c := range order {
+		steps, err := execgraph.Steps(c.shape())
+		if err != nil {
+			continue // addChange says so
+		}
+		n += 2 * len(steps)
+		if c.Resource != nil {
+			n++
+		}
+		if c.Prior != nil {
+			n++
+		}
+		for _, op := range steps {
+			switch op {
+			case execgraph.OpImport, execgraph.OpMove, execgraph.OpRefresh, execgraph.OpCreateDepose, execgraph.OpDestroyDeposed:
+				n++
+			}
+		}
+	}
+	gb.b.Grow(n+len(gb.decls), len(order))
+	done := make(map[string]execgraph.Ref, len(gb.done)+len(order))
+	maps.Copy(done, gb.done)
+	gb.done = done
 }
 
 // provider is the element of a declared provider, or None.
