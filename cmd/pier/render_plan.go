@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/pierhq/pier/host/execgraph"
@@ -183,19 +184,32 @@ func renderChange(w io.Writer, c *plan.Change) {
 // after apply)" where the provider cannot tell yet. Nulls are left out,
 // as Terraform leaves them out.
 func plannedDiffs(c *plan.Change) []plan.Diff {
-	planned := map[string]any{}
+	if c.Action != execgraph.ActionUpdate || c.Prior == nil {
+		// Every output is added, as plan.DiffInputs(nil, planned) has
+		// it, without the map of planned outputs it would take: one a
+		// resource, the largest part of rendering a fresh plan.
+		var out []plan.Diff
+		for k, v := range c.Planned {
+			if _, isInput := c.Resource.Inputs[k]; !isInput && v != nil {
+				if out == nil {
+					out = make([]plan.Diff, 0, len(c.Planned))
+				}
+				out = append(out, plan.Diff{Key: k, Kind: plan.DiffAdded, New: v})
+			}
+		}
+		slices.SortFunc(out, func(a, b plan.Diff) int { return strings.Compare(a.Key, b.Key) })
+		return out
+	}
+	planned := make(map[string]any, len(c.Planned))
 	for k, v := range c.Planned {
 		if _, isInput := c.Resource.Inputs[k]; !isInput && v != nil {
 			planned[k] = v
 		}
 	}
-	var prior map[string]any
-	if c.Action == execgraph.ActionUpdate && c.Prior != nil {
-		prior = map[string]any{}
-		for k := range planned {
-			if v, ok := c.Prior.Entry.OutputProperties[k]; ok {
-				prior[k] = v
-			}
+	prior := make(map[string]any, len(planned))
+	for k := range planned {
+		if v, ok := c.Prior.Entry.OutputProperties[k]; ok {
+			prior[k] = v
 		}
 	}
 	return plan.DiffInputs(prior, planned)
@@ -208,21 +222,40 @@ func plural(s []string) string {
 	return "they are"
 }
 
+// renderDiffs writes diffs, a line each (a nested one a block), after
+// indent. A line is put together in one buffer and written at once:
+// fmt.Fprintf boxed each of its operands, four allocations a line, most
+// of what rendering a fresh plan allocated.
 func renderDiffs(w io.Writer, diffs []plan.Diff, indent string) {
+	var line []byte
+	renderDiffLines(w, &line, diffs, indent)
+}
+
+func renderDiffLines(w io.Writer, line *[]byte, diffs []plan.Diff, indent string) {
 	for _, d := range diffs {
 		switch d.Kind {
 		case plan.DiffAdded:
-			fmt.Fprintf(w, "%s%s %s = %s\n", indent, paintW(w, sgrGreen, "+"), d.Key, renderValue(d.New))
+			writeLine(w, line, indent, paintW(w, sgrGreen, "+"), " ", d.Key, " = ", renderValue(d.New), "\n")
 		case plan.DiffRemoved:
-			fmt.Fprintf(w, "%s%s %s = %s\n", indent, paintW(w, sgrRed, "-"), d.Key, renderValue(d.Old))
+			writeLine(w, line, indent, paintW(w, sgrRed, "-"), " ", d.Key, " = ", renderValue(d.Old), "\n")
 		case plan.DiffChanged:
-			fmt.Fprintf(w, "%s%s %s = %s -> %s\n", indent, paintW(w, sgrYellow, "~"), d.Key, renderValue(d.Old), renderValue(d.New))
+			writeLine(w, line, indent, paintW(w, sgrYellow, "~"), " ", d.Key, " = ", renderValue(d.Old), " -> ", renderValue(d.New), "\n")
 		case plan.DiffNested:
-			fmt.Fprintf(w, "%s%s %s {\n", indent, paintW(w, sgrYellow, "~"), d.Key)
-			renderDiffs(w, d.Children, indent+"    ")
-			fmt.Fprintf(w, "%s  }\n", indent)
+			writeLine(w, line, indent, paintW(w, sgrYellow, "~"), " ", d.Key, " {\n")
+			renderDiffLines(w, line, d.Children, indent+"    ")
+			writeLine(w, line, indent, "  }\n")
 		}
 	}
+}
+
+// writeLine writes parts, joined in *line, with one Write.
+func writeLine(w io.Writer, line *[]byte, parts ...string) {
+	b := (*line)[:0]
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	*line = b
+	_, _ = w.Write(b)
 }
 
 // renderValue prints an input value compactly; unknown values read
