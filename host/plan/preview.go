@@ -196,7 +196,7 @@ func plannedOutputs(pr *schema.PreviewResourceResponse) map[string]any {
 	if pr.PlannedOutputProperties == nil && len(pr.UnknownOutputs) == 0 {
 		return nil
 	}
-	out := map[string]any{}
+	out := make(map[string]any, len(pr.PlannedOutputProperties))
 	for k, v := range pr.PlannedOutputProperties {
 		out[k] = v
 	}
@@ -213,7 +213,10 @@ func setUnknown(v any, p schema.AttributePath) {
 		last := i == len(p)-1
 		switch x := v.(type) {
 		case map[string]any:
-			key := fmt.Sprint(step)
+			key, isString := step.(string)
+			if !isString {
+				key = fmt.Sprint(step)
+			}
 			if last {
 				x[key] = source.Unknown
 				return
