@@ -685,15 +685,6 @@ func Marshal(v cty.Value, ty cty.Type) ([]byte, error) {
 	return ctymsgpack.Marshal(v, ty)
 }
 
-// Unmarshal decodes msgpack against ty. Empty input is the null value, which
-// is how a provider says "no object".
-func Unmarshal(data []byte, ty cty.Type) (cty.Value, error) {
-	if len(data) == 0 {
-		return cty.NullVal(ty), nil
-	}
-	return ctymsgpack.Unmarshal(data, ty)
-}
-
 // UnmarshalDynamic decodes a DynamicValue that holds msgpack or, from old
 // providers, JSON.
 func UnmarshalDynamic(msgpack, jsonData []byte, ty cty.Type) (cty.Value, error) {
