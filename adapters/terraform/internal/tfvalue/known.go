@@ -1,6 +1,8 @@
 package tfvalue
 
 import (
+	"slices"
+
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -109,27 +111,44 @@ func (w *knownWalk) value(v cty.Value) (any, error) {
 			out = append(out, j)
 		}
 		return out, nil
-	case ty.IsMapType(), ty.IsObjectType():
+	case ty.IsObjectType():
+		// In the order of cty's iterator (sorted names), which the
+		// unknown paths keep, without it: it allocates the sorted names
+		// and a normalised cty string per attribute.
+		atys := ty.AttributeTypes()
+		var buf [32]string
+		names := buf[:0]
+		for name := range atys {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		out := make(map[string]any, len(names))
+		for _, name := range names {
+			w.steps = append(w.steps, knownStep{name: name})
+			j, err := w.value(v.GetAttr(name))
+			w.steps = w.steps[:len(w.steps)-1]
+			if err != nil {
+				return nil, err
+			}
+			out[name] = j
+		}
+		return out, nil
+	case ty.IsMapType():
 		out := make(map[string]any, v.LengthInt())
-		isMap := ty.IsMapType()
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			name := k.AsString()
-			w.steps = append(w.steps, knownStep{name: name, isKey: isMap})
+			w.steps = append(w.steps, knownStep{name: k.AsString(), isKey: true})
 			j, err := w.value(e)
 			w.steps = w.steps[:len(w.steps)-1]
 			if err != nil {
 				return nil, err
 			}
-			if isMap {
-				// A map key is a string value: as toJSON writes it.
-				key, err := toJSON(k, nil)
-				if err != nil {
-					return nil, err
-				}
-				name = key.(string)
+			// A map key is a string value: as toJSON writes it.
+			key, err := toJSON(k, nil)
+			if err != nil {
+				return nil, err
 			}
-			out[name] = j
+			out[key.(string)] = j
 		}
 		return out, nil
 	}
