@@ -56,37 +56,69 @@ func quiet(v any) *quietFile {
 	}); err != nil || !nonblock {
 		return nil
 	}
-	return &quietFile{f: f, rc: rc}
+	q := &quietFile{f: f, rc: rc}
+	q.readFn, q.writeFn = q.rawRead, q.rawWrite
+	return q
 }
 
 // quietFile reads and writes a non-blocking file by raw system calls.
 // Errors are the file's own: a raw call's errno is wrapped as os.File
 // wraps it, and when the poller fails (the file is closed) the file's own
 // Read or Write runs instead and reports it.
+//
+// What a raw call reads into or writes from, and its outcome, are fields
+// (one set per direction: ServeIO reads on one goroutine and writes on
+// another), and the functions RawConn calls are made once: a closure made
+// per call would allocate twice per read and write.
 type quietFile struct {
 	f  *os.File
 	rc syscall.RawConn
+
+	readFn, writeFn func(fd uintptr) bool
+	rbuf, wbuf      []byte
+	rn, wn          int
+	rerr, werr      syscall.Errno
+}
+
+// rawRead reads rbuf once: false (wait) when nothing is there yet.
+func (q *quietFile) rawRead(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&q.rbuf[0])), uintptr(len(q.rbuf)))
+		if e == syscall.EINTR {
+			continue
+		}
+		q.rn, q.rerr = int(r), e
+		return e != syscall.EAGAIN
+	}
+}
+
+// rawWrite writes wbuf[wn:] once: false (wait) when the pipe is full.
+func (q *quietFile) rawWrite(fd uintptr) bool {
+	for {
+		b := q.wbuf[q.wn:]
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e == 0 {
+			q.wn += int(r)
+		}
+		q.werr = e
+		return e != syscall.EAGAIN
+	}
 }
 
 func (q *quietFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return q.f.Read(p)
 	}
-	var n int
-	var errno syscall.Errno
-	if err := q.rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			if e == syscall.EINTR {
-				continue
-			}
-			n, errno = int(r), e
-			return e != syscall.EAGAIN
-		}
-	}); err != nil {
-		return q.f.Read(p)
-	}
+	q.rbuf, q.rn, q.rerr = p, 0, 0
+	err := q.rc.Read(q.readFn)
+	n, errno := q.rn, q.rerr
+	q.rbuf = nil
 	switch {
+	case err != nil:
+		return q.f.Read(p)
 	case errno != 0:
 		return 0, &os.PathError{Op: "read", Path: q.f.Name(), Err: errno}
 	case n == 0:
@@ -96,29 +128,17 @@ func (q *quietFile) Read(p []byte) (int, error) {
 }
 
 func (q *quietFile) Write(p []byte) (int, error) {
-	done := 0
-	for done < len(p) {
-		var errno syscall.Errno
-		if err := q.rc.Write(func(fd uintptr) bool {
-			for {
-				b := p[done:]
-				r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-				if e == syscall.EINTR {
-					continue
-				}
-				if e == 0 {
-					done += int(r)
-				}
-				errno = e
-				return e != syscall.EAGAIN
-			}
-		}); err != nil {
-			n, err := q.f.Write(p[done:])
-			return done + n, err
+	q.wbuf, q.wn = p, 0
+	defer func() { q.wbuf = nil }()
+	for q.wn < len(p) {
+		q.werr = 0
+		if err := q.rc.Write(q.writeFn); err != nil {
+			n, err := q.f.Write(p[q.wn:])
+			return q.wn + n, err
 		}
-		if errno != 0 {
-			return done, &os.PathError{Op: "write", Path: q.f.Name(), Err: errno}
+		if q.werr != 0 {
+			return q.wn, &os.PathError{Op: "write", Path: q.f.Name(), Err: q.werr}
 		}
 	}
-	return done, nil
+	return q.wn, nil
 }

@@ -36,32 +36,66 @@ func quiet(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &quietConn{Conn: c, rc: rc}
+	q := &quietConn{Conn: c, rc: rc}
+	q.readFn, q.writeFn = q.rawRead, q.rawWrite
+	return q
 }
 
 // quietConn is a net.Conn whose Read and Write are raw system calls on
 // the non-blocking descriptor of Conn; the rest is Conn's.
+//
+// What a raw call reads into or writes from, and its outcome, are fields
+// (one set per direction, since a read and a write may run at once), and
+// the functions RawConn calls are made once: a closure made per call
+// would allocate twice per read and write. Two reads, or two writes, must
+// not run at once, which the one user, a tls.Conn, never does (it holds a
+// lock per direction around every read and write of its connection).
 type quietConn struct {
 	net.Conn
 	rc syscall.RawConn
+
+	readFn, writeFn func(fd uintptr) bool
+	rbuf, wbuf      []byte
+	rn, wn          int
+	rerr, werr      syscall.Errno
+}
+
+// rawRead reads rbuf once: false (wait) when nothing is there yet.
+func (c *quietConn) rawRead(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
+		if e == syscall.EINTR {
+			continue
+		}
+		c.rn, c.rerr = int(r), e
+		return e != syscall.EAGAIN
+	}
+}
+
+// rawWrite writes wbuf[wn:] once: false (wait) when the socket is full.
+func (c *quietConn) rawWrite(fd uintptr) bool {
+	for {
+		b := c.wbuf[c.wn:]
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		if e == syscall.EINTR {
+			continue
+		}
+		if e == 0 {
+			c.wn += int(r)
+		}
+		c.werr = e
+		return e != syscall.EAGAIN
+	}
 }
 
 func (c *quietConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			if e == syscall.EINTR {
-				continue
-			}
-			n, errno = int(r), e
-			return e != syscall.EAGAIN
-		}
-	})
+	c.rbuf, c.rn, c.rerr = p, 0, 0
+	err := c.rc.Read(c.readFn)
+	n, errno := c.rn, c.rerr
+	c.rbuf = nil
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -74,31 +108,18 @@ func (c *quietConn) Read(p []byte) (int, error) {
 }
 
 func (c *quietConn) Write(p []byte) (int, error) {
-	var done int
-	var errno syscall.Errno
-	for done < len(p) {
-		err := c.rc.Write(func(fd uintptr) bool {
-			for {
-				b := p[done:]
-				r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-				if e == syscall.EINTR {
-					continue
-				}
-				if e == 0 {
-					done += int(r)
-				}
-				errno = e
-				return e != syscall.EAGAIN
-			}
-		})
-		if err != nil {
-			return done, c.opError("write", err)
+	c.wbuf, c.wn = p, 0
+	defer func() { c.wbuf = nil }()
+	for c.wn < len(p) {
+		c.werr = 0
+		if err := c.rc.Write(c.writeFn); err != nil {
+			return c.wn, c.opError("write", err)
 		}
-		if errno != 0 {
-			return done, c.opError("write", os.NewSyscallError("write", errno))
+		if c.werr != 0 {
+			return c.wn, c.opError("write", os.NewSyscallError("write", c.werr))
 		}
 	}
-	return done, nil
+	return c.wn, nil
 }
 
 // opError wraps err as package net does its own errors, so that messages
