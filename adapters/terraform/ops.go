@@ -558,7 +558,7 @@ func (b *Bridge) apply(ctx context.Context, rt *resourceType, planned cty.Value,
 	if err != nil {
 		return cty.NilVal, nil, fmt.Errorf("provider %s: apply resource change: decode new state: %w", b.client.Name(), err)
 	}
-	if !state.IsWhollyKnown() {
+	if !tfvalue.WhollyKnown(state) {
 		return cty.NilVal, nil, fmt.Errorf("provider %s: apply resource change: the new state has unknown values (this is a bug in the provider)", b.client.Name())
 	}
 	if err := b.consistent("apply resource change", rt, resp.LegacyTypeSystem, tfvalue.CheckApply(planned, state)); err != nil {
@@ -675,7 +675,7 @@ func (b *Bridge) readDataSource(ctx context.Context, rt *resourceType, inputs sc
 	if err != nil {
 		return nil, fmt.Errorf("provider %s: read data source: decode: %w", b.client.Name(), err)
 	}
-	if state.IsNull() || !state.IsWhollyKnown() {
+	if state.IsNull() || !tfvalue.WhollyKnown(state) {
 		return nil, fmt.Errorf("provider %s: read data source: returned no complete object (this is a bug in the provider)", b.client.Name())
 	}
 	return outputs(rt, state, nil)

@@ -38,7 +38,7 @@ func checkPlanBlock(b *tfproto.Block, config, planned cty.Value, path cty.Path, 
 			checkNested(&tfproto.Block{Attributes: a.NestedType.Attributes}, a.NestedType.Nesting, cv, pv, path.GetAttr(a.Name), errs)
 			continue
 		}
-		if !pv.IsWhollyKnown() && cv.IsWhollyKnown() {
+		if !WhollyKnown(pv) && WhollyKnown(cv) {
 			*errs = append(*errs, pathErr(path.GetAttr(a.Name), "provider planned an unknown value, but the configuration sets it"))
 			continue
 		}

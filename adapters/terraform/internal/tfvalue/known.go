@@ -181,3 +181,31 @@ func AttributePath(p cty.Path) []any {
 	}
 	return out
 }
+
+// WhollyKnown is v.IsWhollyKnown() without cty's element iterator for an
+// object, which sorts the attribute names into a new slice and makes a
+// cty string of each: the answer does not depend on the order, so the
+// attributes are read in the type's own.
+func WhollyKnown(v cty.Value) bool {
+	if v.IsMarked() {
+		v, _ = v.Unmark()
+	}
+	if !v.IsKnown() {
+		return false
+	}
+	if v.IsNull() {
+		return true
+	}
+	switch ty := v.Type(); {
+	case ty.IsPrimitiveType():
+		return true
+	case ty.IsObjectType():
+		for name := range ty.AttributeTypes() {
+			if !WhollyKnown(v.GetAttr(name)) {
+				return false
+			}
+		}
+		return true
+	}
+	return v.IsWhollyKnown()
+}

@@ -103,3 +103,21 @@ func TestKnownJSON(t *testing.T) {
 		checkKnownJSON(t, FormatPath(p)+" unknown", v)
 	}
 }
+
+// TestWhollyKnown holds WhollyKnown to cty's IsWhollyKnown.
+func TestWhollyKnown(t *testing.T) {
+	t.Parallel()
+	obj := func(m map[string]cty.Value) cty.Value { return cty.ObjectVal(m) }
+	vals := append(msgpackValues(),
+		obj(map[string]cty.Value{"a": cty.StringVal("x"), "b": obj(map[string]cty.Value{"c": cty.UnknownVal(cty.String)})}),
+		obj(map[string]cty.Value{"a": cty.StringVal("x").Mark("secret"), "b": obj(map[string]cty.Value{"c": cty.True})}),
+		obj(map[string]cty.Value{"a": cty.UnknownVal(cty.String).Mark("secret")}),
+		obj(map[string]cty.Value{"a": cty.ListVal([]cty.Value{cty.UnknownVal(cty.Number)})}).Mark("secret"),
+		obj(map[string]cty.Value{"m": cty.MapVal(map[string]cty.Value{"k": cty.UnknownVal(cty.Bool)})}),
+	)
+	for _, v := range vals {
+		if got, want := WhollyKnown(v), v.IsWhollyKnown(); got != want {
+			t.Errorf("WhollyKnown(%#v) = %v, IsWhollyKnown %v", v, got, want)
+		}
+	}
+}
