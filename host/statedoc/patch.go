@@ -1,9 +1,11 @@
 package statedoc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"sync"
 
 	"github.com/pierhq/pier/host/source"
 	"github.com/pierhq/pier/schema"
@@ -182,27 +184,59 @@ func (p *PatchBuilder) Unheal() {
 // put records e as addr's current object, keeping its deposed objects,
 // and clears addr's pending operation: this is its outcome.
 func (p *PatchBuilder) Put(addr source.Address, e Entry) error {
-	ptr := EntryPointer(addr)
-	e.Deposed = p.doc.deposed[addr.String()]
-	val, err := e.appendJSON(make([]byte, 0, 256))
+	a, ptr := addr.String(), EntryPointer(addr)
+	e.Deposed = p.doc.deposed[a]
+	val, err := encodeValue(e.appendJSON)
 	if err != nil {
 		return err
 	}
 	// Refused before anything is changed: the batch it is part of goes
 	// on without it.
-	if err := p.doc.grow(addr.String(), len(ptr)+opOverhead+len(val)); err != nil {
+	if err := p.doc.grow(a, len(ptr)+opOverhead+len(val)); err != nil {
 		return err
 	}
 	p.ensureLevel(addr[:len(addr)-1])
-	p.doc.paths[ptr+"/deposed"] = len(e.Deposed) > 0
+	if len(e.Deposed) > 0 {
+		p.doc.paths[ptr+"/deposed"] = true
+	} else {
+		// Absent reads as false: an entry without deposed objects
+		// keeps no path of its own.
+		delete(p.doc.paths, ptr+"/deposed")
+	}
 	op := "add"
-	if p.doc.entries[addr.String()] {
+	if p.doc.entries[a] {
 		op = "replace"
 	}
 	p.ops = append(p.ops, schema.PatchOperation{Op: op, Path: ptr, Value: val})
-	p.doc.entries[addr.String()] = true
-	p.ClearPending(addr)
+	p.doc.entries[a] = true
+	p.clearPending(a)
 	return nil
+}
+
+// valueBuffers hold the buffers [encodeValue] encodes into.
+var valueBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledValue is the largest buffer put back in valueBuffers: an entry
+// that carried a large file's contents is let go rather than kept.
+const maxPooledValue = 64 << 10
+
+// encodeValue returns what appendJSON appends to an empty slice, in one
+// of its own size: an operation's value is kept only until its event is
+// sent, and encoding it into a fresh 256 bytes grew a Terraform
+// resource's entry (about 450 bytes for time_static) once and dropped
+// the first.
+func encodeValue(appendJSON func([]byte) ([]byte, error)) ([]byte, error) {
+	buf := valueBuffers.Get().(*[]byte)
+	b, err := appendJSON((*buf)[:0])
+	var val []byte
+	if err == nil {
+		val = bytes.Clone(b)
+	}
+	if cap(b) <= maxPooledValue && cap(b) >= cap(*buf) {
+		*buf = b[:0]
+	}
+	valueBuffers.Put(buf)
+	return val, err
 }
 
 // remove records that addr has no current object, and clears its
@@ -230,7 +264,7 @@ func (p *PatchBuilder) Depose(addr source.Address, key string, old Entry) error 
 		p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
 		p.doc.paths[ptr] = true
 	}
-	val, err := old.appendJSON(make([]byte, 0, 256))
+	val, err := encodeValue(old.appendJSON)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func pendingPointer(addr string) string {
 
 // putPending records p as addr's pending operation.
 func (pb *PatchBuilder) PutPending(addr source.Address, p PendingOperation) error {
-	val, err := p.appendJSON(make([]byte, 0, 256))
+	val, err := encodeValue(p.appendJSON)
 	if err != nil {
 		return err
 	}
@@ -121,8 +121,10 @@ func (pb *PatchBuilder) PutPending(addr source.Address, p PendingOperation) erro
 // clearPending removes addr's pending operation, if it has one, and the
 // container with the last one, so that a state with nothing pending reads
 // as it did before pier recorded intents.
-func (pb *PatchBuilder) ClearPending(addr source.Address) {
-	a := addr.String()
+func (pb *PatchBuilder) ClearPending(addr source.Address) { pb.clearPending(addr.String()) }
+
+// clearPending is ClearPending of the address whose text is a.
+func (pb *PatchBuilder) clearPending(a string) {
 	if !pb.doc.pending[a] {
 		return
 	}
