@@ -97,10 +97,13 @@ type lostState struct {
 	// handlers are the lost handlers, in the order the scheduler heard.
 	handlers []string
 
-	mu         sync.Mutex
-	intents    map[string]statedoc.PendingOperation // by address: the last intent recorded, or being recorded
-	unrecorded []unrecorded
-	stranded   []stranded
+	mu      sync.Mutex
+	intents map[string]statedoc.PendingOperation // by address: the last intent recorded, or being recorded
+	// intentsHint is the size intents is made for: the graph's
+	// operations, more than the addresses it holds intents for.
+	intentsHint int
+	unrecorded  []unrecorded
+	stranded    []stranded
 }
 
 // stranded is an intent whose request was never sent (or answered that
@@ -192,7 +195,7 @@ func (a *applier) noteIntent(addr source.Address, p statedoc.PendingOperation) {
 	a.lostState.mu.Lock()
 	defer a.lostState.mu.Unlock()
 	if a.lostState.intents == nil {
-		a.lostState.intents = map[string]statedoc.PendingOperation{}
+		a.lostState.intents = make(map[string]statedoc.PendingOperation, a.lostState.intentsHint)
 	}
 	a.lostState.intents[addr.String()] = p
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/pierhq/pier/host/engine"
@@ -125,11 +126,20 @@ func (a *applier) dependencies(n *node) []*node {
 // link wires dependencies between the nodes not yet linked. It costs the
 // number of new nodes, not of all nodes: it runs after every resolve.
 func (a *applier) link() {
-	batch := a.unlinked
+	// Each node's address is named once: sorting by Addr named two a
+	// comparison, a string each, 20,000 for 1000 nodes.
+	type keyed struct {
+		addr string
+		n    *node
+	}
+	batch := make([]keyed, len(a.unlinked))
+	for i, n := range a.unlinked {
+		batch[i] = keyed{n.change.Addr(), n}
+	}
 	a.unlinked = nil
-	sort.SliceStable(batch, func(i, j int) bool { return batch[i].change.Addr() < batch[j].change.Addr() })
-	for _, n := range batch {
-		addr := n.change.Addr()
+	slices.SortStableFunc(batch, func(x, y keyed) int { return strings.Compare(x.addr, y.addr) })
+	for _, k := range batch {
+		n, addr := k.n, k.addr
 		if n.linked || n.status != engine.StatusPending {
 			n.linked = true
 			continue
