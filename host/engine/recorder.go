@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -42,20 +43,36 @@ func NewRecorder(e *Engine, handler string, ref *HandlerRef) *Recorder {
 // Ref is the state handler the recorder appends through.
 func (r *Recorder) Ref() *HandlerRef { return r.ref }
 
+// recordReqs keep requests, with their channels, between records: an
+// apply records twice a create (its intent and its outcome), and each
+// request and channel was garbage left to the next collection. A request
+// goes back only once its answer is received, or when it was never
+// queued: then nothing else holds it.
+var recordReqs = sync.Pool{New: func() any { return &recordReq{err: make(chan error, 1)} }}
+
 // Record queues a change and waits until it is durable.
 func (r *Recorder) Record(ctx context.Context, event string, build func(*statedoc.PatchBuilder) error) error {
-	req := &recordReq{ctx: ctx, event: event, build: build, err: make(chan error, 1)}
+	req := recordReqs.Get().(*recordReq)
+	req.ctx, req.event, req.build = ctx, event, build
 	select {
 	case r.reqs <- req:
 	case <-ctx.Done():
+		req.reuse()
 		return ctx.Err()
 	}
 	select {
 	case err := <-req.err:
+		req.reuse()
 		return err
 	case <-ctx.Done():
-		return ctx.Err()
+		return ctx.Err() // the loop may answer still: req is not reused
 	}
+}
+
+// reuse gives req back to recordReqs.
+func (req *recordReq) reuse() {
+	req.ctx, req.event, req.build = nil, "", nil
+	recordReqs.Put(req)
 }
 
 func (r *Recorder) Close() {
