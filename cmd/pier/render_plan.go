@@ -30,6 +30,7 @@ func renderPlan(w io.Writer, p *plan.Plan) {
 		return
 	}
 	shown := 0
+	var scratch renderScratch
 	for _, c := range p.Shown() {
 		// A create-before-destroy replace shows its deposed half itself.
 		if c.StateHandler || c.Action == execgraph.ActionNoOp || c.OfReplace {
@@ -40,7 +41,7 @@ func renderPlan(w io.Writer, p *plan.Plan) {
 			fmt.Fprintln(w)
 		}
 		shown++
-		renderChange(w, c)
+		renderChange(w, c, &scratch)
 	}
 	outputs := p.OutputChanges()
 	switch {
@@ -103,7 +104,15 @@ func renderOutputChanges(w io.Writer, changes []plan.OutputChange) {
 	}
 }
 
-func renderChange(w io.Writer, c *plan.Change) {
+// renderScratch is what rendering one change after another reuses: the
+// diffs of its planned outputs and the buffer of a diff's line, each
+// done with once written.
+type renderScratch struct {
+	diffs []plan.Diff
+	line  []byte
+}
+
+func renderChange(w io.Writer, c *plan.Change, scratch *renderScratch) {
 	addr := c.Addr()
 	what := ""
 	if c.Resource != nil {
@@ -167,14 +176,19 @@ func renderChange(w io.Writer, c *plan.Change) {
 	fmt.Fprintf(w, "\n  %s %s%s\n", paintW(w, markerColour(sym), sym), addr, what)
 	switch c.Action {
 	case execgraph.ActionCreate:
-		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(nil, c.Resource.Inputs)), "      ")
+		renderDiffLines(w, &scratch.line, c.RedactDiffs(plan.DiffInputs(nil, c.Resource.Inputs)), "      ")
 	case execgraph.ActionUpdate, execgraph.ActionReplace:
-		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs)), "      ")
+		renderDiffLines(w, &scratch.line, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, c.Resource.Inputs)), "      ")
 	case execgraph.ActionDestroy:
-		renderDiffs(w, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")
+		renderDiffLines(w, &scratch.line, c.RedactDiffs(plan.DiffInputs(c.Prior.Entry.InputProperties, nil)), "      ")
 	}
 	if c.Planned != nil {
-		renderDiffs(w, c.RedactDiffs(plannedDiffs(c)), "      ")
+		planned := plannedDiffs(c, scratch.diffs[:0])
+		renderDiffLines(w, &scratch.line, c.RedactDiffs(planned), "      ")
+		if planned != nil {
+			clear(planned)
+			scratch.diffs = planned[:0]
+		}
 	}
 	fmt.Fprintln(w)
 }
@@ -183,19 +197,21 @@ func renderChange(w io.Writer, c *plan.Change) {
 // are not inputs (those are shown already): computed attributes, "(known
 // after apply)" where the provider cannot tell yet. Nulls are left out,
 // as Terraform leaves them out.
-func plannedDiffs(c *plan.Change) []plan.Diff {
+// For a create they are appended to buf, which the caller may reuse once
+// they are rendered.
+func plannedDiffs(c *plan.Change, buf []plan.Diff) []plan.Diff {
 	if c.Action != execgraph.ActionUpdate || c.Prior == nil {
 		// Every output is added, as plan.DiffInputs(nil, planned) has
 		// it, without the map of planned outputs it would take: one a
 		// resource, the largest part of rendering a fresh plan.
-		var out []plan.Diff
+		out := buf[:0]
 		for k, v := range c.Planned {
 			if _, isInput := c.Resource.Inputs[k]; !isInput && v != nil {
-				if out == nil {
-					out = make([]plan.Diff, 0, len(c.Planned))
-				}
 				out = append(out, plan.Diff{Key: k, Kind: plan.DiffAdded, New: v})
 			}
+		}
+		if len(out) == 0 {
+			return nil
 		}
 		slices.SortFunc(out, func(a, b plan.Diff) int { return strings.Compare(a.Key, b.Key) })
 		return out
