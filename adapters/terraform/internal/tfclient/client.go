@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -75,6 +76,8 @@ type Client struct {
 	sockDir  string
 	schema   *tfproto.ProviderSchema
 	closeErr error
+	// stops counts the provider's stop requests sent, for tests.
+	stops atomic.Int64
 
 	// schemaMsg is the GetProviderSchema response schema came from, kept
 	// for [Client.Attachment].
@@ -373,18 +376,19 @@ func (c *Client) call(ctx context.Context, method string, f func(context.Context
 	if c.log.Enabled(ctx, slog.LevelDebug) {
 		logger().Debug("call")
 	}
+	// Ended already: send nothing. An apply would outlast ctx (see
+	// ApplyResourceChange) and make what the caller has given up on.
+	if ctx.Err() != nil {
+		return fmt.Errorf("provider %s: %s: %w", c.name, method, context.Cause(ctx))
+	}
 	stopped := make(chan struct{})
+	returned := make(chan struct{})
 	done := context.AfterFunc(ctx, func() {
 		defer close(stopped)
-		log := logger()
-		log.Debug("asking the provider to stop")
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		defer cancel()
-		if err := c.Stop(sctx); err != nil {
-			log.Warn("stop provider", logkey.Error, err)
-		}
+		c.stopUntil(ctx, returned, logger())
 	})
 	err := f(ctx)
+	close(returned)
 	if err != nil {
 		// The provider enforces the deadline gRPC passed on and may report
 		// it a moment before ctx's own timer fires; let ctx catch up so the
@@ -404,6 +408,39 @@ func (c *Client) call(ctx context.Context, method string, f func(context.Context
 	}
 	return c.wrap(method, err)
 }
+
+// stopUntil asks the provider to stop, and asks again each restopEvery
+// until returned is closed. A provider cancels only the calls it is
+// running when asked (terraform-plugin-go renews its stop channel on each
+// StopProvider), and ctx can end while the call is still on its way: a
+// single ask can then reach the provider first and stop nothing.
+func (c *Client) stopUntil(ctx context.Context, returned <-chan struct{}, log *slog.Logger) {
+	deadline := time.Now().Add(stopTimeout)
+	for {
+		log.Debug("asking the provider to stop")
+		sctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
+		err := c.Stop(sctx)
+		cancel()
+		c.stops.Add(1)
+		if err != nil {
+			log.Warn("stop provider", logkey.Error, err)
+			return
+		}
+		select {
+		case <-returned:
+			return
+		case <-time.After(restopEvery):
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// restopEvery is how long a call may run on after the provider was asked
+// to stop before it is asked again; a provider honouring the ask answers
+// well within it.
+const restopEvery = 500 * time.Millisecond
 
 // deadlineSkew bounds the wait for ctx to notice a deadline the provider
 // already reported: clocks in one machine differ by far less.
