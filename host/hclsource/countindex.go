@@ -111,9 +111,14 @@ func (c *countIndexed) rewrite(e hclsyntax.Expression, inTemplate bool) (hclsynt
 	if !same {
 		out = rebuild(e, kids)
 	}
-	if t, ok := out.(*hclsyntax.RelativeTraversalExpr); ok {
+	switch t := out.(type) {
+	case *hclsyntax.RelativeTraversalExpr:
 		if a := newAttrTraversal(t); a != nil {
 			return a, true
+		}
+	case *hclsyntax.BinaryOpExpr:
+		if cmp := comparisons[t.Op]; cmp != nil {
+			return &compareExpr{BinaryOpExpr: t, cmp: cmp}, true
 		}
 	}
 	return out, true
@@ -227,4 +232,59 @@ func (x *attrTraversalExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnost
 		return v, nil
 	}
 	return v.WithMarks(marks), nil
+}
+
+// compareExpr is a comparison of the count-indexed inputs, such as
+// count.index == 0. HCL calls the operator's cty function, whose call
+// checks, converts and deeply unmarks both operands: a fifth of what
+// evaluating bench/noop.sh's inputs allocated. When both operands are
+// known, not null, unmarked and primitive (numbers, for an ordering),
+// the result is what the function's implementation returns for them,
+// called here directly; otherwise the operator is evaluated as HCL
+// does, on the operands' values.
+type compareExpr struct {
+	*hclsyntax.BinaryOpExpr
+	cmp func(a, b cty.Value) cty.Value
+}
+
+// comparisons are the operators compareExpr evaluates, each with what
+// its function's implementation (cty's stdlib) returns.
+var comparisons = map[*hclsyntax.Operation]func(a, b cty.Value) cty.Value{
+	hclsyntax.OpEqual:              func(a, b cty.Value) cty.Value { return a.Equals(b) },
+	hclsyntax.OpNotEqual:           func(a, b cty.Value) cty.Value { return a.Equals(b).Not() },
+	hclsyntax.OpLessThan:           cty.Value.LessThan,
+	hclsyntax.OpLessThanOrEqual:    cty.Value.LessThanOrEqualTo,
+	hclsyntax.OpGreaterThan:        cty.Value.GreaterThan,
+	hclsyntax.OpGreaterThanOrEqual: cty.Value.GreaterThanOrEqualTo,
+}
+
+func (x *compareExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	lhs, diags := x.LHS.Value(ctx)
+	if len(diags) > 0 {
+		return cty.DynamicVal, diags
+	}
+	rhs, diags := x.RHS.Value(ctx)
+	if len(diags) > 0 {
+		return cty.DynamicVal, diags
+	}
+	if plainOperand(lhs, x.Op) && plainOperand(rhs, x.Op) {
+		return x.cmp(lhs, rhs), nil
+	}
+	op := *x.BinaryOpExpr
+	op.LHS = &hoisted{Expression: x.LHS, val: lhs}
+	op.RHS = &hoisted{Expression: x.RHS, val: rhs}
+	return op.Value(ctx)
+}
+
+// plainOperand reports whether v is an operand of op that op's function
+// takes as it is: known, not null, unmarked, and primitive (a number,
+// for an ordering).
+func plainOperand(v cty.Value, op *hclsyntax.Operation) bool {
+	if !v.IsKnown() || v.IsNull() || v.IsMarked() {
+		return false
+	}
+	if op == hclsyntax.OpEqual || op == hclsyntax.OpNotEqual {
+		return v.Type().IsPrimitiveType()
+	}
+	return v.Type() == cty.Number
 }

@@ -48,6 +48,13 @@ func TestCountIndexSameAsWhole(t *testing.T) {
 		"traversal error":            {`{ e = [var.obj][count.index % 1].nope }`, true, 1},
 		"traversal of null error":    {`{ e = [var.absent][count.index % 1].x }`, true, 1},
 		"traversal of string error":  {`{ e = [var.v][count.index % 1].x.y }`, true, 1},
+		"comparisons":                {`{ e = count.index == 1, n = count.index != 2, l = count.index < 2, le = count.index <= var.n, g = count.index > 1, ge = count.index >= 10 }`, true, 0},
+		"comparisons of mixed types": {`{ e = count.index == "1", n = count.index != true, s = "${count.index}" == "1", g = count.index > "1", t = [count.index] == [1] }`, true, 0},
+		"comparisons of marked":      {`{ e = var.pw == "x${count.index}", l = length(var.pw) < count.index }`, true, 0},
+		"comparisons of unknown":     {`{ e = var.later == count.index, l = count.index < var.later }`, true, 0},
+		"comparisons of null":        {`{ e = var.absent == count.index, n = count.index != null }`, true, 0},
+		"comparison of null error":   {`{ l = count.index < var.absent }`, true, 0},
+		"comparison of string error": {`{ l = count.index < "x" }`, true, 0},
 		"no count":                   {`{ a = var.v }`, false, 0},
 		"in a function":              {`{ f = format("%s-%d", var.v, count.index) }`, false, 0},
 		"function and bare":          {`{ i = count.index, f = upper("${count.index}") }`, false, 0},
@@ -132,6 +139,10 @@ func TestCountIndexDiagnostics(t *testing.T) {
 		"traversal": {
 			inputs: `{ bad = count.index == 2 ? [var.v][count.index % 1].nope.x : "ok" }`,
 			want:   []string{`main.pier.hcl:15:65: Unsupported attribute: This object does not have an attribute named "nope".`},
+		},
+		"comparison": {
+			inputs: `{ bad = count.index == 1 ? count.index < "x${count.index}" : true }`,
+			want:   []string{"main.pier.hcl:15:55: Invalid operand: Unsuitable value for right operand: a number is required."},
 		},
 		"some instances": {
 			inputs: `{ bad = ["a", "b"][count.index], s = "${count.index}" + 1 }`,
