@@ -120,6 +120,8 @@ func (c *countIndexed) rewrite(e hclsyntax.Expression, inTemplate bool) (hclsynt
 		if cmp := comparisons[t.Op]; cmp != nil {
 			return &compareExpr{BinaryOpExpr: t, cmp: cmp}, true
 		}
+	case *hclsyntax.ConditionalExpr:
+		return &conditionalExpr{ConditionalExpr: t}, true
 	}
 	return out, true
 }
@@ -287,4 +289,42 @@ func plainOperand(v cty.Value, op *hclsyntax.Operation) bool {
 		return v.Type().IsPrimitiveType()
 	}
 	return v.Type() == cty.Number
+}
+
+// conditionalExpr is a conditional of the count-indexed inputs, such as
+// count.index == 5 ? "changed" : "value-${count.index}". HCL unifies its
+// results' types and gathers the marks of all three values whatever they
+// are. When neither result nor the condition is marked, the results have
+// the same primitive type and the condition is a known bool, the value
+// is the chosen result, as HCL gives it (the same type needs no
+// conversion); otherwise the conditional is evaluated as HCL does, on
+// the three values, or, when a result has a diagnostic, as HCL does.
+type conditionalExpr struct {
+	*hclsyntax.ConditionalExpr
+}
+
+func (x *conditionalExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
+	t, tdiags := x.TrueResult.Value(ctx)
+	f, fdiags := x.FalseResult.Value(ctx)
+	if len(tdiags) > 0 || len(fdiags) > 0 {
+		// HCL keeps the chosen result's diagnostics only.
+		return x.ConditionalExpr.Value(ctx)
+	}
+	c, diags := x.Condition.Value(ctx)
+	if len(diags) > 0 {
+		return cty.DynamicVal, diags
+	}
+	ty := t.Type()
+	if ty.IsPrimitiveType() && f.Type() == ty && !t.IsMarked() && !f.IsMarked() &&
+		c.Type() == cty.Bool && c.IsKnown() && !c.IsNull() && !c.IsMarked() {
+		if c.True() {
+			return t, nil
+		}
+		return f, nil
+	}
+	cond := *x.ConditionalExpr
+	cond.TrueResult = &hoisted{Expression: x.TrueResult, val: t}
+	cond.FalseResult = &hoisted{Expression: x.FalseResult, val: f}
+	cond.Condition = &hoisted{Expression: x.Condition, val: c}
+	return cond.Value(ctx)
 }
