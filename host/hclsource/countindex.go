@@ -20,6 +20,12 @@ import (
 // references replaced by nodes that read the index from the instance's
 // context, where the instance puts it (see [evalScratch]).
 //
+// The rewritten expression, evaluated once per instance, also gets
+// cheaper forms of three descendable nodes, each giving HCL's value in
+// the common case and leaving every other case to HCL: a traversal of
+// attributes ([attrTraversalExpr]), a comparison ([compareExpr]) and a
+// conditional ([conditionalExpr]).
+//
 // What keeps it exact:
 //   - a replaced count.index has the value HCL gives it, the number
 //     cty.NumberIntVal(index), and in a template part the string a
