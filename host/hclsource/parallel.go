@@ -27,10 +27,9 @@ const evalChunk = 64
 // inputs, or what [resourceDecl.instanceInputs] made of them.
 func evalInputsAll(r *resourceDecl, inputs hcl.Expression, insts []*instance, ctx *hcl.EvalContext, out []evaluatedInputs) {
 	workers := min(runtime.GOMAXPROCS(0), (len(insts)+evalChunk-1)/evalChunk)
-	var indexed *countIndexed
-	if r.expand == expandCount && len(insts) > 1 {
-		indexed = indexCount(inputs)
-	}
+	// Assigned once, so the goroutines below capture its value, not a
+	// variable moved to the heap for them.
+	indexed := indexedInputs(r, inputs, len(insts))
 	if workers <= 1 {
 		sc := newEvalScratch(ctx, indexed)
 		for i, inst := range insts {
@@ -55,4 +54,13 @@ func evalInputsAll(r *resourceDecl, inputs hcl.Expression, insts []*instance, ct
 		})
 	}
 	wg.Wait()
+}
+
+// indexedInputs is inputs rewritten to read count.index from the
+// context (see countindex.go), for n instances of r, or nil.
+func indexedInputs(r *resourceDecl, inputs hcl.Expression, n int) *countIndexed {
+	if r.expand != expandCount || n < 2 {
+		return nil
+	}
+	return indexCount(inputs)
 }
