@@ -110,6 +110,9 @@ func (r *Recorder) commit(batch []*recordReq) {
 	}
 	pb := statedoc.NewPatchBuilder(r.doc)
 	healed := pb.Heal()
+	// Most changes are one operation or two (an outcome and the
+	// clearing of its intent).
+	pb.Grow(2 * len(batch))
 	var ok []*recordReq
 	var events []string
 	for _, req := range batch {

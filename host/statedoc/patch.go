@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/pierhq/pier/host/source"
@@ -114,6 +115,11 @@ type PatchBuilder struct {
 // NewPatchBuilder starts an empty patch against the document doc tracks;
 // every operation it adds updates doc.
 func NewPatchBuilder(doc *Stored) *PatchBuilder { return &PatchBuilder{doc: doc} }
+
+// Grow makes room for n more operations: a recorder that knows how many
+// changes a patch will carry builds it without growing it change by
+// change.
+func (p *PatchBuilder) Grow(n int) { p.ops = slices.Grow(p.ops, n) }
 
 // Ops are the operations added so far, in order.
 func (p *PatchBuilder) Ops() schema.Patch { return p.ops }
