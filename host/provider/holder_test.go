@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"syscall"
@@ -184,5 +185,54 @@ func TestPoolExitChecksPerRequest(t *testing.T) {
 				t.Errorf("%d exit checks for %d requests to a running process, want %d", got, requests, requests-1)
 			}
 		})
+	}
+}
+
+// TestHolderLostErrDuringRequest: LostErr answers while the held process
+// serves a request, without waiting for it: the apply's scheduler asks it
+// before every grant of a first request.
+func TestHolderLostErrDuringRequest(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	pool := NewHolderPool(Config{Name: "py", Executable: exe})
+	defer pool.Close()
+	greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+	if _, err := pool.Create(t.Context(), "a", greet); err != nil {
+		t.Fatal(err)
+	}
+	// The slow request sleeps until cancelled: it ends only when this test
+	// has checked.
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := pool.Create(ctx, "slow", &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x", "delay": 3600}})
+		done <- err
+	}()
+	pool.mu.Lock()
+	held := pool.held
+	pool.mu.Unlock()
+	for held.mu.TryLock() { // until the slow request holds the process
+		held.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	lostErr := make(chan *LostError, 1)
+	go func() { lostErr <- pool.LostErr() }()
+	select {
+	case err := <-lostErr:
+		if err != nil {
+			t.Errorf("LostErr() during a request = %v, want nil", err)
+		}
+	case <-time.After(lostBound):
+		cancel()
+		t.Fatalf("LostErr() did not answer within %s while a request was in flight", lostBound)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the slow request ended before the test cancelled it: %v", err)
+	default:
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled request: %v, want one wrapping context.Canceled", err)
 	}
 }

@@ -45,6 +45,9 @@ type Process struct {
 	sent atomic.Bool
 	// exitChecks counts calls of exited.
 	exitChecks atomic.Int64
+	// unusable is set, under mu, once failed or closed is: usable reads
+	// it without waiting for a request in flight to release mu.
+	unusable atomic.Bool
 
 	mu     sync.Mutex // one request in flight; guards the fields below
 	failed *Error     // why the process is unusable, once it is
@@ -206,12 +209,11 @@ func (p *Process) exited() bool {
 // wasSent reports whether the process was ever sent a request.
 func (p *Process) wasSent() bool { return p.sent.Load() }
 
-// usable reports whether the process can take another request.
-func (p *Process) usable() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.failed == nil && !p.closed
-}
+// usable reports whether the process can take another request. It does
+// not wait for a request in flight: a state handler's pool asks it of its
+// process before every grant of a first request (see [Pool.LostErr]),
+// and waiting there held the apply's scheduler for a whole state record.
+func (p *Process) usable() bool { return !p.unusable.Load() }
 
 func (p *Process) call(ctx context.Context, r request) (*schema.Response, error) {
 	p.mu.Lock()
@@ -358,6 +360,7 @@ func (p *Process) fail(r request, kind ErrorKind, cause error) *Error {
 		ExitStatus: p.proc.ExitStatus(), ExitCode: p.proc.ExitCode(), Stderr: p.stderr.lines(), Err: cause,
 	}
 	p.failed = e
+	p.unusable.Store(true)
 	p.log.Debug("provider process failed", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Kind, kind.String(), logkey.ExitStatus, e.ExitStatus)
 	return e
 }
@@ -444,6 +447,7 @@ func (p *Process) Close() error {
 		return nil
 	}
 	p.closed = true
+	p.unusable.Store(true)
 	if p.failed != nil {
 		return nil // already killed and reaped when it failed
 	}
