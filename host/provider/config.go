@@ -74,6 +74,11 @@ type Config struct {
 	// whatever this says. Leave it false for every other provider: a
 	// third-party provider may not validate what it receives.
 	ReceiverValidates bool
+
+	// noExitFile makes a process ask waitid whether it has exited, as on a
+	// kernel without pidfds (see [proc.Process.ExitFile]), for the tests
+	// of that path.
+	noExitFile bool
 }
 
 func (c Config) withDefaults() Config {

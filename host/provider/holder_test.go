@@ -94,40 +94,92 @@ func TestHolderPoolNotReplaced(t *testing.T) {
 	}
 }
 
+// TestHolderPoolLostAtNextRequest: a request to a holder pool whose
+// process was killed while idle, sent as soon as the process is dead,
+// before the watcher may have noticed, fails with a LostError, and no
+// other process is started. The request's own poll (a pidfd, or waitid)
+// finds the exit when the watcher has not.
+func TestHolderPoolLostAtNextRequest(t *testing.T) {
+	t.Parallel()
+	exe := testProvider(t, "python/provider.py", "python3")
+	greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+	for check, noExitFile := range exitChecks {
+		t.Run(check, func(t *testing.T) {
+			t.Parallel()
+			pool := NewHolderPool(Config{Name: "py", Executable: exe, noExitFile: noExitFile})
+			defer pool.Close()
+			first, err := pool.Create(t.Context(), "a", greet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool.mu.Lock()
+			needExitFile(t, noExitFile, pool.held)
+			pool.mu.Unlock()
+			pid := outputPID(t, first.OutputProperties)
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			for len(proctest.LiveInGroup(pid)) > 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			_, err = pool.Create(t.Context(), "b", greet)
+			var lost *LostError
+			if !errors.As(err, &lost) || lost.Pid != pid {
+				t.Fatalf("request after the process died: %v, want a LostError for pid %d", err, pid)
+			}
+			if got := pool.Started(); got != 1 {
+				t.Errorf("Started() = %d, want 1: the process was replaced", got)
+			}
+			select {
+			case <-pool.Lost():
+			default:
+				t.Error("Lost not closed after a request found the process gone")
+			}
+			proctest.AssertGroupGone(t, pid)
+		})
+	}
+}
+
 // TestHolderPoolReplacesUnusedProcess: a process that dies before it was
 // sent anything held nothing; the first request gets a fresh one.
 func TestHolderPoolReplacesUnusedProcess(t *testing.T) {
 	t.Parallel()
 	exe := testProvider(t, "python/provider.py", "python3")
-	pool := NewHolderPool(Config{Name: "py", Executable: exe})
-	defer pool.Close()
-	pool.Prestart(t.Context())
-	var pid int
-	for pid == 0 {
-		pool.mu.Lock()
-		if len(pool.idle) == 1 {
-			pid = pool.idle[0].Pid()
-		}
-		pool.mu.Unlock()
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	for len(proctest.LiveInGroup(pid)) > 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
-	out, err := pool.Create(t.Context(), "a", &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}})
-	if err != nil {
-		t.Fatalf("first request after the unused process died: %v", err)
-	}
-	if got := outputPID(t, out.OutputProperties); got == pid || pool.Started() != 2 {
-		t.Errorf("served by pid %d (the dead one %d), Started() = %d; want a new process", got, pid, pool.Started())
-	}
-	select {
-	case <-pool.Lost():
-		t.Error("the pool is lost, though its dead process was never sent a request")
-	default:
+	for check, noExitFile := range exitChecks {
+		t.Run(check, func(t *testing.T) {
+			t.Parallel()
+			pool := NewHolderPool(Config{Name: "py", Executable: exe, noExitFile: noExitFile})
+			defer pool.Close()
+			pool.Prestart(t.Context())
+			var pid int
+			for pid == 0 {
+				pool.mu.Lock()
+				if len(pool.idle) == 1 {
+					pid = pool.idle[0].Pid()
+					needExitFile(t, noExitFile, pool.idle[0])
+				}
+				pool.mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			for len(proctest.LiveInGroup(pid)) > 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			out, err := pool.Create(t.Context(), "a", &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}})
+			if err != nil {
+				t.Fatalf("first request after the unused process died: %v", err)
+			}
+			if got := outputPID(t, out.OutputProperties); got == pid || pool.Started() != 2 {
+				t.Errorf("served by pid %d (the dead one %d), Started() = %d; want a new process", got, pid, pool.Started())
+			}
+			select {
+			case <-pool.Lost():
+				t.Error("the pool is lost, though its dead process was never sent a request")
+			default:
+			}
+		})
 	}
 }
 
@@ -148,43 +200,66 @@ func TestHolderPoolCloseIsNotLoss(t *testing.T) {
 	}
 }
 
+// exitChecks are the two ways a process learns whether it has exited:
+// a pidfd polled with its pipes, and waitid where the kernel has no
+// pidfd; each names Config.noExitFile.
+var exitChecks = map[string]bool{"pidfd": false, "waitid": true}
+
+// needExitFile skips a test of the pidfd path where the kernel has none.
+func needExitFile(t *testing.T, noExitFile bool, p *Process) {
+	t.Helper()
+	if !noExitFile && p.exitFile == nil {
+		t.Skip("no pidfd on this kernel")
+	}
+}
+
 // TestPoolExitChecksPerRequest: a request asks the kernel once whether
-// the process it is given has exited (a system call: see exited), also
-// in a holder pool, whose check against a lost process already asked.
+// the process it is given has exited (see Process.preflight), also in a
+// holder pool, whose check against a lost process asks only what pier
+// knows. With a pidfd the question rides on the poll of stdout that a
+// request makes anyway, so it costs no system call and the first request
+// asks too; with waitid it is a system call of its own, and the first
+// request, which started the process, asks nothing.
 func TestPoolExitChecksPerRequest(t *testing.T) {
 	t.Parallel()
 	exe := testProvider(t, "python/provider.py", "python3")
-	tests := map[string]func(Config) *Pool{
+	pools := map[string]func(Config) *Pool{
 		"pool":   func(cfg Config) *Pool { return NewPool(cfg, 1) },
 		"holder": NewHolderPool,
 	}
-	for name, newPool := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			pool := newPool(Config{Name: "py", Executable: exe})
-			defer pool.Close()
-			greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
-			const requests = 3
-			var first int
-			for i := range requests {
-				out, err := pool.Create(t.Context(), "a", greet)
-				if err != nil {
-					t.Fatal(err)
+	for name, newPool := range pools {
+		for check, noExitFile := range exitChecks {
+			t.Run(name+"/"+check, func(t *testing.T) {
+				t.Parallel()
+				pool := newPool(Config{Name: "py", Executable: exe, noExitFile: noExitFile})
+				defer pool.Close()
+				greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+				const requests = 3
+				var first int
+				for i := range requests {
+					out, err := pool.Create(t.Context(), "a", greet)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pid := outputPID(t, out.OutputProperties); i == 0 {
+						first = pid
+					} else if pid != first {
+						t.Fatalf("request %d served by pid %d, the first by %d: want one process", i, pid, first)
+					}
 				}
-				if pid := outputPID(t, out.OutputProperties); i == 0 {
-					first = pid
-				} else if pid != first {
-					t.Fatalf("request %d served by pid %d, the first by %d: want one process", i, pid, first)
+				pool.mu.Lock()
+				p := pool.idle[0]
+				pool.mu.Unlock()
+				needExitFile(t, noExitFile, p)
+				want := int64(requests)
+				if noExitFile {
+					want = requests - 1
 				}
-			}
-			pool.mu.Lock()
-			p := pool.idle[0]
-			pool.mu.Unlock()
-			// The first request started the process and asked nothing.
-			if got := p.exitChecks.Load(); got != requests-1 {
-				t.Errorf("%d exit checks for %d requests to a running process, want %d", got, requests, requests-1)
-			}
-		})
+				if got := p.exitChecks.Load(); got != want {
+					t.Errorf("%d exit checks for %d requests to a running process, want %d", got, requests, want)
+				}
+			})
+		}
 	}
 }
 

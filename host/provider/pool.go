@@ -84,7 +84,7 @@ func (pl *Pool) LostErr() *LostError {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.holder && !pl.closed { // closing ends the process: not a loss
-		_, _ = pl.checkHeld()
+		_ = pl.checkHeld(true)
 	}
 	return pl.lostErr
 }
@@ -209,19 +209,51 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 	}
 
 	var p *Process
-	if rv != nil && rv.proc != nil && !rv.proc.exited() {
+	if rv != nil {
 		p = rv.proc
-	} else {
-		if rv != nil && rv.proc != nil {
-			pl.give(rv.proc, "") // it died meanwhile: take reaps it
-		}
-		if p, err = pl.take(ctx, resource); err != nil {
-			return nil, fmt.Errorf("%s: %w", who(), err)
-		}
 	}
-	resp, err := p.call(ctx, r)
-	pl.give(p, resource)
-	return resp, err
+	for {
+		// idle says p was idle before this request, so it may have
+		// exited meanwhile; one just started for it is not replaced when
+		// it exits at once, but fails the request, as a process that
+		// exits while it serves one does.
+		idle := p != nil
+		if p == nil {
+			if p, idle, err = pl.take(ctx, resource); err != nil {
+				return nil, fmt.Errorf("%s: %w", who(), err)
+			}
+		}
+		// The request's poll before it is sent asks whether p has
+		// exited: see Process.preflight.
+		resp, err := p.call(ctx, r, idle)
+		if errors.Is(err, errExitedIdle) {
+			if err := pl.drop(p); err != nil {
+				return nil, fmt.Errorf("%s: %w", who(), err)
+			}
+			p = nil
+			continue
+		}
+		pl.give(p, resource)
+		return resp, err
+	}
+}
+
+// drop reaps p, a process that was found to have exited while idle
+// (killed from outside, or one that exits after each request), before a
+// request was sent to it. A holder pool whose process had served is lost,
+// and drop returns the [*LostError]; any other pool starts or takes
+// another process for the request.
+func (pl *Pool) drop(p *Process) error {
+	err := p.Close() // reaps it, so that the error can say how it ended
+	if pl.holder && p.wasSent() {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		pl.loseHeld(p)
+		return pl.lostErr
+	}
+	pl.cfg.Logger.Warn("provider process exited while idle; it is replaced",
+		logkey.Provider, pl.cfg.Name, logkey.Pid, p.Pid(), logkey.ExitStatus, p.proc.ExitStatus(), logkey.Error, err)
+	return nil
 }
 
 // Prestart starts a process in the background when the pool has started
@@ -250,7 +282,7 @@ func (pl *Pool) Prestart(ctx context.Context) {
 		pl.busy.Add(1) // Close waits for the start
 		pl.mu.Unlock()
 		defer pl.busy.Done()
-		if p, err := pl.take(ctx, ""); err == nil {
+		if p, _, err := pl.take(ctx, ""); err == nil {
 			pl.give(p, "")
 		}
 	}()
@@ -289,39 +321,29 @@ func (pl *Pool) takeIdle(p *Process) bool {
 }
 
 // take returns an idle process, the one that last served resource if it
-// is idle, or starts one. The caller holds a token, so the number of
-// processes never exceeds the pool size.
-func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
+// is idle, or starts one; idle says it was idle rather than started. The
+// caller holds a token, so the number of processes never exceeds the pool
+// size.
+func (pl *Pool) take(ctx context.Context, resource string) (*Process, bool, error) {
 	pl.mu.Lock()
-	// running is a process checkHeld just found running: under mu, its
-	// answer stands for the checks below, which would otherwise ask the
-	// kernel a second time for every state handler request.
-	var running *Process
 	if pl.holder {
-		var err error
-		if running, err = pl.checkHeld(); err != nil {
+		// The kernel is asked by the request's own poll (see
+		// Process.preflight): here only what pier already knows.
+		if err := pl.checkHeld(false); err != nil {
 			pl.mu.Unlock()
-			return nil, err
+			return nil, false, err
 		}
 	}
-	alive := func(p *Process) bool { return p == running || !p.exited() }
-	// A dead one is left for the loop below, which reaps it.
-	if p := pl.served[resource]; p != nil && alive(p) && pl.takeIdle(p) {
+	// One that has exited is found by the request, which drops it.
+	if p := pl.served[resource]; pl.takeIdle(p) {
 		pl.mu.Unlock()
-		return p, nil
+		return p, true, nil
 	}
-	for n := len(pl.idle); n > 0; n = len(pl.idle) {
+	if n := len(pl.idle); n > 0 {
 		p := pl.idle[n-1]
 		pl.idle = pl.idle[:n-1]
-		if alive(p) {
-			pl.mu.Unlock()
-			return p, nil
-		}
-		// It died between requests (killed from outside, or it exits
-		// after each request): reap it and try the next.
-		err := p.Close()
-		pl.cfg.Logger.Warn("provider process exited while idle; it is replaced",
-			logkey.Provider, pl.cfg.Name, logkey.Pid, p.Pid(), logkey.ExitStatus, p.proc.ExitStatus(), logkey.Error, err)
+		pl.mu.Unlock()
+		return p, true, nil
 	}
 	pl.started++
 	pl.mu.Unlock()
@@ -330,32 +352,43 @@ func (pl *Pool) take(ctx context.Context, resource string) (*Process, error) {
 	defer pl.mu.Unlock()
 	if err != nil {
 		pl.started-- // it never ran
-		return nil, err
+		return nil, false, err
 	}
 	if pl.holder {
 		pl.held = p
 		pl.watch.Go(func() { pl.watchHeld(p) })
 	}
-	return p, nil
+	return p, false, nil
 }
 
 // checkHeld refuses a request to a holder pool whose process is gone
 // after it was sent a request. A held process that never was may be
-// replaced: it held nothing. It returns the held process when it checked
-// that it is running, or nil. The caller holds mu.
-func (pl *Pool) checkHeld() (*Process, error) {
+// replaced: it held nothing. askKernel says whether to ask the kernel if
+// the process has exited (a system call), or only what pier knows: that
+// it failed, was closed, or that the watcher saw it exit. The caller
+// holds mu.
+func (pl *Pool) checkHeld(askKernel bool) error {
 	if pl.lostErr != nil {
-		return nil, pl.lostErr
+		return pl.lostErr
 	}
 	p := pl.held
 	if p == nil || !p.wasSent() {
-		return nil, nil
+		return nil
 	}
-	if !p.usable() || p.exited() {
+	gone := !p.usable()
+	if !gone {
+		select {
+		case <-p.proc.Exited():
+			gone = true
+		default:
+			gone = askKernel && p.exited()
+		}
+	}
+	if gone {
 		pl.loseHeld(p)
-		return nil, pl.lostErr
+		return pl.lostErr
 	}
-	return p, nil
+	return nil
 }
 
 // loseHeld marks a holder pool lost because p, its process, is gone. The

@@ -100,30 +100,39 @@ func TestPoolReplacesFailedProcess(t *testing.T) {
 }
 
 // TestPoolReplacesDeadIdleProcess: a process that died while idle is not
-// given the next request.
+// given the next request, whether the request's poll learns it from a
+// pidfd or from waitid.
 func TestPoolReplacesDeadIdleProcess(t *testing.T) {
 	t.Parallel()
 	exe := testProvider(t, "python/provider.py", "python3")
-	pool := NewPool(Config{Name: "py", Executable: exe}, 1)
-	defer pool.Close()
-	greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
-	first, err := pool.Create(t.Context(), "a", greet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid := outputPID(t, first.OutputProperties)
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	for len(proctest.LiveInGroup(pid)) > 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
-	second, err := pool.Create(t.Context(), "b", greet)
-	if err != nil {
-		t.Fatalf("request after the idle process died: %v", err)
-	}
-	if second.OutputProperties["pid"] == first.OutputProperties["pid"] || pool.Started() != 2 {
-		t.Errorf("second request served by pid %v (first %v), Started() = %d; want a new process", second.OutputProperties["pid"], pid, pool.Started())
+	for check, noExitFile := range exitChecks {
+		t.Run(check, func(t *testing.T) {
+			t.Parallel()
+			pool := NewPool(Config{Name: "py", Executable: exe, noExitFile: noExitFile}, 1)
+			defer pool.Close()
+			greet := &schema.CreateResourceRequest{Type: "greeting", InputProperties: schema.Properties{"name": "x"}}
+			first, err := pool.Create(t.Context(), "a", greet)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pool.mu.Lock()
+			needExitFile(t, noExitFile, pool.idle[0])
+			pool.mu.Unlock()
+			pid := outputPID(t, first.OutputProperties)
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			for len(proctest.LiveInGroup(pid)) > 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			second, err := pool.Create(t.Context(), "b", greet)
+			if err != nil {
+				t.Fatalf("request after the idle process died: %v", err)
+			}
+			if second.OutputProperties["pid"] == first.OutputProperties["pid"] || pool.Started() != 2 {
+				t.Errorf("second request served by pid %v (first %v), Started() = %d; want a new process", second.OutputProperties["pid"], pid, pool.Started())
+			}
+		})
 	}
 }
 
@@ -225,7 +234,7 @@ func TestPoolWarm(t *testing.T) {
 	pids := map[string]int{}
 	var procs []*Process
 	for _, addr := range []string{"a", "b"} {
-		p, err := pool.take(t.Context(), addr)
+		p, _, err := pool.take(t.Context(), addr)
 		if err != nil {
 			t.Fatal(err)
 		}

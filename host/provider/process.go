@@ -39,6 +39,9 @@ type Process struct {
 	stderr *stderrForwarder
 	guard  *exitGuard
 	log    *slog.Logger
+	// exitFile polls readable once the process has exited (see
+	// [proc.Process.ExitFile]); nil where there is none.
+	exitFile *os.File
 
 	// sent is set once a request has been written to the process (or
 	// attempted): from then on it may hold what it locked on first use.
@@ -83,6 +86,9 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		stderr: newStderrForwarder(pr.Stderr(), log),
 		guard:  newExitGuard(pr),
 		log:    log,
+	}
+	if !cfg.noExitFile {
+		p.exitFile = pr.ExitFile()
 	}
 	log.Info("provider started", logkey.Executable, cfg.Executable, logkey.Pid, pr.Pid())
 	return p, nil
@@ -195,8 +201,13 @@ func (p *Process) Call(ctx context.Context, resource string, req *schema.Request
 	if err != nil {
 		return nil, err
 	}
-	return p.call(ctx, r)
+	return p.call(ctx, r, false)
 }
+
+// errExitedIdle is what call returns, sending nothing, when it finds
+// that the process exited while idle: a [Pool] replaces it (or, holding,
+// is lost).
+var errExitedIdle = errors.New("provider process exited while idle")
 
 // exited reports whether the process has exited (a failed one has). It
 // costs a system call (see [proc.Process.HasExited]); exitChecks counts
@@ -215,7 +226,12 @@ func (p *Process) wasSent() bool { return p.sent.Load() }
 // and waiting there held the apply's scheduler for a whole state record.
 func (p *Process) usable() bool { return !p.unusable.Load() }
 
-func (p *Process) call(ctx context.Context, r request) (*schema.Response, error) {
+// call sends r and reads its response. idle says a [Pool] calls with a
+// process that was idle before r: then a process found to have exited
+// before r was sent is not failed but answered with errExitedIdle, for
+// the pool to replace; otherwise it fails with KindExited, as if r had
+// been sent.
+func (p *Process) call(ctx context.Context, r request, idle bool) (*schema.Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	who := func() string { return subject(p.cfg.Name, p.cfg.Executable, r.kind, r.resourceType, r.resource) }
@@ -231,8 +247,15 @@ func (p *Process) call(ctx context.Context, r request) (*schema.Response, error)
 	p.stderr.setRequest(r.resource, 0)
 	defer p.stderr.setRequest("", 0)
 
-	if line, ok := p.pendingOutput(); ok {
+	exited, pending := p.preflight(idle)
+	if exited && idle {
+		return nil, errExitedIdle
+	}
+	if line, ok := p.readPending(pending); ok {
 		return nil, p.fail(r, KindBadOutput, fmt.Errorf("extra output after the previous response, before this request was sent: %s", snippet(line)))
+	}
+	if exited {
+		return nil, p.fail(r, KindExited, errors.New("exited before responding"))
 	}
 
 	// Cancellation unblocks the write or read below and kills the group.
@@ -375,10 +398,30 @@ func (p *Process) reap(grace time.Duration) error {
 	return err
 }
 
-// pendingOutput reports an unexpected line (or the start of one) waiting on
-// stdout, without blocking. The caller holds mu.
-func (p *Process) pendingOutput() ([]byte, bool) {
-	return p.readPending(p.out.Buffered() > 0 || readable(p.proc.Stdout()))
+// preflight asks, before a request is sent and without blocking, whether
+// the process has exited and whether stdout has output waiting (or
+// buffered), which nobody asked for. With an exit file one poll asks
+// both; without, checkExit (a process that was idle in a pool) asks
+// waitid first, and exited is false for any other. The caller holds mu.
+func (p *Process) preflight(checkExit bool) (exited, pending bool) {
+	pending = p.out.Buffered() > 0
+	var out *os.File
+	if !pending {
+		out = p.proc.Stdout()
+	}
+	if p.exitFile != nil {
+		p.exitChecks.Add(1)
+		ready, asked := pollIn([3]*os.File{out, p.exitFile})
+		if asked[1] {
+			return ready[1], pending || ready[0]
+		}
+		// Closed: the process was reaped, which HasExited knows.
+		return p.proc.HasExited(), pending || ready[0]
+	}
+	if checkExit && p.exited() {
+		return true, pending
+	}
+	return false, pending || out != nil && readable(out)
 }
 
 // pollPipes asks, in one poll, whether stdout has output waiting (or

@@ -53,6 +53,9 @@ type Process struct {
 
 	exited     chan struct{} // closed when the leader has exited (not yet reaped)
 	configDone chan struct{} // closed when the fd 3 writer has finished
+	// exitFile is a pidfd of the process: it polls readable once the
+	// process has exited. nil where the kernel offers none (see openPidfd).
+	exitFile *os.File
 
 	mu       sync.Mutex
 	reaped   bool
@@ -143,6 +146,9 @@ func Start(spec Spec) (*Process, error) {
 		f.Close()
 	}
 	p.pgid = cmd.Process.Pid
+	// The child is not reaped before Wait, so the pid cannot name another
+	// process yet.
+	p.exitFile = openPidfd(p.pgid)
 	go p.watchExit()
 	if cfgW != nil {
 		go p.writeConfig(cfgW, spec.ConfigData)
@@ -193,6 +199,14 @@ func (p *Process) Stderr() *os.File { return p.stderr }
 
 // Exited is closed once the process has exited (it may not be reaped yet).
 func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitFile returns a file that polls readable (POLLIN) once the process
+// has exited, a pidfd, so that a caller can ask whether it has exited in
+// the same poll as it asks its pipes something; nil where the kernel
+// offers none (Linux before 5.3, or a sandbox that refuses pidfd_open):
+// then HasExited asks. The caller must not read or close it: Wait closes
+// it once the process is reaped, and a poll of it fails from then on.
+func (p *Process) ExitFile() *os.File { return p.exitFile }
 
 // HasExited reports, without blocking, whether the process has exited. It
 // asks the kernel directly, so it is accurate even before the goroutine
@@ -265,6 +279,9 @@ func (p *Process) Wait(grace time.Duration) error {
 		p.mu.Lock()
 		p.reaped = true
 		p.mu.Unlock()
+		if p.exitFile != nil {
+			p.exitFile.Close()
+		}
 		p.stdin.Close()
 		p.cancel()
 		<-p.configDone

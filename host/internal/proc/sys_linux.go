@@ -22,6 +22,21 @@ func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
+// pidfdOpen is unix.PidfdOpen; tests replace it to run without pidfds,
+// as on a kernel that has none.
+var pidfdOpen = unix.PidfdOpen
+
+// openPidfd opens a pidfd of the child pid (close-on-exec, as pidfd_open
+// always makes it), or returns nil where the kernel has no pidfd_open
+// (before Linux 5.3) or refuses it: callers then ask waitid.
+func openPidfd(pid int) *os.File {
+	fd, err := pidfdOpen(pid, 0)
+	if err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), "pidfd")
+}
+
 // startLocked starts cmd. It exists so the fork point is in one place
 // should a platform need to pin the forking thread.
 func startLocked(cmd *exec.Cmd) error {
