@@ -42,6 +42,10 @@ type Process struct {
 	// exitFile polls readable once the process has exited (see
 	// [proc.Process.ExitFile]); nil where there is none.
 	exitFile *os.File
+	// abandon ends a request's pipe I/O and kills the process group, when
+	// the request's context ends: made once, for every request's
+	// context.AfterFunc.
+	abandon func()
 
 	// sent is set once a request has been written to the process (or
 	// attempted): from then on it may hold what it locked on first use.
@@ -89,6 +93,12 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	}
 	if !cfg.noExitFile {
 		p.exitFile = pr.ExitFile()
+	}
+	p.abandon = func() {
+		past := time.Unix(1, 0)
+		_ = pr.Stdout().SetReadDeadline(past)
+		_ = pr.Stdin().SetWriteDeadline(past)
+		_ = pr.Kill()
 	}
 	log.Info("provider started", logkey.Executable, cfg.Executable, logkey.Pid, pr.Pid())
 	return p, nil
@@ -259,12 +269,7 @@ func (p *Process) call(ctx context.Context, r request, idle bool) (*schema.Respo
 	}
 
 	// Cancellation unblocks the write or read below and kills the group.
-	stop := context.AfterFunc(ctx, func() {
-		past := time.Unix(1, 0)
-		_ = p.proc.Stdout().SetReadDeadline(past)
-		_ = p.proc.Stdin().SetWriteDeadline(past)
-		_ = p.proc.Kill()
-	})
+	stop := context.AfterFunc(ctx, p.abandon)
 	defer stop()
 	stopped := func() bool { return stop() || ctx.Err() == nil }
 
@@ -272,7 +277,9 @@ func (p *Process) call(ctx context.Context, r request, idle bool) (*schema.Respo
 	p.requests++
 	r.id = p.requests
 	p.stderr.setRequest(r.resource, r.id)
-	p.log.Debug("request", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Op, r.kind, logkey.Bytes, len(r.data))
+	if p.debug() {
+		p.log.Debug("request", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Op, r.kind, logkey.Bytes, len(r.data))
+	}
 	p.guard.watch()
 	unwatch := p.guard.unwatch
 	p.sent.Store(true)
@@ -288,7 +295,9 @@ func (p *Process) call(ctx context.Context, r request, idle bool) (*schema.Respo
 	if r.size != nil {
 		*r.size = len(line)
 	}
-	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
+	// The read deadline stays: nothing reads stdout between requests, and
+	// whatever reads it next sets its own (readPending, the next request,
+	// Close).
 	// One poll asks both pipes what the two checks below need: whether
 	// stderr has lines still to log, and whether stdout has output after
 	// the response. Output that arrives later is caught before the next
@@ -349,18 +358,16 @@ func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
 	// One parse validates and decodes: a state read carries the whole
 	// state, and this runs on every plan.
 	resp, err := schema.DecodeResponse(line, p.cfg.Operations)
-	var invalid *schema.ValidationError
-	switch {
-	case errors.As(err, &invalid):
-		return nil, p.fail(r, KindInvalid, fmt.Errorf("response does not match the protocol schema: %w", err))
-	case err != nil:
-		return nil, p.fail(r, KindBadOutput, fmt.Errorf("response is not JSON (%v): %s", err, snippet(line)))
+	if err != nil {
+		return nil, p.failDecode(r, line, err)
 	}
 	want, got := schema.ResponseKind(r.kind), resp.Kind()
 	if got != want && got != "errorResponse" {
 		return nil, p.fail(r, KindWrongKind, fmt.Errorf("response is %s, want %s or errorResponse", got, want))
 	}
-	p.log.Debug("response", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Op, got, logkey.Bytes, len(line))
+	if p.debug() {
+		p.log.Debug("response", logkey.RequestID, r.id, logkey.Resource, r.resource, logkey.Op, got, logkey.Bytes, len(line))
+	}
 	if pr := resp.PreviewResourceResponse; pr != nil {
 		// Diagnostics are shown to people, like an error's message.
 		for i := range pr.Diagnostics {
@@ -370,6 +377,22 @@ func (p *Process) decode(r request, line []byte) (*schema.Response, error) {
 	}
 	return resp, nil
 }
+
+// failDecode fails the process for a response that does not decode. It
+// is apart from decode so that the target of errors.As is allocated only
+// for a failure.
+func (p *Process) failDecode(r request, line []byte, err error) *Error {
+	var invalid *schema.ValidationError
+	if errors.As(err, &invalid) {
+		return p.fail(r, KindInvalid, fmt.Errorf("response does not match the protocol schema: %w", err))
+	}
+	return p.fail(r, KindBadOutput, fmt.Errorf("response is not JSON (%v): %s", err, snippet(line)))
+}
+
+// debug reports whether debug records are logged: a record's arguments
+// cost allocations at the call, whether it is logged or not, and a
+// request logs two.
+func (p *Process) debug() bool { return p.log.Enabled(context.Background(), slog.LevelDebug) }
 
 // fail kills and reaps the process and records why. The caller holds mu.
 func (p *Process) fail(r request, kind ErrorKind, cause error) *Error {
@@ -496,7 +519,9 @@ func (p *Process) Close() error {
 	}
 	_ = p.proc.CloseStdin()
 
-	// Drain stdout: anything there now is output nobody asked for.
+	// Drain stdout: anything there now is output nobody asked for. The
+	// last request's read deadline may have passed since.
+	_ = p.proc.Stdout().SetReadDeadline(time.Time{})
 	var extra []byte
 	outDone := make(chan struct{})
 	go func() {
