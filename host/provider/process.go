@@ -35,6 +35,7 @@ const pendingReadTimeout = 100 * time.Millisecond
 type Process struct {
 	cfg    Config
 	proc   *proc.Process
+	in     io.Writer // the process's stdin, written by raw system calls (see quiet)
 	out    *jsonl.Reader
 	stderr *stderrForwarder
 	guard  *exitGuard
@@ -86,7 +87,8 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	p := &Process{
 		cfg:    cfg,
 		proc:   pr,
-		out:    jsonl.NewReader(pr.Stdout(), cfg.MaxFrame),
+		in:     quiet(pr.Stdin()),
+		out:    jsonl.NewReader(quiet(pr.Stdout()), cfg.MaxFrame),
 		stderr: newStderrForwarder(pr.Stderr(), log),
 		guard:  newExitGuard(pr),
 		log:    log,
@@ -284,7 +286,7 @@ func (p *Process) call(ctx context.Context, r request, idle bool) (*schema.Respo
 	unwatch := p.guard.unwatch
 	p.sent.Store(true)
 	_ = p.proc.Stdin().SetWriteDeadline(deadline)
-	if err := jsonl.WriteFrame(p.proc.Stdin(), frame(r.data)); err != nil {
+	if err := jsonl.WriteFrame(p.in, frame(r.data)); err != nil {
 		return nil, p.failIO(ctx, r, unwatch(), fmt.Errorf("send request: %w", err))
 	}
 	_ = p.proc.Stdout().SetReadDeadline(deadline)

@@ -32,7 +32,7 @@ func pollIn(files [3]*os.File) (ready, asked [3]bool) {
 		if n == 0 {
 			return
 		}
-		if k, err := unix.Poll(fds[:n], 0); err != nil || k <= 0 {
+		if pollNow(fds[:n]) <= 0 {
 			return
 		}
 		for i := range files {

@@ -43,6 +43,7 @@ const stderrSettle = 50 * time.Millisecond
 // resource in flight, and keeps the last lines for error messages.
 type stderrForwarder struct {
 	pipe *os.File
+	src  io.Reader // pipe, read by raw system calls (see quiet)
 	log  *slog.Logger
 	done chan struct{} // closed when the reader goroutine has returned
 
@@ -61,14 +62,14 @@ type stderrForwarder struct {
 }
 
 func newStderrForwarder(pipe *os.File, log *slog.Logger) *stderrForwarder {
-	f := &stderrForwarder{pipe: pipe, log: log, done: make(chan struct{}), progress: make(chan struct{}, 1)}
+	f := &stderrForwarder{pipe: pipe, src: quiet(pipe), log: log, done: make(chan struct{}), progress: make(chan struct{}, 1)}
 	go f.run()
 	return f
 }
 
 // Read counts what the forwarder takes from the pipe; see settle.
 func (f *stderrForwarder) Read(p []byte) (int, error) {
-	n, err := f.pipe.Read(p)
+	n, err := f.src.Read(p)
 	f.read.Add(int64(n))
 	return n, err
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -222,11 +223,18 @@ func (p *Process) HasExited() bool {
 	if p.reaped {
 		return true
 	}
+	// A raw system call: with WNOHANG waitid never blocks, so, like the
+	// runtime's own non-blocking calls, it need not wake the runtime's
+	// monitor thread, which a command idle between requests has let
+	// sleep (entersyscall wakes it: a futex wake and 20 µs polls).
 	var info unix.Siginfo
-	err := unix.Waitid(unix.P_PID, p.pgid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	errno := syscall.EINTR
+	for errno == syscall.EINTR {
+		_, _, errno = syscall.RawSyscall6(unix.SYS_WAITID, unix.P_PID, uintptr(p.pgid), uintptr(unsafe.Pointer(&info)), unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, 0, 0)
+	}
 	// Linux sets si_signo to SIGCHLD only when it found an exited child;
 	// with WNOHANG and a running child it is 0.
-	return err != nil || info.Signo != 0
+	return errno != 0 || info.Signo != 0
 }
 
 // CloseStdin closes the child's standard input: the v0 protocol's only
