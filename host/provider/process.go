@@ -15,6 +15,7 @@ import (
 
 	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/internal/termtext"
+	"github.com/pierhq/pier/internal/rawio"
 	"github.com/pierhq/pier/schema"
 	"github.com/pierhq/pier/schema/jsonl"
 	"github.com/pierhq/pier/schema/logkey"
@@ -35,7 +36,7 @@ const pendingReadTimeout = 100 * time.Millisecond
 type Process struct {
 	cfg    Config
 	proc   *proc.Process
-	in     io.Writer // the process's stdin, written by raw system calls (see quiet)
+	in     io.Writer // the process's stdin, written by raw system calls (see package rawio)
 	out    *jsonl.Reader
 	stderr *stderrForwarder
 	guard  *exitGuard
@@ -87,8 +88,8 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 	p := &Process{
 		cfg:    cfg,
 		proc:   pr,
-		in:     quiet(pr.Stdin()),
-		out:    jsonl.NewReader(quiet(pr.Stdout()), cfg.MaxFrame),
+		in:     rawio.Wrap(pr.Stdin()),
+		out:    jsonl.NewReader(rawio.Wrap(pr.Stdout()), cfg.MaxFrame),
 		stderr: newStderrForwarder(pr.Stderr(), log),
 		guard:  newExitGuard(pr),
 		log:    log,

@@ -4,6 +4,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pierhq/pier/internal/rawio"
 )
 
 // readable reports whether f has data to read right now, without reading
@@ -32,7 +34,7 @@ func pollIn(files [3]*os.File) (ready, asked [3]bool) {
 		if n == 0 {
 			return
 		}
-		if pollNow(fds[:n]) <= 0 {
+		if rawio.PollNow(fds[:n]) <= 0 {
 			return
 		}
 		for i := range files {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/internal/termtext"
+	"github.com/pierhq/pier/internal/rawio"
 	"github.com/pierhq/pier/schema/logkey"
 )
 
@@ -43,7 +44,7 @@ const stderrSettle = 50 * time.Millisecond
 // resource in flight, and keeps the last lines for error messages.
 type stderrForwarder struct {
 	pipe *os.File
-	src  io.Reader // pipe, read by raw system calls (see quiet)
+	src  io.Reader // pipe, read by raw system calls (see package rawio)
 	log  *slog.Logger
 	done chan struct{} // closed when the reader goroutine has returned
 
@@ -62,7 +63,7 @@ type stderrForwarder struct {
 }
 
 func newStderrForwarder(pipe *os.File, log *slog.Logger) *stderrForwarder {
-	f := &stderrForwarder{pipe: pipe, src: quiet(pipe), log: log, done: make(chan struct{}), progress: make(chan struct{}, 1)}
+	f := &stderrForwarder{pipe: pipe, src: rawio.Wrap(pipe), log: log, done: make(chan struct{}), progress: make(chan struct{}, 1)}
 	go f.run()
 	return f
 }

@@ -6,24 +6,15 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"unsafe"
+
+	"github.com/pierhq/pier/internal/rawio"
 )
 
 // quiet wraps an attached bridge's socket to the provider so that its
-// reads and writes do not wake the Go runtime's monitor thread.
-//
-// A bridge waits for the provider three times a request (validate, plan,
-// apply), and each time its only processor goes idle, the runtime's
-// monitor (sysmon) sees nothing to watch and sleeps. The first system call
-// made through package syscall after that wakes it (entersyscall): a futex
-// wake of another thread, then the monitor's 20 µs polling until the
-// process is idle again, about a tenth of a bridge's CPU on a fresh apply.
-// The monitor watches system calls so that one that blocks does not hold
-// the processor; a read or write of a non-blocking socket never blocks
-// (it returns EAGAIN, and the poller waits), so it needs no watching and
-// is made as a raw system call, as the runtime makes its own
-// non-blocking ones. Waiting, deadlines and closing stay the poller's,
-// through [syscall.RawConn].
+// reads and writes are raw system calls (see package rawio): a bridge
+// waits for the provider three times a request (validate, plan, apply),
+// and the wake-ups of the runtime's monitor after each wait were about a
+// tenth of a bridge's CPU on a fresh apply.
 //
 // Sockets Go's net package made are always non-blocking. Anything else is
 // returned as it is.
@@ -36,66 +27,24 @@ func quiet(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	q := &quietConn{Conn: c, rc: rc}
-	q.readFn, q.writeFn = q.rawRead, q.rawWrite
-	return q
+	return &quietConn{Conn: c, raw: rawio.NewConn(rc)}
 }
 
 // quietConn is a net.Conn whose Read and Write are raw system calls on
-// the non-blocking descriptor of Conn; the rest is Conn's.
-//
-// What a raw call reads into or writes from, and its outcome, are fields
-// (one set per direction, since a read and a write may run at once), and
-// the functions RawConn calls are made once: a closure made per call
-// would allocate twice per read and write. Two reads, or two writes, must
-// not run at once, which the one user, a tls.Conn, never does (it holds a
-// lock per direction around every read and write of its connection).
+// the non-blocking descriptor of Conn; the rest is Conn's. Two reads, or
+// two writes, must not run at once, which the one user, a tls.Conn,
+// never does (it holds a lock per direction around every read and write
+// of its connection).
 type quietConn struct {
 	net.Conn
-	rc syscall.RawConn
-
-	readFn, writeFn func(fd uintptr) bool
-	rbuf, wbuf      []byte
-	rn, wn          int
-	rerr, werr      syscall.Errno
-}
-
-// rawRead reads rbuf once: false (wait) when nothing is there yet.
-func (c *quietConn) rawRead(fd uintptr) bool {
-	for {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
-		if e == syscall.EINTR {
-			continue
-		}
-		c.rn, c.rerr = int(r), e
-		return e != syscall.EAGAIN
-	}
-}
-
-// rawWrite writes wbuf[wn:] once: false (wait) when the socket is full.
-func (c *quietConn) rawWrite(fd uintptr) bool {
-	for {
-		b := c.wbuf[c.wn:]
-		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		if e == syscall.EINTR {
-			continue
-		}
-		if e == 0 {
-			c.wn += int(r)
-		}
-		c.werr = e
-		return e != syscall.EAGAIN
-	}
+	raw *rawio.Conn
 }
 
 func (c *quietConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.rbuf, c.rn, c.rerr = p, 0, 0
-	err := c.rc.Read(c.readFn)
-	n, errno := c.rn, c.rerr
-	c.rbuf = nil
+	n, errno, err := c.raw.Read(p)
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -108,18 +57,14 @@ func (c *quietConn) Read(p []byte) (int, error) {
 }
 
 func (c *quietConn) Write(p []byte) (int, error) {
-	c.wbuf, c.wn = p, 0
-	defer func() { c.wbuf = nil }()
-	for c.wn < len(p) {
-		c.werr = 0
-		if err := c.rc.Write(c.writeFn); err != nil {
-			return c.wn, c.opError("write", err)
-		}
-		if c.werr != 0 {
-			return c.wn, c.opError("write", os.NewSyscallError("write", c.werr))
-		}
+	n, errno, err := c.raw.Write(p)
+	switch {
+	case err != nil:
+		return n, c.opError("write", err)
+	case errno != 0:
+		return n, c.opError("write", os.NewSyscallError("write", errno))
 	}
-	return c.wn, nil
+	return n, nil
 }
 
 // opError wraps err as package net does its own errors, so that messages

@@ -1,4 +1,4 @@
-package provider
+package rawio
 
 import (
 	"errors"
@@ -9,25 +9,21 @@ import (
 	"time"
 )
 
-// TestQuietFile: a non-blocking pipe is read and written by raw system
+// TestFile: a non-blocking pipe is read and written by raw system
 // calls, with what it carries intact, EOF at its end, a read deadline
 // kept, and the file's own errors once closed; a blocking file is left
 // as it is. (A write to a pipe whose read end is closed is not tested:
 // a child that parallel tests fork may hold the read end until it
 // execs.)
-func TestQuietFile(t *testing.T) {
+func TestFile(t *testing.T) {
 	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	qr, ok := quiet(r).(*quietFile)
-	if !ok {
-		t.Fatal("a pipe's read end was not wrapped")
-	}
-	qw, ok := quiet(w).(*quietFile)
-	if !ok {
-		t.Fatal("a pipe's write end was not wrapped")
+	qr, qw := NewFile(r), NewFile(w)
+	if qr == nil || qw == nil {
+		t.Fatal("a pipe's ends were not wrapped")
 	}
 	// Nothing written yet: a past deadline ends the read at once.
 	if err := r.SetReadDeadline(time.Unix(1, 0)); err != nil {
@@ -81,7 +77,10 @@ func TestQuietFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, ok := quiet(f).(*quietFile); ok {
+	if NewFile(f) != nil {
 		t.Error("a blocking file was wrapped")
+	}
+	if Wrap(f) != io.ReadWriter(f) {
+		t.Error("Wrap of a blocking file is not the file")
 	}
 }
