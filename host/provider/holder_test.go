@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/internal/proc/proctest"
+	"github.com/pierhq/pier/internal/testneed"
 	"github.com/pierhq/pier/schema"
 )
 
@@ -209,7 +210,7 @@ var exitChecks = map[string]bool{"pidfd": false, "waitid": true}
 func needExitFile(t *testing.T, noExitFile bool, p *Process) {
 	t.Helper()
 	if !noExitFile && p.exitFile == nil {
-		t.Skip("no pidfd on this kernel")
+		testneed.Missing(t, "pidfd_open", "the pidfd path needs Linux 5.3 or later")
 	}
 }
 

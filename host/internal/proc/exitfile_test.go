@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pierhq/pier/internal/testneed"
 )
 
 // pollExitFile polls f, without blocking: whether it is readable, and
@@ -53,7 +55,7 @@ func TestExitFile(t *testing.T) {
 			f := p.ExitFile()
 			if (f != nil) != tc.exitFd {
 				if _, err := unix.PidfdOpen(os.Getpid(), 0); tc.exitFd && err != nil {
-					t.Skipf("no pidfd on this kernel: %v", err)
+					testneed.Missing(t, "pidfd_open: "+err.Error(), "the pidfd path needs Linux 5.3 or later")
 				}
 				t.Fatalf("ExitFile() = %v, want one: %v", f, tc.exitFd)
 			}
