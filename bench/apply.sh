@@ -9,7 +9,7 @@
 # builds pier into bin/ first. Nothing here is a test: it prints a table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go build -o bin/pier ./cmd/pier
+go build -tags urfave_cli_no_docs,grpcnotrace -o bin/pier ./cmd/pier
 PIER=$PWD/bin/pier
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100 1000 10000)

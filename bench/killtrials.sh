@@ -28,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trials=${1:-30}
-if [ $# -ge 2 ]; then PIER=$2; else go build -o bin/pier ./cmd/pier; PIER=$PWD/bin/pier; fi
+if [ $# -ge 2 ]; then PIER=$2; else go build -tags urfave_cli_no_docs,grpcnotrace -o bin/pier ./cmd/pier; PIER=$PWD/bin/pier; fi
 PROV=$PWD/cmd/pier/testdata/providers/objects.py
 command -v python3 >/dev/null || { echo "bench: needs python3" >&2; exit 1; }
 case ${KILL:-pier} in

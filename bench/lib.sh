@@ -7,7 +7,7 @@
 pier_bins() {
   bins=("$@")
   if [ ${#bins[@]} -eq 0 ]; then
-    go build -o bin/ ./cmd/pier ./cmd/pier-layout # pier ui runs pier-layout from pier's directory
+    go build -tags urfave_cli_no_docs,grpcnotrace -o bin/ ./cmd/pier ./cmd/pier-layout # pier ui runs pier-layout from pier's directory
     bins=("$PWD/bin/pier")
   fi
   make -s tfproviders >/dev/null

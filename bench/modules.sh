@@ -21,7 +21,7 @@ done
 shift $((OPTIND - 1))
 pier=${1:-}
 if [ -z "$pier" ]; then
-  go build -o bin/pier ./cmd/pier
+  go build -tags urfave_cli_no_docs,grpcnotrace -o bin/pier ./cmd/pier
   pier=$PWD/bin/pier
 fi
 work=$(mktemp -d)

@@ -11,7 +11,7 @@
 # pier's own. Nothing here is a test: it prints a table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-go build -o bin/pier ./cmd/pier
+go build -tags urfave_cli_no_docs,grpcnotrace -o bin/pier ./cmd/pier
 PIER=$PWD/bin/pier
 TIME=$PWD/bin/tfproviders/terraform-provider-time
 [ -x "$TIME" ] || { echo "bench: $TIME missing: run make tfproviders" >&2; exit 1; }

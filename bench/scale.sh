@@ -50,7 +50,7 @@ shift $((OPTIND - 1))
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 50000 100000)
 if [ -z "${PIER:-}" ]; then
-  go build -o bin/pier ./cmd/pier
+  go build -tags urfave_cli_no_docs,grpcnotrace -o bin/pier ./cmd/pier
   PIER=$PWD/bin/pier
 fi
 work=$(mktemp -d /tmp/pier-scale-XXXXXX)

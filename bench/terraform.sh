@@ -24,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
-go build -o bin/pier ./cmd/pier
+go build -tags urfave_cli_no_docs,grpcnotrace -o bin/pier ./cmd/pier
 make -s tfproviders >/dev/null
 PIER=$PWD/bin/pier
 REAL=$PWD/bin/tfproviders/terraform-provider-time

@@ -64,7 +64,7 @@ sizes=("$@")
 if [ -n "${PIER:-}" ]; then
   pier_version=$PIER
 else
-  go build -o bin/pier ./cmd/pier
+  go build -tags urfave_cli_no_docs,grpcnotrace -o bin/pier ./cmd/pier
   PIER=$repo/bin/pier
   pier_version=$(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')
 fi
