@@ -138,17 +138,32 @@ func (v *View) walk(level map[string]any, prefix source.Address, ptr string) err
 	}
 	if res, ok := level[schema.ResourcesKey].(map[string]any); ok {
 		v.paths[ptr+"/"+schema.ResourcesKey] = true
+		// One allocation for the level's records and one for their
+		// addresses, rather than two or three per entry: a state of
+		// 100k resources read 300k small objects here on every plan.
+		// Each address is capped at its length, so that appending to
+		// one copies it rather than writing over the next.
+		n := len(prefix) + 1
+		recs := make([]Recorded, len(res))
+		steps := make([]source.Step, len(res)*n)
+		i := 0
 		for key, raw := range res {
-			step, err := parseStep(key)
-			if err != nil {
-				return err
-			}
+			step, canonical := parseStep(key)
 			e, err := DecodeEntry(raw)
 			if err != nil {
 				return fmt.Errorf("resource %s: %w", key, err)
 			}
-			addr := append(append(source.Address{}, prefix...), step)
-			v.Entries[addr.String()] = &Recorded{Address: addr, Handler: v.Handler, Entry: e}
+			addr := source.Address(steps[i*n : (i+1)*n : (i+1)*n])
+			copy(addr, prefix)
+			addr[n-1] = step
+			name := key
+			if len(prefix) > 0 || !canonical {
+				name = addr.String()
+			}
+			r := &recs[i]
+			*r = Recorded{Address: addr, Handler: v.Handler, Entry: e}
+			v.Entries[name] = r
+			i++
 		}
 	}
 	if deps, ok := level[schema.DeploymentsKey].(map[string]any); ok {
@@ -158,10 +173,7 @@ func (v *View) walk(level map[string]any, prefix source.Address, ptr string) err
 			if !ok {
 				return fmt.Errorf("deployment %s is not an object", key)
 			}
-			step, err := parseStep(key)
-			if err != nil {
-				return err
-			}
+			step, _ := parseStep(key)
 			addr := append(append(source.Address{}, prefix...), step)
 			if err := v.walk(sub, addr, ptr+"/deployments/"+schema.EscapePointerToken(key)); err != nil {
 				return err
@@ -171,17 +183,65 @@ func (v *View) walk(level map[string]any, prefix source.Address, ptr string) err
 	return nil
 }
 
-func parseStep(key string) (source.Step, error) {
+// parseStep reads a state key as one address step. canonical says that
+// the step's address spelling is the key itself: a plain name, or a
+// plain name and a decimal index as pier writes it (a[12]), which is how
+// nearly every key reads, so that a state of many resources is read
+// without going through [source.ParseAddress] and [source.Address.String]
+// for each.
+func parseStep(key string) (step source.Step, canonical bool) {
+	if name, index, ok := plainIndexed(key); ok {
+		if index < 0 {
+			return source.Step{Name: name}, true
+		}
+		return source.Step{Name: name, Key: index}, true
+	}
 	if strings.HasPrefix(key, `"`) {
 		// A name NixOps4 allows that starts with a quote: quoted in an
 		// address, and kept whole here.
-		return source.Step{Name: key}, nil
+		return source.Step{Name: key}, false
 	}
 	a, err := source.ParseAddress(key)
 	if err != nil || len(a) != 1 {
 		// A name pier would not produce (e.g. containing a dot) is still a
 		// valid state key; keep it whole.
-		return source.Step{Name: key}, nil
+		return source.Step{Name: key}, false
 	}
-	return a[0], nil
+	return a[0], false
+}
+
+// plainIndexed splits a key of the form NAME or NAME[INDEX], NAME of
+// ASCII letters, digits, '_' and '-' not starting "module", INDEX
+// decimal digits without a leading zero and short enough to fit an int;
+// index is -1 for NAME alone. Such a key is one step that
+// [source.ParseAddress] reads the same, and spelt back as the key.
+func plainIndexed(key string) (name string, index int, ok bool) {
+	i := 0
+	for i < len(key) {
+		c := key[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' {
+			i++
+			continue
+		}
+		break
+	}
+	name = key[:i]
+	if name == "" || strings.HasPrefix(name, "module") {
+		return "", 0, false
+	}
+	if i == len(key) {
+		return name, -1, true
+	}
+	digits, found := strings.CutSuffix(key[i:], "]")
+	digits, bracket := strings.CutPrefix(digits, "[")
+	if !found || !bracket || digits == "" || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 {
+		return "", 0, false
+	}
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return "", 0, false
+		}
+		index = index*10 + int(c-'0')
+	}
+	return name, index, true
 }
