@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -374,23 +375,51 @@ func (p *Providers) started() map[string]int {
 	return out
 }
 
-// close stops every provider process and waits for them.
+// close stops every provider process and waits for them. The pools close
+// side by side: a state handler's process may take a while to exit (a
+// state_file writes its resolved-state cache), and the bridges, then the
+// Terraform providers they used, need not wait for it. Each Terraform
+// provider is stopped once every pool that could use it is closed. The
+// error returned is the first in key order, then the Terraform providers'.
 func (p *Providers) close() error {
 	p.mu.Lock()
 	pools := p.pools
 	p.pools = map[string]*provider.Pool{}
+	tfPools := map[string]bool{}
+	for key := range pools {
+		tfPools[key] = p.mayUseTerraform(key)
+	}
 	p.mu.Unlock()
-	var first error
-	for _, pl := range pools {
-		if err := pl.Close(); err != nil && first == nil {
-			first = err
+	keys := slices.Sorted(maps.Keys(pools))
+	errs := make([]error, len(keys))
+	var all, bridges sync.WaitGroup
+	for i, key := range keys {
+		wg := &all
+		if tfPools[key] {
+			wg = &bridges
 		}
+		wg.Go(func() { errs[i] = pools[key].Close() })
 	}
 	// The bridges are gone: stop the Terraform providers they used.
-	if err := p.tf.Close(); err != nil && first == nil {
-		first = err
+	bridges.Wait()
+	tfErr := p.tf.Close()
+	all.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
-	return first
+	return tfErr
+}
+
+// mayUseTerraform reports whether the pool under key may have bridges
+// attached to a Terraform provider the Fetcher holds: a pool of a
+// Terraform provider's declaration, or of one it cannot find (kept to be
+// safe). The caller holds mu.
+func (p *Providers) mayUseTerraform(key string) bool {
+	name, _, _ := strings.Cut(key, " state ")
+	d := p.decls[name]
+	return d == nil || d.Terraform != ""
 }
 
 // Decl returns a provider's declaration, or nil.
