@@ -4,7 +4,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/pierhq/pier/internal/rawio"
+	"github.com/pierhq/pier/schema/rawio"
 )
 
 // quietReader and quietWriter give [ServeIO] a request stream and a frame

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pierhq/pier/internal/rawio"
+	"github.com/pierhq/pier/schema/rawio"
 )
 
 // TestQuietStreams: ServeIO reads and writes the host's non-blocking pipes

@@ -15,10 +15,10 @@ import (
 
 	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/host/internal/termtext"
-	"github.com/pierhq/pier/internal/rawio"
 	"github.com/pierhq/pier/schema"
 	"github.com/pierhq/pier/schema/jsonl"
 	"github.com/pierhq/pier/schema/logkey"
+	"github.com/pierhq/pier/schema/rawio"
 )
 
 // exitWait is how long pier waits for a provider that closed its stdout

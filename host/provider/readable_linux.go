@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pierhq/pier/internal/rawio"
+	"github.com/pierhq/pier/schema/rawio"
 )
 
 // readable reports whether f has data to read right now, without reading

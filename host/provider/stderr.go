@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/pierhq/pier/host/internal/termtext"
-	"github.com/pierhq/pier/internal/rawio"
 	"github.com/pierhq/pier/schema/logkey"
+	"github.com/pierhq/pier/schema/rawio"
 )
 
 // stderrTailLines is how many of the last stderr lines an [*Error] carries:

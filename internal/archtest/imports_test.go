@@ -21,9 +21,9 @@ var rules = []struct {
 	forbidden []string
 	why       string
 }{
-	{"schema", []string{""}, "schema is the protocol vocabulary and its framing (schema/jsonl): it imports nothing from pier"},
+	{"schema", []string{""}, "schema is the protocol vocabulary, its framing (schema/jsonl) and the raw I/O of the descriptors it travels on (schema/rawio): it imports nothing from pier"},
 	{"statefile", []string{"host", "adapters", "providersdk", "cmd"}, "statefile is the event-log format: it may import only schema"},
-	{"providersdk", []string{"host", "adapters", "statefile", "internal", "rpcapi", "cmd"}, "providersdk is for outside provider authors: it may import only schema (the vocabulary, and schema/jsonl for the framing the host shares)"},
+	{"providersdk", []string{"host", "adapters", "statefile", "internal", "rpcapi", "cmd"}, "providersdk is for outside provider authors: it may import only schema (the vocabulary, and schema/jsonl and schema/rawio for the framing and pipe I/O the host shares)"},
 	{"adapters/builtin", []string{"host", "cmd", "rpcapi"}, "adapters/builtin is the one list of shipped adapters: it imports the adapters and schema, and the front ends (cmd, rpcapi) pass it to the host"},
 	{"adapters", []string{"host", "cmd", "rpcapi"}, "shipped adapters must use only what a third-party provider can"},
 	{"internal/tfschemadoc", []string{""}, "the tf schema --json wire type sits below the Terraform bridge that writes it and host/tfschema that reads it: it imports nothing from pier"},

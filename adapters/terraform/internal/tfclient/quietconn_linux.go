@@ -7,7 +7,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/pierhq/pier/internal/rawio"
+	"github.com/pierhq/pier/schema/rawio"
 )
 
 // quiet wraps an attached bridge's socket to the provider so that its
