@@ -21,6 +21,8 @@ import (
 type doc struct {
 	root any
 	undo []undoEntry
+	// canon is the scratch of the values Append keeps encoded (see stored).
+	canon canonScanner
 }
 
 type undoEntry struct {
@@ -133,6 +135,23 @@ func (o *operation) value() (any, error) {
 		o.val, o.decoded = v, true
 	}
 	return o.val, nil
+}
+
+// stored is the value an add or replace of an object's member keeps: for
+// an object or array that Append was given, its encoding, put in
+// json.Marshal's form (canonicalize), as a json.RawMessage that is decoded
+// only when an operation or a read reaches into it (see lazy.go), so that
+// recording a resource costs a copy of its bytes rather than a decode, and
+// the document holds that copy rather than the decoded maps. Anything
+// else (a scalar, which checkType may read, or a value canonicalize does
+// not take) is decoded.
+func (d *doc) stored(o *operation) (any, error) {
+	if !o.decoded && len(o.raw) > 1 && (o.raw[0] == '{' || o.raw[0] == '[') {
+		if enc, ok := d.canon.canonicalize(make([]byte, 0, len(o.raw)), o.raw); ok {
+			return json.RawMessage(enc), nil
+		}
+	}
+	return o.value()
 }
 
 func (o *operation) rawValue() (json.RawMessage, error) {
@@ -301,7 +320,7 @@ func (d *doc) fast(op *operation, path, from []string) (done bool, err error) {
 		if _, exists := m[key]; !exists && op.Op == "replace" {
 			return true, errors.New("path does not exist")
 		}
-		v, err := op.value()
+		v, err := d.stored(op)
 		if err != nil {
 			return true, fmt.Errorf("value: %w", err)
 		}
@@ -549,8 +568,9 @@ func validUTF8(s string) string {
 }
 
 func deepCopy(v any) any {
-	v = decoded(v)
 	switch c := v.(type) {
+	case json.RawMessage:
+		return decoded(c) // decoded afresh: nothing else holds it
 	case map[string]any:
 		m := make(map[string]any, len(c))
 		for k, e := range c {
