@@ -101,21 +101,21 @@ func (c cached) decode() (map[string]any, error) {
 	return checkType(v)
 }
 
-// writeCache replaces the cache of the log at path, whose content is data,
-// with state and the replay's report, and returns the state's encoding:
-// body when it is not nil (which must be json.Marshal(state)), else
-// encoded here. It writes a temporary file and
+// writeCache replaces the cache of the log at path, whose content is
+// logSize bytes hashing to logSum, with state and the replay's report, and
+// returns the state's encoding: body when it is not nil (which must be
+// json.Marshal(state)), else encoded here. It writes a temporary file and
 // renames it over the cache, so that a reader sees the old cache or the
 // new one; it does not fsync, since a cache lost in a crash is only
 // replayed again.
-func writeCache(path string, data []byte, state map[string]any, body []byte, hdr cacheHeader) ([]byte, error) {
+func writeCache(path string, logSize int64, logSum string, state map[string]any, body []byte, hdr cacheHeader) ([]byte, error) {
 	if body == nil {
 		var err error
 		if body, err = marshal(state); err != nil {
 			return nil, fmt.Errorf("encode state: %w", err)
 		}
 	}
-	hdr.Version, hdr.LogSize, hdr.LogSHA256 = cacheVersion, int64(len(data)), sum(data)
+	hdr.Version, hdr.LogSize, hdr.LogSHA256 = cacheVersion, logSize, logSum
 	hdr.StateSize, hdr.StateSHA256 = len(body), sum(body)
 	head, err := json.Marshal(hdr)
 	if err != nil {
@@ -130,9 +130,15 @@ func writeCache(path string, data []byte, state map[string]any, body []byte, hdr
 		return nil, err
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	buf := make([]byte, 0, len(head)+len(body)+2)
-	buf = append(append(append(append(buf, head...), '\n'), body...), '\n')
-	_, werr := tmp.Write(buf)
+	// Three writes rather than a copy of the state's encoding into one
+	// buffer.
+	_, werr := tmp.Write(append(head, '\n'))
+	if werr == nil {
+		_, werr = tmp.Write(body)
+	}
+	if werr == nil {
+		_, werr = tmp.Write([]byte{'\n'})
+	}
 	if err := tmp.Close(); werr == nil {
 		werr = err
 	}
@@ -171,7 +177,7 @@ func (s *Snapshot) SaveCache(path string) error {
 	if err != nil {
 		return err
 	}
-	body, err := writeCache(path, data, state, nil, cacheHeader{Events: s.Events, LastIndex: s.LastIndex, End: s.end, Warnings: s.warnings})
+	body, err := writeCache(path, int64(len(data)), sum(data), state, nil, cacheHeader{Events: s.Events, LastIndex: s.LastIndex, End: s.end, Warnings: s.warnings})
 	if err != nil {
 		return err
 	}

@@ -101,24 +101,41 @@ func initEvent(time string) Event {
 // encodeLine is the compact one-line form the writer appends, with its
 // newline and its checksum (see [ChecksumKey]): json.Marshal's encoding
 // of the event, built by hand (appendJSON) since every append pays for it.
-func (e Event) encodeLine() ([]byte, error) {
+func (e Event) encodeLine() ([]byte, error) { return e.appendLine(make([]byte, 0, 256)) }
+
+// appendLine appends encodeLine's line to b. [Log.Append] gives it the
+// log's own buffer, so that an event costs no allocation for its line.
+func (e Event) appendLine(b []byte) ([]byte, error) {
 	if _, ok := e.Meta.Extra[ChecksumKey]; ok {
 		e.Meta.Extra = maps.Clone(e.Meta.Extra)
 		delete(e.Meta.Extra, ChecksumKey)
 	}
-	b, at, err := e.appendJSON(make([]byte, 0, 256))
+	start := len(b)
+	b, at, err := e.appendJSON(b)
 	if err != nil {
 		return nil, err
 	}
-	// The member goes first in meta, at at, just after its "{".
-	member := fmt.Sprintf(`"%s":"%s%08x"`, ChecksumKey, checksumPrefix, crc32.Checksum(b, castagnoli()))
-	if b[at] != '}' {
-		member += ","
+	// The member goes first in meta, at at, just after its "{": the
+	// bytes from there move up to make room for it.
+	crc := crc32.Checksum(b[start:], castagnoli())
+	var buf [48]byte
+	member := append(buf[:0], `"`+ChecksumKey+`":"`+checksumPrefix...)
+	for shift := 28; shift >= 0; shift -= 4 {
+		member = append(member, hexDigits[crc>>shift&0xf])
 	}
-	line := make([]byte, 0, len(b)+len(member)+1)
-	line = append(append(append(line, b[:at]...), member...), b[at:]...)
-	return append(line, '\n'), nil
+	member = append(member, '"')
+	if b[at] != '}' {
+		member = append(member, ',')
+	}
+	end := len(b)
+	b = append(b, member...)
+	copy(b[at+len(member):], b[at:end])
+	copy(b[at:], member)
+	return append(b, '\n'), nil
 }
+
+// hexDigits are the checksum's digits, as %x writes them.
+const hexDigits = "0123456789abcdef"
 
 // appendJSON appends json.Marshal(e) to b, and says where meta's members
 // begin.

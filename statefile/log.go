@@ -1,8 +1,12 @@
 package statefile
 
 import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -62,7 +66,14 @@ type Log struct {
 	// Close splices the new encoding from the two (see splice.go).
 	enc     []byte
 	touched changedMembers
+	// line is the buffer the last event's line was built in: the next one
+	// is built there too, once the file has it.
+	line []byte
 }
+
+// maxKeptLine is the largest line buffer a log keeps for the next event:
+// a rare large event (an import) is not held in memory until Close.
+const maxKeptLine = 64 << 10
 
 // Open opens the state file at path for writing. It creates the file (mode
 // 0600, holding the initialising event) if it does not exist, takes the
@@ -337,13 +348,17 @@ func (l *Log) append(ev Event) error {
 		l.doc.rollback(0)
 		return err
 	}
-	line, err := ev.encodeLine()
+	buf := l.line[:0]
+	if l.needNL {
+		buf = append(buf, '\n')
+	}
+	line, err := ev.appendLine(buf)
 	if err != nil {
 		l.doc.rollback(0)
 		return err
 	}
-	if l.needNL {
-		line = append([]byte{'\n'}, line...)
+	if cap(line) <= maxKeptLine {
+		l.line = line[:0]
 	}
 	n, err := l.f.Write(line)
 	if err == nil {
@@ -396,9 +411,11 @@ func (l *Log) saveCache() {
 	if l.cached || l.broken != nil {
 		return
 	}
-	data := make([]byte, l.size)
-	if _, err := l.f.ReadAt(data, 0); err != nil {
-		l.log.Debug("state cache not written", logkey.Path, l.path, logkey.Error, err)
+	// The log is hashed as it is read, a buffer at a time, rather than
+	// read into memory whole.
+	h := sha256.New()
+	if n, err := io.Copy(h, io.NewSectionReader(l.f, 0, l.size)); err != nil || n != l.size {
+		l.log.Debug("state cache not written", logkey.Path, l.path, logkey.Error, cmp.Or(err, io.ErrUnexpectedEOF))
 		return
 	}
 	root, ok := l.doc.root.(map[string]any)
@@ -407,7 +424,7 @@ func (l *Log) saveCache() {
 	}
 	hdr := cacheHeader{Events: l.events, LastIndex: l.last, End: l.size, Warnings: l.warnings}
 	enc, _ := spliceEncoding(l.enc, root, &l.touched)
-	enc, err := writeCache(l.path, data, root, enc, hdr)
+	enc, err := writeCache(l.path, l.size, hex.EncodeToString(h.Sum(nil)), root, enc, hdr)
 	if err != nil {
 		l.log.Debug("state cache not written", logkey.Path, l.path, logkey.Error, err)
 		return
