@@ -199,6 +199,16 @@ resource "x" {
 	}
 }
 
+// noopFirst is what a no-op plan resolves before the Resolve that knows
+// the recorded outputs.
+type noopFirst int
+
+const (
+	noopUnknownFirst  noopFirst = iota // a Resolve that knows none
+	noopKnownFirst                     // nothing
+	noopHandlersFirst                  // ResolveHandlers
+)
+
 func BenchmarkResolve10000(b *testing.B) {
 	b.Run("flat/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, false) })
 	b.Run("flat/round", func(b *testing.B) { benchmarkResolveFlatRound(b, 10000) })
@@ -208,18 +218,20 @@ func BenchmarkResolve10000(b *testing.B) {
 	b.Run("chain/first", func(b *testing.B) { benchmarkResolveFirst(b, 10000, true) })
 	b.Run("chain/round", func(b *testing.B) { benchmarkResolveRound(b, 10000) })
 	b.Run("chain/all-rounds", func(b *testing.B) { benchmarkResolveAllRounds(b, 10000) })
-	b.Run("scale/noop", func(b *testing.B) { benchmarkResolveNoop(b, 10000, false) })
-	b.Run("scale/noop-known-first", func(b *testing.B) { benchmarkResolveNoop(b, 10000, true) })
+	b.Run("scale/noop", func(b *testing.B) { benchmarkResolveNoop(b, 10000, noopUnknownFirst) })
+	b.Run("scale/noop-known-first", func(b *testing.B) { benchmarkResolveNoop(b, 10000, noopKnownFirst) })
+	b.Run("scale/noop-handlers-first", func(b *testing.B) { benchmarkResolveNoop(b, 10000, noopHandlersFirst) })
 }
 
 // benchmarkResolveNoop is what a no-op plan of bench/scale.sh's
 // deployment resolves: half the memos independent, a quarter reading one
 // of those each, a quarter reading one of that quarter. The first
 // Resolve knows no outputs; the second knows every recorded one, as the
-// planner's speculation gives them. With knownFirst, the one Resolve
-// knows them all from the start: what a plan that read its states before
-// its first Resolve would cost, the floor for removing the first pass.
-func benchmarkResolveNoop(b *testing.B, n int, knownFirst bool) {
+// planner's speculation gives them. With noopKnownFirst, the one Resolve
+// knows them all from the start: the floor for removing the first pass.
+// With noopHandlersFirst, ResolveHandlers comes first, as a plan that
+// reads its states first resolves.
+func benchmarkResolveNoop(b *testing.B, n int, first noopFirst) {
 	q := n / 4
 	dir := writeDir(b, map[string]string{"main.pier.hcl": fmt.Sprintf(`provider "local" {
   builtin = "local"
@@ -270,9 +282,14 @@ resource "c" {
 		b.StopTimer()
 		d := mustLoad(b, dir, Options{})
 		b.StartTimer()
-		if !knownFirst {
+		switch first {
+		case noopUnknownFirst:
 			if _, err := d.Resolve(b.Context(), source.Outputs{"state": {}}); err != nil {
 				b.Fatal(err)
+			}
+		case noopHandlersFirst:
+			if _, ok := d.ResolveHandlers(b.Context()); !ok {
+				b.Fatal("ResolveHandlers refused the deployment")
 			}
 		}
 		s, err := d.Resolve(b.Context(), known)

@@ -87,14 +87,17 @@ type resourceDecl struct {
 	inputs   hcl.Expression // nil means no inputs
 	// hoist is what of inputs the instances share, planned on the first
 	// evaluation of many instances (hoisted says it was); see hoist.go.
-	hoist     *hoistPlan
-	hoisted   bool
-	expand    expansion
-	expandBy  hcl.Expression // the count or for_each expression
-	state     *source.Address
-	stateRef  *ref
-	dependsOn []*ref // explicit depends_on
-	lifecycle *source.Lifecycle
+	hoist    *hoistPlan
+	hoisted  bool
+	expand   expansion
+	expandBy hcl.Expression // the count or for_each expression
+	// expandRefs is set when expandBy refers to a resource, directly or
+	// through a local.
+	expandRefs bool
+	state      *source.Address
+	stateRef   *ref
+	dependsOn  []*ref // explicit depends_on
+	lifecycle  *source.Lifecycle
 	// conditions are the lifecycle's precondition and postcondition
 	// blocks, in order (resource_conditions.go); postconditions is set
 	// when one is a postcondition, which reads the instance's outputs.

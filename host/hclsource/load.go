@@ -113,6 +113,9 @@ type Deployment struct {
 	watched []*resourceDecl
 	readers map[string]readerSet // instance address → who read it
 	started bool
+	// rest is set by ResolveHandlers: the next Resolve evaluates every
+	// block it left alone.
+	rest bool
 	// maxInstances bounds count and for_each (maxCount; tests lower it).
 	maxInstances int
 	// lastReady and lastBlocked size the next snapshot's lists.

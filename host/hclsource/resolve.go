@@ -53,6 +53,14 @@ func (d *Deployment) Resolve(ctx context.Context, known source.Outputs) (*source
 			c.dirty = true
 		}
 	}
+	if d.rest {
+		d.rest = false
+		for _, r := range d.topo {
+			if !r.eval.done {
+				d.queueBlock(r)
+			}
+		}
+	}
 	for _, r := range d.retry {
 		d.queueBlock(r)
 	}

@@ -213,6 +213,7 @@ func (d *Deployment) linkResource(r *resourceDecl, content *hcl.BodyContent) hcl
 		refs, ds := d.analyze(r.scope, r.expandBy, expandNone)
 		diags = append(diags, ds...)
 		r.refs = append(r.refs, refs...)
+		r.expandRefs = len(refs) > 0
 	}
 	if r.inputs != nil {
 		refs, ds := d.analyze(r.scope, r.inputs, r.expand)

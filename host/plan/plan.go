@@ -49,6 +49,9 @@ type Plan struct {
 	// madeBy is the engine that planned: its state handlers are running,
 	// and applying there reads no state again.
 	madeBy *engine.Engine
+	// readFirst says the states were read before the deployment
+	// resolved (see planner.first).
+	readFirst bool
 }
 
 // MadeBy reports whether e planned p: its state handlers still run, and

@@ -47,14 +47,29 @@ func MakeDestroy(ctx context.Context, e *engine.Engine) (*Plan, error) {
 
 // run is Make and MakeDestroy: the steps of a plan, in order.
 func run(ctx context.Context, e *engine.Engine, destroyAll bool, o Options) (*Plan, error) {
-	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*engine.HandlerRef{}, madeBy: e}, recorded: map[string]*statedoc.Recorded{}}
-	for _, a := range o.Replace {
-		pl.plan.replace[a] = true
-	}
-	pl.replace = pl.plan.replace
+	pl := newPlanner(e, destroyAll, o)
 	e.PrestartHandlers(ctx)
+	// A plan that reads nothing and destroys nothing reads its states
+	// first, when its source can (see [planner.first]).
+	var first *engine.FirstStates
+	if readStatesFirst && !destroyAll && !o.Refresh && !o.RefreshOnly {
+		first = e.ReadStatesFirst(ctx)
+	}
+	if first != nil && first.Complete {
+		fp := newPlanner(e, destroyAll, o)
+		snap, ok, err := fp.first(ctx, first)
+		if ok {
+			if err != nil {
+				return nil, err
+			}
+			return fp.planSettled(ctx, snap)
+		}
+	}
 	// The states are read while the deployment resolves.
-	early := e.StartStateReads(ctx)
+	early := first.Early()
+	if first == nil {
+		early = e.StartStateReads(ctx)
+	}
 	snap, err := e.Snapshot(ctx, pl.plan.Known)
 	if err != nil {
 		early.Abandon()
@@ -100,6 +115,24 @@ func run(ctx context.Context, e *engine.Engine, destroyAll bool, o Options) (*Pl
 	if err != nil {
 		return nil, err
 	}
+	return pl.planSettled(ctx, snap)
+}
+
+// newPlanner is a planner that has read nothing yet.
+func newPlanner(e *engine.Engine, destroyAll bool, o Options) *planner {
+	pl := &planner{e: e, plan: &Plan{States: map[string]*statedoc.View{}, Known: source.Outputs{}, Destroy: destroyAll, Targets: o.Targets, replace: map[string]bool{}, handlers: map[string]*engine.HandlerRef{}, madeBy: e}, recorded: map[string]*statedoc.Recorded{}}
+	for _, a := range o.Replace {
+		pl.plan.replace[a] = true
+	}
+	pl.replace = pl.plan.replace
+	return pl
+}
+
+// planSettled plans the settled snapshot's changes: the steps of a plan
+// after settle.
+func (pl *planner) planSettled(ctx context.Context, snap *source.Snapshot) (*Plan, error) {
+	e := pl.e
+	var err error
 	if snap, err = pl.markSchemaSensitive(ctx, snap); err != nil {
 		return nil, err
 	}
@@ -141,6 +174,12 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot, early 
 	if err != nil {
 		return err
 	}
+	pl.readSet(set)
+	return nil
+}
+
+// readSet takes the states read into the plan.
+func (pl *planner) readSet(set *engine.StateSet) {
 	for _, h := range slices.Sorted(maps.Keys(set.Handlers)) {
 		ref := set.Handlers[h]
 		pl.plan.handlers[h] = ref
@@ -149,7 +188,6 @@ func (pl *planner) readStates(ctx context.Context, snap *source.Snapshot, early 
 		pl.plan.add(&Change{Address: ref.Resource.Address, Action: execgraph.ActionCreate, Resource: ref.Resource, StateHandler: true, Note: "state handler, read before planning"})
 	}
 	pl.recorded, pl.duplicate = set.Recorded, set.Duplicate
-	return nil
 }
 
 // adoptProviders gives an entry recorded without a provider (NixOps4

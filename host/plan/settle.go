@@ -24,6 +24,11 @@ func (pl *planner) settle(ctx context.Context, snap *source.Snapshot) (*source.S
 	if err != nil {
 		return nil, err
 	}
+	return pl.settleRounds(ctx, snap, same)
+}
+
+// settleRounds is settle after speculate, which found same unchanged.
+func (pl *planner) settleRounds(ctx context.Context, snap *source.Snapshot, same map[*source.Resource]bool) (*source.Snapshot, error) {
 	pl.same = same
 	looked := map[*source.Resource]bool{}
 	for {
@@ -87,6 +92,16 @@ func recordedOutputs(rec *statedoc.Recorded) map[string]any {
 // It also returns the resources it found unchanged, whose recorded
 // outputs it leaves known.
 func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*source.Snapshot, map[*source.Resource]bool, error) {
+	guessed := pl.guess()
+	if len(guessed) == 0 {
+		return snap, map[*source.Resource]bool{}, nil
+	}
+	return pl.speculateFrom(ctx, guessed, nil)
+}
+
+// guess makes every recorded resource's recorded outputs known, and
+// returns the addresses it guessed.
+func (pl *planner) guess() map[string]bool {
 	// Sized once: grown entry by entry, maps of a large state's
 	// addresses are rehashed a dozen times.
 	pl.plan.Known = withRoom(pl.plan.Known, len(pl.recorded))
@@ -97,14 +112,21 @@ func (pl *planner) speculate(ctx context.Context, snap *source.Snapshot) (*sourc
 			guessed[addr] = true
 		}
 	}
-	if len(guessed) == 0 {
-		return snap, map[*source.Resource]bool{}, nil
-	}
+	return guessed
+}
+
+// speculateFrom is speculate's rounds after guess; first, when not nil,
+// is the first round's snapshot, resolved already with the guesses.
+func (pl *planner) speculateFrom(ctx context.Context, guessed map[string]bool, first *source.Snapshot) (*source.Snapshot, map[*source.Resource]bool, error) {
 	// A resource the source did not evaluate again keeps its pointer and
 	// was found unchanged already.
 	right := make(map[*source.Resource]bool, len(guessed))
 	for {
-		next, err := pl.e.Snapshot(ctx, pl.plan.Known)
+		next, err := first, error(nil)
+		first = nil
+		if next == nil {
+			next, err = pl.e.Snapshot(ctx, pl.plan.Known)
+		}
 		if err != nil {
 			for addr := range guessed {
 				delete(pl.plan.Known, addr)

@@ -1,5 +1,7 @@
 package source
 
+import "context"
+
 // StateHandlerLister is implemented by sources that know, before they
 // resolve, which resources hold other resources' state: the engine starts
 // those providers' processes while the deployment resolves, instead of
@@ -28,4 +30,24 @@ type HandlerWatcher interface {
 	// must not block. The resource passed is the one the snapshot will
 	// hold, unless the handler is evaluated again. Nil stops the calls.
 	WatchHandlers(f func(*Resource))
+}
+
+// HandlersFirst is implemented by sources that can evaluate a
+// deployment's state handlers before the rest of it, so that a plan reads
+// its states first and then resolves the deployment once, with the
+// recorded outputs known from the start.
+type HandlersFirst interface {
+	// ResolveHandlers is, for the state handlers alone, the first
+	// Resolve with no outputs known: its snapshot holds the handlers as
+	// that Resolve would make them, the resources every state handler
+	// lister names and those of a built-in provider's state types, and
+	// nothing else. The Resolve that follows evaluates the rest. It
+	// reports false, having evaluated nothing, when it was called after
+	// a Resolve, when the first Resolve could make more of the deployment
+	// than the later ones (count or for_each reading resources, import,
+	// moved and removed blocks, refresh = true, modules), when a handler
+	// reads another resource, or when the handlers' evaluation found
+	// anything to report: the first Resolve reports it then, in its
+	// place.
+	ResolveHandlers(ctx context.Context) (*Snapshot, bool)
 }
