@@ -173,3 +173,46 @@ type sourceFunc func() *source.Snapshot
 func (f sourceFunc) Resolve(context.Context, source.Outputs) (*source.Snapshot, error) {
 	return f(), nil
 }
+
+// handlersFirst is a source that can resolve its state handlers first.
+type handlersFirst struct{ sourceFunc }
+
+func (h handlersFirst) ResolveHandlers(context.Context) (*source.Snapshot, bool) {
+	return h.sourceFunc(), true
+}
+
+// TestResolveHandlersChecksProviders checks that the handlers' snapshot
+// is checked as a Resolve's is: an unlocked provider under --lock=strict
+// makes it refuse, so that the Resolve that follows reports it, and a
+// warning is given once.
+func TestResolveHandlersChecksProviders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "p.sh")
+	writeExe(t, exe, "#!/bin/sh\n")
+	snap := &source.Snapshot{Providers: map[string]*source.Provider{"p": {Name: "p", Executable: exe}}}
+	inner := handlersFirst{func() *source.Snapshot { return snap }}
+	strict := &Source{Source: inner, Lock: New(), Dir: dir, Mode: ModeStrict}
+	if got, ok := strict.ResolveHandlers(t.Context()); ok || got != nil {
+		t.Errorf("strict ResolveHandlers = %v, %v; want nil, false", got, ok)
+	}
+	var ue *UnlockedError
+	if _, err := strict.Resolve(t.Context(), nil); !errors.As(err, &ue) {
+		t.Errorf("strict Resolve after it = %v, want UnlockedError", err)
+	}
+	var warnings []string
+	warn := &Source{Source: inner, Lock: New(), Dir: dir, Warn: func(m string) { warnings = append(warnings, m) }}
+	if got, ok := warn.ResolveHandlers(t.Context()); !ok || got != snap {
+		t.Errorf("ResolveHandlers = %v, %v; want the snapshot, true", got, ok)
+	}
+	if _, err := warn.Resolve(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 {
+		t.Errorf("warnings = %q, want one", warnings)
+	}
+	plain := &Source{Source: inner.sourceFunc, Lock: New(), Dir: dir}
+	if _, ok := plain.ResolveHandlers(t.Context()); ok {
+		t.Error("ResolveHandlers of a source without it reported true")
+	}
+}

@@ -148,7 +148,10 @@ func (s *Source) WatchHandlers(f func(*source.Resource)) {
 	}
 }
 
-var _ source.Source = (*Source)(nil)
+var (
+	_ source.Source        = (*Source)(nil)
+	_ source.HandlersFirst = (*Source)(nil)
+)
 
 // SetSchemaSensitive passes [source.SchemaSensitive] on to the checked
 // source, when it has it.
@@ -159,12 +162,39 @@ func (s *Source) SetSchemaSensitive(provider, typ string, paths []string) bool {
 	return false
 }
 
+// ResolveHandlers forwards to the wrapped source (see
+// [source.HandlersFirst]) and checks the snapshot's providers as Resolve
+// does. A check that fails reports false: the Resolve that follows
+// reports it, in its place, and the snapshot starts nothing unchecked.
+func (s *Source) ResolveHandlers(ctx context.Context) (*source.Snapshot, bool) {
+	hf, ok := s.Source.(source.HandlersFirst)
+	if !ok {
+		return nil, false
+	}
+	snap, ok := hf.ResolveHandlers(ctx)
+	if !ok || s.Mode == ModeOff {
+		return snap, ok
+	}
+	if err := s.check(snap); err != nil {
+		return nil, false
+	}
+	return snap, true
+}
+
 // Resolve implements [source.Source].
 func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Snapshot, error) {
 	snap, err := s.Source.Resolve(ctx, known)
 	if err != nil || s.Mode == ModeOff {
 		return snap, err
 	}
+	if err := s.check(snap); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// check verifies each provider of snap not checked yet.
+func (s *Source) check(snap *source.Snapshot) error {
 	if s.checked == nil {
 		s.checked = map[string]bool{}
 	}
@@ -188,14 +218,14 @@ func (s *Source) Resolve(ctx context.Context, known source.Outputs) (*source.Sna
 			err = nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.checked[n] = true
 	}
 	if s.NoFile && len(unlocked) > 0 && s.Warn != nil {
 		s.Warn(fmt.Sprintf("there is no %s, so providers %s run unchecked; run pier providers lock to record them (--lock=strict refuses unlocked providers)", Name, strings.Join(unlocked, ", ")))
 	}
-	return snap, nil
+	return nil
 }
 
 // Lock returns f updated for decls: entries added for unlocked
