@@ -4,8 +4,9 @@
 // host/provider (providers.go), the progress events (events.go) with the
 // action each reports (execgraph's vocabulary, [execgraph.Action], which
 // also lowers actions to opcodes), and the deployment's states:
-// states.go runs the state handlers and reads what they hold, and
-// recorder.go appends state events, for the state commands here and for
+// states.go runs the state handlers and reads what they hold (early.go
+// while the deployment resolves, first.go before it, for a source that
+// resolves its handlers alone), and recorder.go appends state events, for the state commands here and for
 // host/apply. pending_error.go is the refusal of an operation an
 // interrupted run left pending, which a plan warns of and apply refuses
 // with; provider_check.go what a saved plan checks of the providers it

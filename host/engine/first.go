@@ -42,13 +42,23 @@ func (e *Engine) ReadStatesFirst(ctx context.Context) *FirstStates {
 	if !ok || !ok2 || !ok3 {
 		return nil
 	}
+	// Only a built-in provider's process may run before the deployment
+	// resolves (see [Engine.PrestartHandlers]): another's starts once the
+	// whole deployment resolved, which fails first when it has an error.
+	listed := l.StateHandlers()
+	for _, h := range listed {
+		if h.Provider == nil || h.Provider.Builtin == "" {
+			return nil
+		}
+	}
 	snap, ok := hf.ResolveHandlers(ctx)
 	if !ok {
 		return nil
 	}
 	fs := &FirstStates{Snap: snap}
+	// The handlers of the state types are a built-in provider's.
 	handlers := e.stateHandlers(snap)
-	for _, h := range l.StateHandlers() {
+	for _, h := range listed {
 		handlers[h.Address] = true
 	}
 	fs.order = slices.Sorted(maps.Keys(handlers))

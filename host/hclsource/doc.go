@@ -78,6 +78,12 @@
 // So a round costs the size of the change plus one pass over the known
 // outputs that are read and one that lists the snapshot.
 //
+// ResolveHandlers (handlersfirst.go) may come before the first Resolve:
+// it evaluates only the state handlers, when they read no resource and
+// nothing makes a first Resolve with no outputs known differ from a
+// later one, so that a plan reads its states first and its first Resolve
+// knows the recorded outputs.
+//
 // count and for_each may depend on anything, outputs included. While their
 // value is unknown the resource is Blocked structurally (its address has no
 // key) and references to it are unknown too. Known values (literals,

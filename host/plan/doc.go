@@ -8,7 +8,9 @@
 // order: read the states (through [engine.Engine.ReadStates]), settle
 // which resources keep their recorded outputs (settle.go), classify each
 // resource (classify.go, deciding one with decide.go) and check the
-// result. runtime_planner.go gives host/apply the same decisions for the
+// result. first.go is the same plan for a deployment whose states can
+// be read before it resolves, which then resolves once with the recorded
+// outputs known. runtime_planner.go gives host/apply the same decisions for the
 // resources known only during apply.
 //
 //   - What it makes: a [Plan] (plan.go) of [Change]s (change.go), each

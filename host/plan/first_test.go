@@ -14,6 +14,8 @@ import (
 	"github.com/pierhq/pier/host/engine"
 	"github.com/pierhq/pier/host/hclsource"
 	"github.com/pierhq/pier/host/plan"
+	"github.com/pierhq/pier/host/source"
+	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/internal/testbin"
 )
 
@@ -88,11 +90,15 @@ func TestReadStatesFirstSamePlan(t *testing.T) {
 		config string
 		// first says the plan is made from states read first.
 		first bool
-		// before runs in the directory before firstApplied is applied.
-		before func(t *testing.T, dir string)
+		// opts steer the plans.
+		opts plan.Options
+		// before runs in the directory before firstApplied is applied,
+		// after after it.
+		before, after func(t *testing.T, dir string)
 	}{
-		"no-op":         {config: firstApplied, first: true},
-		"changed input": {config: strings.Replace(firstApplied, `"a-${count.index}"`, `"a2-${count.index}"`, 1), first: true},
+		"replace and target": {config: firstApplied, first: true, opts: plan.Options{Replace: []string{"a[1]"}, Targets: []string{"c[1]"}}},
+		"no-op":              {config: firstApplied, first: true},
+		"changed input":      {config: strings.Replace(firstApplied, `"a-${count.index}"`, `"a2-${count.index}"`, 1), first: true},
 		"unknowns": {config: firstApplied + `
 resource "d" {
   provider = provider.local
@@ -155,6 +161,26 @@ resource "a" {
 `)
 			applyDir(t, dir)
 		}},
+		"a pending operation": {config: firstApplied, after: func(t *testing.T, dir string) {
+			// An interrupted create of d, as its intent records it.
+			e := newEngine(t, dir)
+			defer e.Close()
+			set, err := e.ReadStates(t.Context(), mustSnapshot(t, e))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := engine.NewRecorder(e, "state", set.Handlers["state"])
+			defer r.Close()
+			d, err := source.ParseAddress("d")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Record(t.Context(), "pending", func(pb *statedoc.PatchBuilder) error {
+				return pb.PutPending(d, statedoc.PendingOperation{Operation: statedoc.PendingCreate, Provider: "local", Type: "memo", Started: "2026-01-01T00:00:00Z", InputProperties: map[string]any{"initialize_with": "d"}})
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		"refresh = true": {config: strings.Replace(firstApplied, `inputs   = { initialize_with = "${var.secret}`, "refresh  = true\n  inputs   = { initialize_with = \"${var.secret}", 1)},
 		"an import block": {config: firstApplied + `
 import {
@@ -171,12 +197,15 @@ import {
 			}
 			write(t, dir, firstApplied)
 			applyDir(t, dir)
+			if tc.after != nil {
+				tc.after(t, dir)
+			}
 			write(t, dir, tc.config)
 			var got [2]string
 			for i, on := range []bool{false, true} {
 				restore := plan.ReadStatesFirst(on)
 				var first bool
-				got[i], first = planDir(t, dir)
+				got[i], first = planDir(t, dir, tc.opts)
 				restore()
 				if on && first != tc.first {
 					t.Errorf("planned from states read first: %v, want %v", first, tc.first)
@@ -187,6 +216,15 @@ import {
 			}
 		})
 	}
+}
+
+func mustSnapshot(t *testing.T, e *engine.Engine) *source.Snapshot {
+	t.Helper()
+	snap, err := e.Snapshot(t.Context(), source.Outputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
 
 func write(t *testing.T, dir, config string) {
@@ -224,11 +262,11 @@ func applyDir(t *testing.T, dir string) {
 
 // planDir plans dir and renders what the plan says, or its error, and
 // whether it was planned from states read first.
-func planDir(t *testing.T, dir string) (string, bool) {
+func planDir(t *testing.T, dir string, o plan.Options) (string, bool) {
 	t.Helper()
 	e := newEngine(t, dir)
 	defer e.Close()
-	p, err := plan.Make(t.Context(), e, plan.Options{})
+	p, err := plan.Make(t.Context(), e, o)
 	if err != nil {
 		return "error: " + err.Error(), false
 	}
