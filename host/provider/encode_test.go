@@ -10,9 +10,10 @@ import (
 	"github.com/pierhq/pier/schema"
 )
 
-// TestEncodeRequest: each request encodes to json.Marshal's bytes, and a
-// later encoding, into the same pooled buffer or a larger one, leaves an
-// earlier result as it was.
+// TestEncodeRequest: each request encodes to json.Marshal's bytes, with
+// the frame's newline after them; a later encoding, into a buffer given
+// back or a new one, leaves an earlier result that is still held as it
+// was; and a buffer given back serves a later request.
 func TestEncodeRequest(t *testing.T) {
 	t.Parallel()
 	small := &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
@@ -26,16 +27,10 @@ func TestEncodeRequest(t *testing.T) {
 	type encoded struct {
 		req  *schema.Request
 		data []byte
+		buf  *[]byte
 	}
-	var done []encoded
-	for _, req := range []*schema.Request{small, large, small, small, large} {
-		data, err := encodeRequest(req)
-		if err != nil {
-			t.Fatalf("encodeRequest: %v", err)
-		}
-		done = append(done, encoded{req, data})
-	}
-	for i, e := range done {
+	check := func(t *testing.T, i int, e encoded) {
+		t.Helper()
 		want, err := json.Marshal(e.req)
 		if err != nil {
 			t.Fatal(err)
@@ -47,10 +42,55 @@ func TestEncodeRequest(t *testing.T) {
 			t.Errorf("request %d: frame is %q, want the encoding and a newline", i, got)
 		}
 	}
-	if _, err := encodeRequest(&schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+	var done []encoded
+	for i, req := range []*schema.Request{small, large, small, small, large, small} {
+		data, buf, err := encodeRequest(req)
+		if err != nil {
+			t.Fatalf("encodeRequest: %v", err)
+		}
+		done = append(done, encoded{req, data, buf})
+		if i%2 == 1 {
+			// Give an earlier one back: the next encoding may reuse
+			// its buffer, and must not touch the others.
+			r := request{data: done[i-1].data, buf: done[i-1].buf}
+			check(t, i-1, done[i-1])
+			r.release()
+			done[i-1].data = nil
+		}
+	}
+	for i, e := range done {
+		if e.data != nil {
+			check(t, i, e)
+		}
+	}
+	if _, buf, err := encodeRequest(&schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: "t", InputProperties: schema.Properties{"n": json.Number("1.2.3")},
-	}}); err == nil {
-		t.Error("encodeRequest of an invalid number: no error")
+	}}); err == nil || buf != nil {
+		t.Errorf("encodeRequest of an invalid number: error %v, buffer %v; want an error and no buffer", err, buf)
+	}
+}
+
+// TestEncodeRequestReusesBuffer: once requests give their buffers back,
+// encoding one allocates nothing. Not parallel: testing.AllocsPerRun
+// counts the whole process's.
+func TestEncodeRequestReusesBuffer(t *testing.T) { //nolint:paralleltest // AllocsPerRun
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops buffers")
+	}
+	req := &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
+		Type: "time_static", InputProperties: schema.Properties{"triggers": map[string]any{"index": "7"}}, IsStateful: true,
+	}}
+	encode := func() {
+		data, buf, err := encodeRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := request{data: data, buf: buf}
+		r.release()
+	}
+	encode()
+	if n := testing.AllocsPerRun(100, encode); n > 0 {
+		t.Errorf("encodeRequest with its buffer given back: %v allocations, want 0", n)
 	}
 }
 

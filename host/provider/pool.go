@@ -184,6 +184,7 @@ func (pl *Pool) call(ctx context.Context, resource string, req *schema.Request, 
 		}
 		return nil, err
 	}
+	defer r.release()
 	r.size = size
 	// who names the request in errors; only a failure pays for it.
 	who := func() string { return subject(pl.cfg.Name, pl.cfg.Executable, r.kind, r.resourceType, resource) }

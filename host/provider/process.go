@@ -116,6 +116,20 @@ type request struct {
 	data                         []byte // the frame without its newline; its capacity holds the newline
 	size                         *int   // if set, receives the response line's length
 	id                           int    // the request's number in its process, once sent
+	// buf is the pooled buffer data lies in, which release gives back
+	// once the request is answered (see [encodeRequest]).
+	buf *[]byte
+}
+
+// release gives r's encoding buffer back to [encodeBuffers]; r.data is
+// not to be used after. Nothing keeps the frame past the call that sends
+// it: the write is done when it returns, and errors name the request by
+// its kind and resource, never by its bytes.
+func (r *request) release() {
+	if r.buf != nil {
+		putEncodeBuffer(r.buf, r.data)
+		r.buf, r.data = nil, nil
+	}
 }
 
 // operationOf maps a request kind to the optional operation it belongs
@@ -148,21 +162,26 @@ func prepare(cfg Config, resource string, req *schema.Request) (request, error) 
 	if op := operationOf(r.kind); op != "" && !slices.Contains(cfg.Operations, op) {
 		return r, fmt.Errorf("%s: %w: %q is not among the declared operations %v", who(), ErrNotDeclared, op, cfg.Operations)
 	}
-	data, err := encodeRequest(req)
+	data, buf, err := encodeRequest(req)
 	if err != nil {
 		return r, fmt.Errorf("%s: encode request: %w", who(), err)
 	}
+	r.data, r.buf = data, buf
 	if !cfg.ReceiverValidates {
 		if err := schema.ValidateRequest(data, cfg.Operations); err != nil {
+			r.release()
 			return r, fmt.Errorf("%s: pier built an invalid request: %w", who(), err)
 		}
 	}
-	r.data = data
 	return r, nil
 }
 
-// encodeBuffers hold the buffers [encodeRequest] encodes into, so that a
-// request costs one allocation of its own size, as with json.Marshal.
+// encodeBuffers hold the buffers [encodeRequest] encodes into. A request
+// is sent from its buffer and the buffer comes back once the call returns
+// (see [request.release]), so that after the first few requests encoding
+// one allocates nothing: copying each out of its buffer, as json.Marshal
+// does, was 1.2 MB of the command's 19.9 MB allocated on a fresh apply of
+// 1000 bridged resources.
 var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledBuffer is the largest encoding buffer put back in
@@ -171,24 +190,29 @@ var encodeBuffers = sync.Pool{New: func() any { return new([]byte) }}
 // kept for the rest of the run.
 const maxPooledBuffer = 64 << 10
 
-// encodeRequest is json.Marshal(req), by [schema.Request.AppendJSON]. The
-// newline that ends the frame follows it, within its capacity: see
-// [frame].
-func encodeRequest(req *schema.Request) ([]byte, error) {
+// encodeRequest is json.Marshal(req), by [schema.Request.AppendJSON],
+// into a buffer from [encodeBuffers], which it returns with the encoding:
+// the caller gives it back with putEncodeBuffer once it is done with the
+// bytes. The newline that ends the frame follows them, within their
+// capacity: see [frame]. On an error the buffer is already back.
+func encodeRequest(req *schema.Request) ([]byte, *[]byte, error) {
 	buf, _ := encodeBuffers.Get().(*[]byte)
 	b, err := req.AppendJSON((*buf)[:0])
-	var data []byte
-	if err == nil {
-		data = make([]byte, len(b)+1)
-		copy(data, b)
-		data[len(b)] = '\n'
-		data = data[:len(b)]
+	if err != nil {
+		putEncodeBuffer(buf, b)
+		return nil, nil, err
 	}
+	b = append(b, '\n')
+	return b[:len(b)-1], buf, nil
+}
+
+// putEncodeBuffer gives back buf, which b (its contents, possibly
+// regrown) now lies in, unless it grew past maxPooledBuffer.
+func putEncodeBuffer(buf *[]byte, b []byte) {
 	if cap(b) <= maxPooledBuffer {
 		*buf = b[:0]
 		encodeBuffers.Put(buf)
 	}
-	return data, err
 }
 
 // frame is data, as [encodeRequest] made it, with the newline that follows
@@ -214,6 +238,7 @@ func (p *Process) Call(ctx context.Context, resource string, req *schema.Request
 	if err != nil {
 		return nil, err
 	}
+	defer r.release()
 	return p.call(ctx, r, false)
 }
 
