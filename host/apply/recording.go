@@ -61,9 +61,9 @@ func (a *applier) record(ctx context.Context, handler, event string, build func(
 	if rec == nil {
 		return fmt.Errorf("state handler %s was not read before apply: this is a bug in pier", handler)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
-	defer cancel()
-	if err := rec.Record(ctx, event, build); err != nil {
+	// The record outlives a Ctrl-C, bounded by recordTimeout.
+	ctx = context.WithoutCancel(ctx)
+	if err := rec.RecordWithin(ctx, recordTimeout, event, build); err != nil {
 		if event == engine.EventPending {
 			// An intent, or the clearing of one: no change rides on it.
 			return fmt.Errorf("record in state %s: %w", handler, err)

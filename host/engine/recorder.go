@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pierhq/pier/host/statedoc"
 	"github.com/pierhq/pier/schema"
@@ -31,7 +32,10 @@ type recordReq struct {
 	ctx   context.Context
 	event string
 	build func(*statedoc.PatchBuilder) error
-	err   chan error
+	// within bounds the append that carries the change (0: ctx alone
+	// does); see [Recorder.RecordWithin].
+	within time.Duration
+	err    chan error
 }
 
 func NewRecorder(e *Engine, handler string, ref *HandlerRef) *Recorder {
@@ -52,8 +56,21 @@ var recordReqs = sync.Pool{New: func() any { return &recordReq{err: make(chan er
 
 // Record queues a change and waits until it is durable.
 func (r *Recorder) Record(ctx context.Context, event string, build func(*statedoc.PatchBuilder) error) error {
+	return r.RecordWithin(ctx, 0, event, build)
+}
+
+// RecordWithin is [Recorder.Record] with the append that carries the
+// change bounded by within (when positive) as well as by ctx: a batch's
+// append gets the shortest bound among its changes, and a change queued
+// behind an append that fails fails with it. An apply records each change
+// under a context that outlives a Ctrl-C with a bound of its own; giving
+// the bound here, rather than as a context with a deadline per change,
+// costs one timer per append instead of a timer, a context and a channel
+// per change (0.75 MB of the command's allocations on a fresh apply of
+// 1000 bridged resources, which records twice per resource).
+func (r *Recorder) RecordWithin(ctx context.Context, within time.Duration, event string, build func(*statedoc.PatchBuilder) error) error {
 	req := recordReqs.Get().(*recordReq)
-	req.ctx, req.event, req.build = ctx, event, build
+	req.ctx, req.event, req.build, req.within = ctx, event, build, within
 	select {
 	case r.reqs <- req:
 	case <-ctx.Done():
@@ -71,7 +88,7 @@ func (r *Recorder) Record(ctx context.Context, event string, build func(*statedo
 
 // reuse gives req back to recordReqs.
 func (req *recordReq) reuse() {
-	req.ctx, req.event, req.build = nil, "", nil
+	req.ctx, req.event, req.build, req.within = nil, "", nil, 0
 	recordReqs.Put(req)
 }
 
@@ -133,7 +150,13 @@ func (r *Recorder) commit(batch []*recordReq) {
 	}
 	event := batchEvent(events)
 	if len(pb.Ops()) > healed {
-		err := r.append(ok[0].ctx, event, pb.Ops())
+		ctx := ok[0].ctx
+		if within := batchWithin(ok); within > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, within)
+			defer cancel()
+		}
+		err := r.append(ctx, event, pb.Ops())
 		if err != nil {
 			r.broken = err
 		}
@@ -148,6 +171,18 @@ func (r *Recorder) commit(batch []*recordReq) {
 	for _, req := range ok {
 		req.err <- nil
 	}
+}
+
+// batchWithin is the shortest positive bound among a batch's changes, or
+// 0 when none has one.
+func batchWithin(batch []*recordReq) time.Duration {
+	var within time.Duration
+	for _, req := range batch {
+		if req.within > 0 && (within == 0 || req.within < within) {
+			within = req.within
+		}
+	}
+	return within
 }
 
 // EventPending names an event that records only intents, or clears one
