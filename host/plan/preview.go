@@ -192,13 +192,17 @@ func locatorPath(p schema.AttributePath) []any {
 
 // plannedOutputs are a preview's planned outputs, with [source.Unknown]
 // at the paths known only after apply; nil when the provider told none.
+// It takes pr's planned outputs over and marks them in place, as it
+// always did their nested values: the response was decoded for this
+// preview alone, and nothing reads it after (a copy was 0.65 MB of the
+// command's allocations planning 1000 bridged resources).
 func plannedOutputs(pr *schema.PreviewResourceResponse) map[string]any {
 	if pr.PlannedOutputProperties == nil && len(pr.UnknownOutputs) == 0 {
 		return nil
 	}
-	out := make(map[string]any, len(pr.PlannedOutputProperties))
-	for k, v := range pr.PlannedOutputProperties {
-		out[k] = v
+	out := map[string]any(pr.PlannedOutputProperties)
+	if out == nil {
+		out = make(map[string]any)
 	}
 	for _, p := range pr.UnknownOutputs {
 		setUnknown(out, p)
