@@ -81,8 +81,8 @@ const fastMaxDepth = 1000
 // one string each saves their copies on the heap.
 const fastMaxKeys = 1024
 
-// fastMaxShared is the longest string value a decode shares, and
-// fastMaxValues how many it shares: a state repeats a few short values
+// fastMaxShared is the longest string value (or number) a decode shares,
+// and fastMaxValues how many it shares: a state repeats a few short values
 // ("memo", "local", a dependency's address) once per resource, and
 // each, as an any, is a copy and a box on the heap.
 const (
@@ -549,5 +549,32 @@ func (d *fastDecoder) number() (any, bool) {
 			return nil, false
 		}
 	}
-	return json.Number(d.data[start:d.pos]), true
+	return d.sharedNumber(d.data[start:d.pos]), true
+}
+
+// sharedNumber is the number raw, as the any the decode's earlier numbers
+// of the same text got when it is short: a resource's outputs repeat a
+// few small numbers (a day, an hour, a schema version) from one frame to
+// the next, and each, as an any, is a copy and a box on the heap. Its key
+// in the table of shared values starts with a NUL, which no string the
+// table shares holds (see shared), so a number never comes back as the
+// string of its digits nor the other way round.
+func (d *fastDecoder) sharedNumber(raw []byte) any {
+	if len(raw) > fastMaxShared {
+		return json.Number(raw)
+	}
+	var key [fastMaxShared + 1]byte
+	k := append(key[:0], 0)
+	k = append(k, raw...)
+	if v, ok := d.values[string(k)]; ok {
+		return v
+	}
+	var v any = json.Number(raw)
+	if d.values == nil {
+		d.values = valueTables.Get().(map[string]any)
+	}
+	if len(d.values) < fastMaxValues {
+		d.values[string(k)] = v
+	}
+	return v
 }

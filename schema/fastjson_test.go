@@ -25,6 +25,8 @@ var fastCases = map[string]struct {
 	"nul escape":          {`"\u0000"`, true},
 	"shared values":       {`[{"t":"memo","p":"local"},{"t":"memo","p":"local"},"memo",""]`, true},
 	"shared lengths":      {`["0123456789abcdef","0123456789abcdefg","0123456789abcdef"]`, true},
+	"shared numbers":      {`[4,"4",4,-0,"-0",-0,1.5e3,"1.5e3",1.5e3,"",0]`, true},
+	"long numbers":        {`[12345678901234567,12345678901234567,"12345678901234567"]`, true},
 	"short escaped":       {`["a\"b","a\"b","a\u0041"]`, true},
 	"short non-ascii":     {`["é","é"]`, true},
 	"short control":       {"[\"a\tb\"]", false},
