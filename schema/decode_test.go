@@ -14,34 +14,37 @@ import (
 
 // TestDecodeResponse checks that the one-parse decode gives what decoding
 // the line into the types gives, for every kind of response.
+// responseCases are response lines of every kind, for TestDecodeResponse.
+var responseCases = map[string]string{
+	"create":               `{"createResourceResponse":{"outputProperties":{"id":"a","n":9007199254740993,"f":1.50}}}`,
+	"create empty":         `{"createResourceResponse":{"outputProperties":{}}}`,
+	"update":               `{"updateResourceResponse":{"outputProperties":{"list":[1,{"x":null}]}}}`,
+	"state read":           `{"stateResourceReadResponse":{"state":{"_type":"nixopsState","resources":{"a":{"type":"memo","input_properties":{"v":1e400}}}}}}`,
+	"state event":          `{"stateResourceEventResponse":{}}`,
+	"destroy":              `{"destroyResourceResponse":{}}`,
+	"error":                `{"errorResponse":{"message":"no such type"}}`,
+	"read gone":            `{"readResourceResponse":{"exists":false}}`,
+	"read gone inputs":     `{"readResourceResponse":{"exists":false,"inputProperties":{}}}`,
+	"read":                 `{"readResourceResponse":{"exists":true,"outputProperties":{"id":"b"},"inputProperties":{"k":2}}}`,
+	"read numbers":         `{"readResourceResponse":{"exists":true,"outputProperties":{"n":9007199254740993,"f":1.50,"e":-2E+3}}}`,
+	"import":               `{"importResourceResponse":{"inputProperties":{},"outputProperties":{"id":"c"}}}`,
+	"import nested":        `{"importResourceResponse":{"inputProperties":{"l":[1,"a",null,true,{"x":[]}]},"outputProperties":{"id":"c","n":0.1}}}`,
+	"preview":              `{"previewResourceResponse":{"replace":true,"replaceReasons":["triggers"],"unknownOutputs":[["id"]],"diagnostics":[{"severity":"warning","summary":"Deprecated"}]}}`,
+	"preview minimal":      `{"previewResourceResponse":{"replace":false}}`,
+	"preview empty arrays": `{"previewResourceResponse":{"replace":false,"replaceReasons":[],"unknownOutputs":[[]],"diagnostics":[],"plannedOutputProperties":{}}}`,
+	"preview bridged create": `{"previewResourceResponse":{"replace":false,"plannedOutputProperties":{"triggers":{"index":"7"},"rfc3339":null},` +
+		`"unknownOutputs":[["id"],["rfc3339"],["unix"],["rule",0,"port"]],"plan":"AQID+/=="}}`,
+	"preview diagnostics": `{"previewResourceResponse":{"replace":true,"replaceReasons":["rule.0.port","triggers"],"diagnostics":[` +
+		`{"severity":"error","summary":"Invalid port","detail":"must be below 65536","attribute":["rule",12345678901234567890,"port"]},` +
+		`{"severity":"warning","summary":"No path","attribute":[]}]}}`,
+	"preview escapes":   `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"warning","summary":"\u00e9\n\"q\"","detail":"\ud83d\ude00"}],"plan":"\u0000"}}`,
+	"whitespace around": " \t{\"destroyResourceResponse\":{}}\r",
+}
+
 func TestDecodeResponse(t *testing.T) {
 	t.Parallel()
 	all := []Operation{OperationDestroy, OperationRead, OperationImport, OperationPreview}
-	tests := map[string]string{
-		"create":               `{"createResourceResponse":{"outputProperties":{"id":"a","n":9007199254740993,"f":1.50}}}`,
-		"create empty":         `{"createResourceResponse":{"outputProperties":{}}}`,
-		"update":               `{"updateResourceResponse":{"outputProperties":{"list":[1,{"x":null}]}}}`,
-		"state read":           `{"stateResourceReadResponse":{"state":{"_type":"nixopsState","resources":{"a":{"type":"memo","input_properties":{"v":1e400}}}}}}`,
-		"state event":          `{"stateResourceEventResponse":{}}`,
-		"destroy":              `{"destroyResourceResponse":{}}`,
-		"error":                `{"errorResponse":{"message":"no such type"}}`,
-		"read gone":            `{"readResourceResponse":{"exists":false}}`,
-		"read gone inputs":     `{"readResourceResponse":{"exists":false,"inputProperties":{}}}`,
-		"read":                 `{"readResourceResponse":{"exists":true,"outputProperties":{"id":"b"},"inputProperties":{"k":2}}}`,
-		"read numbers":         `{"readResourceResponse":{"exists":true,"outputProperties":{"n":9007199254740993,"f":1.50,"e":-2E+3}}}`,
-		"import":               `{"importResourceResponse":{"inputProperties":{},"outputProperties":{"id":"c"}}}`,
-		"import nested":        `{"importResourceResponse":{"inputProperties":{"l":[1,"a",null,true,{"x":[]}]},"outputProperties":{"id":"c","n":0.1}}}`,
-		"preview":              `{"previewResourceResponse":{"replace":true,"replaceReasons":["triggers"],"unknownOutputs":[["id"]],"diagnostics":[{"severity":"warning","summary":"Deprecated"}]}}`,
-		"preview minimal":      `{"previewResourceResponse":{"replace":false}}`,
-		"preview empty arrays": `{"previewResourceResponse":{"replace":false,"replaceReasons":[],"unknownOutputs":[[]],"diagnostics":[],"plannedOutputProperties":{}}}`,
-		"preview bridged create": `{"previewResourceResponse":{"replace":false,"plannedOutputProperties":{"triggers":{"index":"7"},"rfc3339":null},` +
-			`"unknownOutputs":[["id"],["rfc3339"],["unix"],["rule",0,"port"]],"plan":"AQID+/=="}}`,
-		"preview diagnostics": `{"previewResourceResponse":{"replace":true,"replaceReasons":["rule.0.port","triggers"],"diagnostics":[` +
-			`{"severity":"error","summary":"Invalid port","detail":"must be below 65536","attribute":["rule",12345678901234567890,"port"]},` +
-			`{"severity":"warning","summary":"No path","attribute":[]}]}}`,
-		"preview escapes":   `{"previewResourceResponse":{"replace":false,"diagnostics":[{"severity":"warning","summary":"\u00e9\n\"q\"","detail":"\ud83d\ude00"}],"plan":"\u0000"}}`,
-		"whitespace around": " \t{\"destroyResourceResponse\":{}}\r",
-	}
+	tests := responseCases
 	// Every kind of response is among the cases: responseFrom builds
 	// each by hand, and a kind it did not know would be a panic.
 	for kind := range responseDefs {
@@ -66,6 +69,39 @@ func TestDecodeResponse(t *testing.T) {
 				t.Errorf("DecodeResponse (-decoded into types +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDecodeResponseKeepsEarlier: a response decoded earlier is as it was
+// after later ones, which may decode into the maps earlier bodies were
+// decoded into (see bodyMaps).
+func TestDecodeResponseKeepsEarlier(t *testing.T) {
+	t.Parallel()
+	all := []Operation{OperationDestroy, OperationRead, OperationImport, OperationPreview}
+	type decoded struct {
+		line string
+		resp *Response
+	}
+	var done []decoded
+	for range 3 {
+		for _, line := range responseCases {
+			resp, err := DecodeResponse([]byte(line), all)
+			if err != nil {
+				t.Fatalf("DecodeResponse(%s): %v", line, err)
+			}
+			done = append(done, decoded{line, resp})
+		}
+	}
+	for _, d := range done {
+		var want Response
+		dec := json.NewDecoder(bytes.NewReader([]byte(d.line)))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(&want, d.resp); diff != "" {
+			t.Errorf("%s after later decodes (-decoded into types +got):\n%s", d.line, diff)
+		}
 	}
 }
 

@@ -35,9 +35,11 @@ func decodeFast(data []byte) (any, bool) {
 // ({"createResourceResponse": {...}}): it returns the member's key and
 // its value as decodeFast decodes them, without the map decodeFast would
 // make only to hold them. Anything else, a repeated key included, it
-// leaves to decodeFast and encoding/json.
-func decodeFastWrapper(data []byte) (key string, value any, ok bool) {
-	d := fastDecoder{data: data}
+// leaves to decodeFast and encoding/json. into, when not nil, is an empty
+// map that the member's value, when an object, is decoded into instead of
+// one of its own (see [DecodeResponse]).
+func decodeFastWrapper(data []byte, into map[string]any) (key string, value any, ok bool) {
+	d := fastDecoder{data: data, into: into}
 	defer d.release()
 	d.space()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
@@ -144,6 +146,9 @@ type fastDecoder struct {
 	values map[string]any // short string values, boxed once
 	buf    []byte
 	stacks *fastScratch
+	// into is the map the wrapper's value (depth 1) is decoded into when
+	// it is an object; see decodeFastWrapper.
+	into map[string]any
 }
 
 // fastScratch holds the members of the objects and the elements of the
@@ -219,14 +224,22 @@ func (d *fastDecoder) literal(word string) bool {
 
 func (d *fastDecoder) object(depth int) (any, bool) {
 	d.pos++ // {
+	// m is made once the object is too large for the stack, or at its
+	// end; the wrapper's value may have one already.
+	var m map[string]any
+	if depth == 1 && d.into != nil {
+		m, d.into = d.into, nil
+	}
 	d.space()
 	if d.pos < len(d.data) && d.data[d.pos] == '}' {
 		d.pos++
-		return make(map[string]any), true
+		if m == nil {
+			m = make(map[string]any)
+		}
+		return m, true
 	}
 	s := d.scratch()
 	base := len(s.members)
-	var m map[string]any // made once the object is too large for the stack
 	for {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, false

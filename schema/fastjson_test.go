@@ -111,7 +111,7 @@ func TestDecodeFast(t *testing.T) {
 // it takes.)
 func checkWrapper(t *testing.T, data []byte, fast any, took bool) {
 	t.Helper()
-	key, value, ok := decodeFastWrapper(data)
+	key, value, ok := decodeFastWrapper(data, nil)
 	if !ok {
 		return
 	}
@@ -121,6 +121,24 @@ func checkWrapper(t *testing.T, data []byte, fast any, took bool) {
 	}
 	if diff := cmp.Diff(m, map[string]any{key: value}); diff != "" {
 		t.Fatalf("%q (-decodeFast +decodeFastWrapper):\n%s", data, diff)
+	}
+	// Decoded into a map of the caller's, the value is the same, and
+	// an object is that map.
+	into := map[string]any{}
+	key2, value2, ok := decodeFastWrapper(data, into)
+	if !ok || key2 != key {
+		t.Fatalf("decodeFastWrapper(%q) into a map: %q, %v; without: %q", data, key2, ok, key)
+	}
+	if diff := cmp.Diff(value, value2); diff != "" {
+		t.Fatalf("%q (-decodeFastWrapper +into a map):\n%s", data, diff)
+	}
+	if obj, isObj := value2.(map[string]any); isObj {
+		into["\x00probe"] = true
+		if _, same := obj["\x00probe"]; !same {
+			t.Fatalf("decodeFastWrapper(%q) into a map: the object is not that map", data)
+		}
+	} else if len(into) != 0 {
+		t.Fatalf("decodeFastWrapper(%q) into a map: the value is no object, and the map holds %v", data, into)
 	}
 }
 
@@ -140,7 +158,7 @@ func TestDecodeFastWrapper(t *testing.T) {
 		`{"a":{"b":}}`:    false,
 	} {
 		got, ok := decodeFast([]byte(in))
-		if _, _, took := decodeFastWrapper([]byte(in)); took != take {
+		if _, _, took := decodeFastWrapper([]byte(in), nil); took != take {
 			t.Errorf("decodeFastWrapper(%q) took it: %v, want %v", in, took, take)
 		}
 		checkWrapper(t, []byte(in), got, ok)

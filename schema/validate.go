@@ -129,7 +129,7 @@ func ValidateState(data []byte) error {
 func validateMessage(message string, defs map[string]messageDef, data []byte, ops []Operation) error {
 	// One decode serves both the wrapper check and the body's validation:
 	// frames such as a state read carry the whole state.
-	if kind, body, ok := decodeFastWrapper(data); ok {
+	if kind, body, ok := decodeFastWrapper(data, nil); ok {
 		_, _, err := validateKind(message, defs, kind, body, ops)
 		return err
 	}
