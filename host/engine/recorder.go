@@ -26,6 +26,9 @@ type Recorder struct {
 	// broken is the error of a failed append. After one, the in-memory view
 	// may differ from the stored state, so every later record fails too.
 	broken error
+	// scratch keeps one patch's buffers for the next; only the loop
+	// uses it.
+	scratch statedoc.Scratch
 }
 
 type recordReq struct {
@@ -125,7 +128,10 @@ func (r *Recorder) commit(batch []*recordReq) {
 		}
 		return
 	}
-	pb := statedoc.NewPatchBuilder(r.doc)
+	pb := statedoc.NewPatchBuilderFrom(r.doc, &r.scratch)
+	// The append below is done when commit returns: nothing refers to
+	// the patch after.
+	defer pb.Release(&r.scratch)
 	healed := pb.Heal()
 	// Most changes are one operation or two (an outcome and the
 	// clearing of its intent).

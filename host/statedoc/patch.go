@@ -110,11 +110,75 @@ func (v *View) Stored() *Stored {
 type PatchBuilder struct {
 	doc *Stored
 	ops schema.Patch
+	// vals holds the encodings of the operations' values one after
+	// another, when the builder has scratch buffers (see
+	// [NewPatchBuilderFrom]); without, each value is one allocation of
+	// its own (see encodeValue).
+	vals    []byte
+	scratch bool
 }
 
 // NewPatchBuilder starts an empty patch against the document doc tracks;
 // every operation it adds updates doc.
 func NewPatchBuilder(doc *Stored) *PatchBuilder { return &PatchBuilder{doc: doc} }
+
+// Scratch holds a patch's buffers, its operations and its values'
+// encodings, between one patch and the next: a recorder builds one patch
+// per event, one after another, and each one's slice of operations and
+// each value's encoding were garbage once its event was appended (0.8 MB
+// of the command's allocations on a fresh apply of 1000 bridged
+// resources). The zero value is empty.
+type Scratch struct {
+	ops  schema.Patch
+	vals []byte
+}
+
+// maxScratchOps and maxScratchVals bound what a [Scratch] keeps: a patch
+// that carried thousands of operations, or a large file's contents, is
+// let go rather than kept for the rest of the run.
+const (
+	maxScratchOps  = 1024
+	maxScratchVals = 256 << 10
+)
+
+// NewPatchBuilderFrom is [NewPatchBuilder] building into s's buffers,
+// which it takes over; [PatchBuilder.Release] gives them back.
+func NewPatchBuilderFrom(doc *Stored, s *Scratch) *PatchBuilder {
+	p := &PatchBuilder{doc: doc, ops: s.ops[:0], vals: s.vals[:0], scratch: true}
+	s.ops, s.vals = nil, nil
+	return p
+}
+
+// Release gives p's buffers back to s, for the next patch, once nothing
+// refers to p's operations any more: the event that carried them was
+// appended (or not), and its request sent. p is not to be used after.
+func (p *PatchBuilder) Release(s *Scratch) {
+	clear(p.ops)
+	if cap(p.ops) <= maxScratchOps {
+		s.ops = p.ops[:0]
+	}
+	if cap(p.vals) <= maxScratchVals {
+		s.vals = p.vals[:0]
+	}
+	p.ops, p.vals = nil, nil
+}
+
+// value encodes an operation's value, by appendJSON: into vals when p
+// has scratch buffers, else in one allocation of its own.
+func (p *PatchBuilder) value(appendJSON func([]byte) ([]byte, error)) ([]byte, error) {
+	if !p.scratch {
+		return encodeValue(appendJSON)
+	}
+	start := len(p.vals)
+	b, err := appendJSON(p.vals)
+	if err != nil {
+		return nil, err
+	}
+	// A value that grew vals leaves the earlier ones where they were,
+	// in the array they point into.
+	p.vals = b
+	return b[start:len(b):len(b)], nil
+}
 
 // Grow makes room for n more operations: a recorder that knows how many
 // changes a patch will carry builds it without growing it change by
@@ -192,7 +256,7 @@ func (p *PatchBuilder) Unheal() {
 func (p *PatchBuilder) Put(addr source.Address, e Entry) error {
 	a, ptr := addr.String(), EntryPointer(addr)
 	e.Deposed = p.doc.deposed[a]
-	val, err := encodeValue(e.appendJSON)
+	val, err := p.value(e.appendJSON)
 	if err != nil {
 		return err
 	}
@@ -270,7 +334,7 @@ func (p *PatchBuilder) Depose(addr source.Address, key string, old Entry) error 
 		p.ops = append(p.ops, schema.PatchOperation{Op: "add", Path: ptr, Value: json.RawMessage(`{}`)})
 		p.doc.paths[ptr] = true
 	}
-	val, err := encodeValue(old.appendJSON)
+	val, err := p.value(old.appendJSON)
 	if err != nil {
 		return err
 	}

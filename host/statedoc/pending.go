@@ -98,7 +98,7 @@ func pendingPointer(addr string) string {
 
 // putPending records p as addr's pending operation.
 func (pb *PatchBuilder) PutPending(addr source.Address, p PendingOperation) error {
-	val, err := encodeValue(p.appendJSON)
+	val, err := pb.value(p.appendJSON)
 	if err != nil {
 		return err
 	}
