@@ -98,12 +98,22 @@ type lostState struct {
 	handlers []string
 
 	mu      sync.Mutex
-	intents map[string]statedoc.PendingOperation // by address: the last intent recorded, or being recorded
+	intents map[string]intentMark // by address: the last intent recorded, or being recorded
 	// intentsHint is the size intents is made for: the graph's
 	// operations, more than the addresses it holds intents for.
 	intentsHint int
 	unrecorded  []unrecorded
 	stranded    []stranded
+}
+
+// intentMark is what identifies an intent this apply recorded when the
+// state is read again: its operation and when it started. The whole
+// intent, its inputs and all, was kept for each of an apply's resources
+// (0.24 MB of the command's allocations on a fresh apply of 1000 bridged
+// resources) for these two.
+type intentMark struct {
+	Operation statedoc.PendingKind
+	Started   string
 }
 
 // stranded is an intent whose request was never sent (or answered that
@@ -195,9 +205,9 @@ func (a *applier) noteIntent(addr source.Address, p statedoc.PendingOperation) {
 	a.lostState.mu.Lock()
 	defer a.lostState.mu.Unlock()
 	if a.lostState.intents == nil {
-		a.lostState.intents = make(map[string]statedoc.PendingOperation, a.lostState.intentsHint)
+		a.lostState.intents = make(map[string]intentMark, a.lostState.intentsHint)
 	}
-	a.lostState.intents[addr.String()] = p
+	a.lostState.intents[addr.String()] = intentMark{Operation: p.Operation, Started: p.Started}
 }
 
 // noteFailedRecord keeps an outcome whose record failed because its
