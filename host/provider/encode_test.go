@@ -74,9 +74,6 @@ func TestEncodeRequest(t *testing.T) {
 // encoding one allocates nothing. Not parallel: testing.AllocsPerRun
 // counts the whole process's.
 func TestEncodeRequestReusesBuffer(t *testing.T) { //nolint:paralleltest // AllocsPerRun
-	if raceEnabled {
-		t.Skip("the race detector's sync.Pool drops buffers")
-	}
 	req := &schema.Request{CreateResourceRequest: &schema.CreateResourceRequest{
 		Type: "time_static", InputProperties: schema.Properties{"triggers": map[string]any{"index": "7"}}, IsStateful: true,
 	}}
@@ -89,7 +86,9 @@ func TestEncodeRequestReusesBuffer(t *testing.T) { //nolint:paralleltest // Allo
 		r.release()
 	}
 	encode()
-	if n := testing.AllocsPerRun(100, encode); n > 0 {
+	// The race detector's sync.Pool drops some of what is put back:
+	// under it the count means nothing, and only the encoding runs.
+	if n := testing.AllocsPerRun(100, encode); n > 0 && !raceEnabled {
 		t.Errorf("encodeRequest with its buffer given back: %v allocations, want 0", n)
 	}
 }
