@@ -80,3 +80,24 @@ func TestEncodeLineRefusesInvalidValue(t *testing.T) {
 		t.Errorf("error %v, want %v", got, want)
 	}
 }
+
+// TestMarshalSize checks encodedSize, by which marshal makes its buffer,
+// against the encoding's own length: exact where no string needs an
+// escape.
+func TestMarshalSize(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{`null`, `true`, `false`, `""`, `"abc"`, `-1.5e3`, `{}`, `[]`, `{"a":1,"b":[true,null,{"c":"d"}],"e":{}}`, `[[],[1],{"x":[2,3]}]`} {
+		v := mustDecode(t, text)
+		got, err := marshal(v)
+		if err != nil || string(got) != text {
+			t.Fatalf("marshal(%s) = %q, %v", text, got, err)
+		}
+		if n := encodedSize(v); n != len(text) {
+			t.Errorf("encodedSize(%s) = %d, want %d", text, n, len(text))
+		}
+	}
+	raw := map[string]any{"r": json.RawMessage(`{"a":[1,2]}`)}
+	if n := encodedSize(raw); n != len(`{"r":{"a":[1,2]}}`) {
+		t.Errorf("encodedSize of an encoded member = %d, want %d", n, len(`{"r":{"a":[1,2]}}`))
+	}
+}
