@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/pierhq/pier/schema"
 )
 
 // logWithResources is a log of the init event and n create events, one per
@@ -189,3 +191,26 @@ func benchmarkChangeOne(b *testing.B, n int) {
 }
 
 func BenchmarkChangeOne10000(b *testing.B) { benchmarkChangeOne(b, 10_000) }
+
+// BenchmarkApplyCreate applies what the engine records when it creates a
+// resource (the pending operation; then the resource, with members in the
+// engine's order, and the pending operation's removal) and removes the
+// resource again: the in-memory cost of recording a create.
+func BenchmarkApplyCreate(b *testing.B) {
+	_, d, err := replay(logWithResources(b, 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pending := mustPatch(b, `[{"op":"add","path":"/pierPendingOperations","value":{}},{"op":"add","path":"/pierPendingOperations/t[9]","value":{"operation":"create","provider":"time","type":"time_static","started":"2026-12-04T03:48:22.619817667Z","input_properties":{"triggers":{"index":9}}}}]`)
+	created := mustPatch(b, `[{"op":"add","path":"/resources/t[9]","value":{"type":"time_static","input_properties":{"triggers":{"index":9}},"output_properties":{"__tf":{"schema_version":0},"day":4,"hour":3,"id":"2026-12-04T03:48:23Z","minute":48,"month":12,"rfc3339":"2026-12-04T03:48:23Z","second":23,"triggers":{"index":"9"},"unix":1796356103,"year":2026},"provider":"time","dependencies":["state"]}},{"op":"remove","path":"/pierPendingOperations"}]`)
+	destroyed := mustPatch(b, `[{"op":"remove","path":"/resources/t[9]"}]`)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range []schema.Patch{pending, created, destroyed} {
+			if err := d.applyPatch(p); err != nil {
+				b.Fatal(err)
+			}
+			d.commit()
+		}
+	}
+}
