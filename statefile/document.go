@@ -27,6 +27,31 @@ func DocumentOf(state map[string]any) (*Document, error) {
 	return &Document{d: doc{root: state}}, nil
 }
 
+// DecodeDocument adopts b, the compact encoding of a nixopsState document
+// (no white space outside strings, as [Document.MarshalJSON] writes it),
+// decoded only two levels deep, as a writer opening a state file from its
+// resolved-state cache decodes it (see lazy.go): each resource stays
+// encoded until a patch reaches into it, and [Document.MarshalJSON]
+// copies it as it is (so the encoding has its members in the order b has
+// them, which need not be the sorted order of an encoding of the decoded
+// document). A store that reads back a large state and then
+// changes a few resources of it costs one pass over the bytes, not a
+// decode of every resource. b must be valid JSON (as a database's JSON
+// column gives it) and is kept: the caller must not change it after.
+// ok=false means b is not a compact object that this decodes, and the
+// caller decodes it whole; err is the wrong _type that [DocumentOf]
+// refuses.
+func DecodeDocument(b []byte) (_ *Document, ok bool, err error) {
+	m, ok := decodeShallow(b)
+	if !ok {
+		return nil, false, nil
+	}
+	if _, err := checkType(m); err != nil {
+		return nil, true, err
+	}
+	return &Document{d: doc{root: m}}, true, nil
+}
+
 // Apply applies patch. On error (an [*OpError], or a wrong resolved
 // _type) the document is as it was.
 func (d *Document) Apply(patch schema.Patch) error {

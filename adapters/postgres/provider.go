@@ -79,6 +79,8 @@ var (
 	_ providersdk.Handler       = (*Provider)(nil)
 	_ providersdk.Destroyer     = (*Provider)(nil)
 	_ providersdk.StateProvider = (*Provider)(nil)
+
+	_ providersdk.EncodedStateReader = (*Provider)(nil)
 )
 
 // New returns a postgres provider.
@@ -179,6 +181,25 @@ func (p *Provider) StateRead(ctx context.Context, req *schema.StateResourceReadR
 		st[schema.LockHolderKey] = h.Record()
 	}
 	return &schema.StateResourceReadResponse{State: st}, nil
+}
+
+// StateReadEncoded implements [providersdk.EncodedStateReader]: the
+// state is sent as its encoding (see [Store.Encoded]), not copied and
+// encoded again. A reader that found the lock held leaves the read to
+// StateRead, which adds the holder to the document.
+func (p *Provider) StateReadEncoded(ctx context.Context, req *schema.StateResourceReadRequest) ([]byte, bool, error) {
+	s, err := p.store(ctx, req.Resource.Type, req.Resource.InputProperties)
+	if err != nil {
+		return nil, false, err
+	}
+	if s.HeldBy() != nil {
+		return nil, false, nil
+	}
+	b, err := s.Encoded()
+	if err != nil {
+		return nil, false, fmt.Errorf("encode PostgreSQL state %q: %w", s.key, err)
+	}
+	return b, true, nil
 }
 
 // StateEvent implements [providersdk.StateProvider]: the event is

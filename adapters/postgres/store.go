@@ -66,7 +66,11 @@ type Store struct {
 	every    int
 	log      *slog.Logger
 
-	doc      *statefile.Document
+	doc *statefile.Document
+	// encoded is the document's compact encoding as the snapshot it was
+	// read from holds it, while no event has changed it since (nil
+	// otherwise): a state read sends these bytes (see [Store.Encoded]).
+	encoded  []byte
 	last     int64 // index of the last event, -1 before the first
 	snapshot int64 // index of the latest snapshot, -1 for none
 	// broken is set when an append's outcome is unknown (the connection
@@ -237,10 +241,27 @@ func (s *Store) read(ctx context.Context, at int64) error {
 	case err != nil:
 		return fmt.Errorf("read snapshot: %w", err)
 	}
-	var doc *statefile.Document
+	var (
+		doc     *statefile.Document
+		encoded []byte
+	)
 	if snapIdx >= 0 {
-		if doc, err = decodeDocument(raw); err != nil {
+		// jsonb's text has a space after each colon and comma: without
+		// them the document is decoded two levels deep, its resources
+		// kept as their bytes, and a read with no event since the
+		// snapshot sends the bytes as they are. On a state of 100,000
+		// resources decoding it whole, copying it and encoding it again
+		// was most of a no-op apply's wait for its state.
+		var plain, ok bool
+		raw, plain = compactJSON(raw)
+		if doc, ok, err = statefile.DecodeDocument(raw); !ok {
+			doc, err = decodeDocument(raw)
+		}
+		if err != nil {
 			return fmt.Errorf("decode snapshot at index %d: %w", snapIdx, err)
+		}
+		if plain {
+			encoded = raw
 		}
 	}
 	last := snapIdx
@@ -272,6 +293,7 @@ func (s *Store) read(ctx context.Context, at int64) error {
 		} else if err := doc.Apply(patch); err != nil {
 			return fmt.Errorf("apply event %d of state %q: %w", idx, s.key, err)
 		}
+		encoded = nil
 		last = idx
 	}
 	if err := rows.Err(); err != nil {
@@ -288,8 +310,51 @@ func (s *Store) read(ctx context.Context, at int64) error {
 		}
 		s.heldBy = le
 	}
-	s.doc, s.last, s.snapshot = doc, last, snapIdx
+	s.doc, s.encoded, s.last, s.snapshot = doc, encoded, last, snapIdx
 	return nil
+}
+
+// compactJSON removes the white space outside strings from b, valid JSON
+// (as PostgreSQL writes a jsonb value as text), in place, and reports
+// whether the result is plain: without a character that [schema.AppendJSON]
+// escapes and PostgreSQL does not (<, >, &, U+2028, U+2029), so that the
+// bytes are, but for the order of object members, what encoding the
+// decoded document gives. (The other escapes agree: both write \b, \f,
+// \n, \r, \t, \" and \\, and \u00xx for the other control characters.)
+func compactJSON(b []byte) (_ []byte, plain bool) {
+	plain = true
+	w := 0
+	inString := false
+	for r := 0; r < len(b); r++ {
+		c := b[r]
+		switch {
+		case inString:
+			switch c {
+			case '"':
+				inString = false
+			case '\\':
+				if r+1 < len(b) {
+					b[w] = c
+					w++
+					r++
+					c = b[r]
+				}
+			case '<', '>', '&':
+				plain = false
+			case 0xE2:
+				if r+2 < len(b) && b[r+1] == 0x80 && b[r+2]&^1 == 0xA8 {
+					plain = false
+				}
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '"':
+			inString = true
+		}
+		b[w] = c
+		w++
+	}
+	return b[:w], plain
 }
 
 // initDocument applies the initialising event, which adds the whole
@@ -318,6 +383,17 @@ func decodeDocument(raw []byte) (*statefile.Document, error) {
 
 // State returns a copy of the resolved document.
 func (s *Store) State() map[string]any { return s.doc.State() }
+
+// Encoded returns the resolved document's encoding, one compact JSON
+// object: the snapshot's bytes as read while no event followed it, else
+// the document encoded (its resources not reached by an event copied as
+// read). The caller must not change it.
+func (s *Store) Encoded() ([]byte, error) {
+	if s.encoded != nil {
+		return s.encoded, nil
+	}
+	return s.doc.MarshalJSON()
+}
 
 // HeldBy is, for a reader, the session that held the state's lock when
 // the state was read, and the pier command that took it; nil for a writer
@@ -351,6 +427,7 @@ func (s *Store) Append(ctx context.Context, meta statefile.Meta, patch schema.Pa
 	if err := s.doc.Apply(patch); err != nil {
 		return 0, err
 	}
+	s.encoded = nil
 	idx := s.last + 1
 	// An answer later than half the session timeout may come after the
 	// server ended the session: pier gives up first.
