@@ -75,6 +75,12 @@ func (d *Document) State() map[string]any {
 // MarshalJSON encodes the document without copying it.
 func (d *Document) MarshalJSON() ([]byte, error) { return marshal(d.d.root) }
 
+// AppendJSON appends the document's encoding, as MarshalJSON gives it, to
+// b: a caller that knows about how large it is (a store that read it)
+// gives b that capacity, and the encoding of a large state is not copied
+// at each doubling.
+func (d *Document) AppendJSON(b []byte) ([]byte, error) { return appendJSON(b, d.d.root) }
+
 // Paths returns the JSON Pointers a patch touches (path, and from for move
 // and copy), in patch order: what a history listing shows of an event.
 func Paths(patch schema.Patch) []string { return touched(operations(patch)) }

@@ -70,7 +70,10 @@ type Store struct {
 	// encoded is the document's compact encoding as the snapshot it was
 	// read from holds it, while no event has changed it since (nil
 	// otherwise): a state read sends these bytes (see [Store.Encoded]).
-	encoded  []byte
+	encoded []byte
+	// size is the length of the snapshot's encoding as read, what an
+	// encoding of the document is sized for.
+	size     int
 	last     int64 // index of the last event, -1 before the first
 	snapshot int64 // index of the latest snapshot, -1 for none
 	// broken is set when an append's outcome is unknown (the connection
@@ -263,6 +266,7 @@ func (s *Store) read(ctx context.Context, at int64) error {
 		if plain {
 			encoded = raw
 		}
+		s.size = len(raw)
 	}
 	last := snapIdx
 	rows, err := tx.Query(ctx, "SELECT idx, patch::text FROM "+s.table("events")+" WHERE state_key = $1 AND idx > $2 AND idx <= $3 ORDER BY idx", s.key, snapIdx, limit)
@@ -392,7 +396,7 @@ func (s *Store) Encoded() ([]byte, error) {
 	if s.encoded != nil {
 		return s.encoded, nil
 	}
-	return s.doc.MarshalJSON()
+	return s.doc.AppendJSON(make([]byte, 0, s.size+s.size/8+4096))
 }
 
 // HeldBy is, for a reader, the session that held the state's lock when
