@@ -1,6 +1,10 @@
 package statefile
 
-import "github.com/pierhq/pier/schema"
+import (
+	"encoding/json"
+
+	"github.com/pierhq/pier/schema"
+)
 
 // Document is a resolved state document kept in memory, to which patches
 // are applied as [Log.Append] applies them: all of a patch or none, at a
@@ -47,9 +51,33 @@ func DecodeDocument(b []byte) (_ *Document, ok bool, err error) {
 		return nil, false, nil
 	}
 	if _, err := checkType(m); err != nil {
+		// Said of the value decoded whole, as DocumentOf says it.
+		_, err = checkType(map[string]any{"_type": deepCopy(m["_type"])})
 		return nil, true, err
 	}
 	return &Document{d: doc{root: m}}, true, nil
+}
+
+// CheckDocument reports what [DecodeDocument] would of b, without
+// decoding it: ok=false when b is not a compact object, else the error of
+// a wrong _type. It decodes only the _type member, and skips the others:
+// a store that may never need the document (it sends it as read) checks
+// it this way and decodes it once it does.
+func CheckDocument(b []byte) (ok bool, err error) {
+	top, ok := shallowObject(b)
+	if !ok {
+		return false, nil
+	}
+	m := map[string]any{}
+	if raw, present := top["_type"]; present {
+		v, err := decodeValue(raw.(json.RawMessage))
+		if err != nil {
+			return false, nil
+		}
+		m["_type"] = v
+	}
+	_, err = checkType(m)
+	return true, err
 }
 
 // Apply applies patch. On error (an [*OpError], or a wrong resolved

@@ -34,10 +34,17 @@ func TestDecodeDocument(t *testing.T) {
 		"not compact":   {doc: `{"_type": "nixopsState"}`},
 		"not an object": {doc: `[1]`},
 		"wrong type":    {doc: `{"_type":"other","resources":{}}`, ok: true, errMsg: `resolved state has _type other, want "nixopsState"`},
+		"no type":       {doc: `{"resources":{"a":{"type":"t"}}}`, ok: true, errMsg: `resolved state has _type <nil>, want "nixopsState"`},
+		"object type":   {doc: `{"resources":{},"_type":{"a":1}}`, ok: true, errMsg: `resolved state has _type map[a:1], want "nixopsState"`},
+		"cut short":     {doc: `{"_type":"nixopsState","resources":{"a":`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			cok, cerr := CheckDocument([]byte(tc.doc))
+			if cok != tc.ok || (cerr == nil) != (tc.errMsg == "") || cerr != nil && cerr.Error() != tc.errMsg {
+				t.Errorf("CheckDocument(%s) = %v, %v; want %v, %q", tc.doc, cok, cerr, tc.ok, tc.errMsg)
+			}
 			got, ok, err := DecodeDocument([]byte(tc.doc))
 			if ok != tc.ok || (err == nil) != (tc.errMsg == "") || err != nil && err.Error() != tc.errMsg {
 				t.Fatalf("DecodeDocument(%s) = %v, %v; want %v, %q", tc.doc, ok, err, tc.ok, tc.errMsg)

@@ -170,3 +170,77 @@ func BenchmarkAppend(b *testing.B) {
 		})
 	}
 }
+
+// memoState is a patch that records n memos as bench/scale.sh's
+// deployment does: inputs and outputs of their own, a provider and a
+// dependency each.
+func memoState(b *testing.B, n int) schema.Patch {
+	b.Helper()
+	v := []byte(`{`)
+	for i := range n {
+		if i > 0 {
+			v = append(v, ',')
+		}
+		v = fmt.Appendf(v, `"a[%d]":{"type":"memo","input_properties":{"initialize_with":"a-%d"},"output_properties":{"value":"a-%d"},"provider":"local","dependencies":["state"]}`, i, i, i)
+	}
+	return schema.Patch{{Op: "replace", Path: "/resources", Value: append(v, '}')}}
+}
+
+// BenchmarkStateRead100000 is what a pg_state adapter does for a command's
+// state read of 100,000 memos, from opening the state to the bytes of the
+// response's state, as providersdk sends it: the snapshot alone, and
+// with an event after it.
+func BenchmarkStateRead100000(b *testing.B) {
+	srv := pgtest.Current(b)
+	for _, events := range []int{0, 1} {
+		b.Run(fmt.Sprintf("events=%d", events), func(b *testing.B) {
+			key := strings.ReplaceAll(b.Name(), "/", "-")
+			w, err := Open(b.Context(), Config{Conninfo: srv.Conninfo(), Key: key, SnapshotEvery: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := w.Append(b.Context(), statefile.Meta{Event: "create"}, memoState(b, 100000)); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Close(context.Background()); err != nil { // the snapshot
+				b.Fatal(err)
+			}
+			if events > 0 {
+				w, err := Open(b.Context(), Config{Conninfo: srv.Conninfo(), Key: key})
+				if err == nil {
+					_, err = w.Append(b.Context(), statefile.Meta{Event: "update"}, schema.Patch{{Op: "replace", Path: "/resources/a[5]/output_properties/value", Value: json.RawMessage(`"x"`)}})
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Close(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			req := &schema.StateResourceReadRequest{Resource: schema.ExtantResource{Type: StateType, InputProperties: schema.Properties{"key": key, "conninfo": srv.Conninfo()}}}
+			b.ReportAllocs()
+			for b.Loop() {
+				p := New(Options{ReadOnly: true})
+				var state []byte
+				if er, ok := any(p).(interface {
+					StateReadEncoded(context.Context, *schema.StateResourceReadRequest) ([]byte, bool, error)
+				}); ok {
+					state, ok, err = er.StateReadEncoded(b.Context(), req)
+					if !ok && err == nil {
+						b.Fatal("no encoded state")
+					}
+				} else {
+					var r *schema.StateResourceReadResponse
+					if r, err = p.StateRead(b.Context(), req); err == nil {
+						state, err = (&schema.Response{StateResourceReadResponse: r}).AppendJSON(nil)
+					}
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(state)))
+				p.Close()
+			}
+		})
+	}
+}

@@ -129,7 +129,8 @@ func (s *Store) Import(ctx context.Context, events []Event) error {
 	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	s.doc, s.last = doc, int64(len(events)-1)
+	s.setDocument(doc)
+	s.last = int64(len(events) - 1)
 	return s.maybeSnapshot(ctx)
 }
 

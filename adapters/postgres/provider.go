@@ -158,7 +158,7 @@ func (p *Provider) Destroy(ctx context.Context, req *schema.DestroyResourceReque
 	if err != nil {
 		return nil, err
 	}
-	if addrs := slices.Sorted(schema.StateResources(s.doc.State())); len(addrs) > 0 {
+	if addrs := slices.Sorted(schema.StateResources(s.State())); len(addrs) > 0 {
 		shown := addrs
 		if len(shown) > 5 {
 			shown = append(slices.Clone(shown[:5]), "…")

@@ -66,11 +66,15 @@ type Store struct {
 	every    int
 	log      *slog.Logger
 
+	// doc is the resolved document; nil while encoded holds it, until
+	// it is needed (see [Store.document]).
 	doc *statefile.Document
 	// encoded is the document's compact encoding as the snapshot it was
 	// read from holds it, while no event has changed it since (nil
-	// otherwise): a state read sends these bytes (see [Store.Encoded]).
+	// otherwise); plain says a state read may send these bytes as they
+	// are (see [Store.Encoded]).
 	encoded []byte
+	plain   bool
 	// size is the length of the snapshot's encoding as read, what an
 	// encoding of the document is sized for.
 	size     int
@@ -193,7 +197,8 @@ func (s *Store) open(ctx context.Context, cfg Config) error {
 		if err := s.insert(ctx, 0, statefile.Meta{Time: now()}, patch); err != nil {
 			return fmt.Errorf("write the initialising event: %w", err)
 		}
-		s.doc, s.last = init, 0
+		s.setDocument(init)
+		s.last = 0
 	}
 	return s.maybeSnapshot(ctx)
 }
@@ -223,7 +228,8 @@ func (s *Store) read(ctx context.Context, at int64) error {
 	}
 	if s.readOnly {
 		if err := checkVersion(ctx, tx, s.schema); errors.Is(err, errNoTables) {
-			s.doc, s.last = statefile.NewDocument(), -1
+			s.setDocument(statefile.NewDocument())
+			s.last = -1
 			return nil
 		} else if err != nil {
 			return err
@@ -247,24 +253,25 @@ func (s *Store) read(ctx context.Context, at int64) error {
 	var (
 		doc     *statefile.Document
 		encoded []byte
+		plain   bool
 	)
 	if snapIdx >= 0 {
 		// jsonb's text has a space after each colon and comma: without
-		// them the document is decoded two levels deep, its resources
-		// kept as their bytes, and a read with no event since the
+		// them the snapshot is checked without decoding it, and decoded
+		// (two levels deep, its resources kept as their bytes) only once
+		// an event is applied to it; a read with no event since the
 		// snapshot sends the bytes as they are. On a state of 100,000
 		// resources decoding it whole, copying it and encoding it again
 		// was most of a no-op apply's wait for its state.
-		var plain, ok bool
 		raw, plain = compactJSON(raw)
-		if doc, ok, err = statefile.DecodeDocument(raw); !ok {
+		ok, err := statefile.CheckDocument(raw)
+		if ok && err == nil {
+			encoded = raw
+		} else if !ok {
 			doc, err = decodeDocument(raw)
 		}
 		if err != nil {
 			return fmt.Errorf("decode snapshot at index %d: %w", snapIdx, err)
-		}
-		if plain {
-			encoded = raw
 		}
 		s.size = len(raw)
 	}
@@ -286,6 +293,9 @@ func (s *Store) read(ctx context.Context, at int64) error {
 		if err := json.Unmarshal(praw, &patch); err != nil {
 			return fmt.Errorf("decode event %d: %w", idx, err)
 		}
+		if doc == nil && encoded != nil {
+			doc = decodeSnapshot(encoded)
+		}
 		if doc == nil {
 			if idx != 0 {
 				return fmt.Errorf("state %q has no initialising event (its first is index %d)", s.key, idx)
@@ -303,7 +313,7 @@ func (s *Store) read(ctx context.Context, at int64) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read events: %w", err)
 	}
-	if doc == nil {
+	if doc == nil && encoded == nil {
 		doc = statefile.NewDocument()
 	}
 	s.heldBy = nil
@@ -314,9 +324,34 @@ func (s *Store) read(ctx context.Context, at int64) error {
 		}
 		s.heldBy = le
 	}
-	s.doc, s.encoded, s.last, s.snapshot = doc, encoded, last, snapIdx
+	s.doc, s.encoded, s.plain, s.last, s.snapshot = doc, encoded, plain, last, snapIdx
 	return nil
 }
+
+// decodeSnapshot decodes a snapshot's compact encoding that
+// [statefile.CheckDocument] accepted, which cannot fail.
+func decodeSnapshot(b []byte) *statefile.Document {
+	doc, ok, err := statefile.DecodeDocument(b)
+	if !ok {
+		doc, err = decodeDocument(b)
+	}
+	if err != nil {
+		panic("a checked state snapshot does not decode (" + err.Error() + "): this is a bug in pier")
+	}
+	return doc
+}
+
+// document returns the resolved document, decoding the snapshot it was
+// read from the first time it is needed.
+func (s *Store) document() *statefile.Document {
+	if s.doc == nil {
+		s.doc = decodeSnapshot(s.encoded)
+	}
+	return s.doc
+}
+
+// setDocument replaces the resolved document.
+func (s *Store) setDocument(doc *statefile.Document) { s.doc, s.encoded = doc, nil }
 
 // compactJSON removes the white space outside strings from b, valid JSON
 // (as PostgreSQL writes a jsonb value as text), in place, and reports
@@ -386,17 +421,17 @@ func decodeDocument(raw []byte) (*statefile.Document, error) {
 }
 
 // State returns a copy of the resolved document.
-func (s *Store) State() map[string]any { return s.doc.State() }
+func (s *Store) State() map[string]any { return s.document().State() }
 
 // Encoded returns the resolved document's encoding, one compact JSON
 // object: the snapshot's bytes as read while no event followed it, else
 // the document encoded (its resources not reached by an event copied as
 // read). The caller must not change it.
 func (s *Store) Encoded() ([]byte, error) {
-	if s.encoded != nil {
+	if s.encoded != nil && s.plain {
 		return s.encoded, nil
 	}
-	return s.doc.AppendJSON(make([]byte, 0, s.size+s.size/8+4096))
+	return s.document().AppendJSON(make([]byte, 0, s.size+s.size/8+4096))
 }
 
 // HeldBy is, for a reader, the session that held the state's lock when
@@ -428,7 +463,7 @@ func (s *Store) Append(ctx context.Context, meta statefile.Meta, patch schema.Pa
 	if meta.Time == "" {
 		meta.Time = now()
 	}
-	if err := s.doc.Apply(patch); err != nil {
+	if err := s.document().Apply(patch); err != nil {
 		return 0, err
 	}
 	s.encoded = nil
@@ -473,7 +508,7 @@ func (s *Store) maybeSnapshot(ctx context.Context) error {
 	if s.readOnly || s.broken != nil || s.last-max(s.snapshot, 0) < int64(s.every) {
 		return nil
 	}
-	raw, err := s.doc.MarshalJSON()
+	raw, err := s.Encoded()
 	if err != nil {
 		return err
 	}
