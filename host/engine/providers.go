@@ -33,10 +33,14 @@ type Providers struct {
 
 	mu    sync.Mutex
 	pools map[string]*provider.Pool
+	// early are the bridges [Providers.StartTerraform] started, by
+	// provider name, until the provider's pool adopts them or close
+	// discards them.
+	early map[string]*provider.Early
 }
 
 func newProviders(cfg Config) *Providers {
-	return &Providers{cfg: cfg, decls: map[string]*source.Provider{}, pools: map[string]*provider.Pool{},
+	return &Providers{cfg: cfg, decls: map[string]*source.Provider{}, pools: map[string]*provider.Pool{}, early: map[string]*provider.Early{},
 		tf: &tfschema.Fetcher{Pier: cfg.PierExecutable, Dir: cfg.Dir, Logger: cfg.logger()}}
 }
 
@@ -64,6 +68,45 @@ func (p *Providers) TerraformSchema(ctx context.Context, name string) (*tfschema
 	}
 	return p.tf.Schema(ctx, d.Terraform, cfg)
 }
+
+// StartTerraform starts, without waiting, the Terraform provider of a
+// declaration (as [Providers.TerraformSchema] would) and, behind it,
+// the first bridge of its pool, when the caller will ask the provider
+// about n > 0 of its resources: so that the first preview need not wait
+// for a bridge's own start-up (exec, the runtime's and the packages'
+// initialisation) once the provider is configured. The bridge waits for
+// its attachment, and the pool adopts it when its first request has it
+// (see poolFor); the pool starts the others on demand, as before. Only
+// one: each bridge started beside the provider competes with its start
+// for the processors, and on a loaded two-core machine four of them
+// delayed the provider's start by more than they saved. Only a plan
+// that changes the provider's resources may call it: an unchanged
+// deployment starts no provider.
+func (p *Providers) StartTerraform(name string, n int) {
+	d := p.Decl(name)
+	if d == nil || d.Terraform == "" {
+		return
+	}
+	cfg, err := tfConfig(d)
+	if err != nil {
+		return // TerraformSchema reports it
+	}
+	p.tf.Start(d.Terraform, cfg)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.pools[name]; ok || p.early[name] != nil || n < 1 {
+		return
+	}
+	pc, err := p.processConfig(d)
+	if err != nil {
+		return // the pool reports it
+	}
+	pc.Args = append(pc.Args, "--attach")
+	p.early[name] = provider.StartEarly(pc, earlyBridges)
+}
+
+// earlyBridges is how many bridges StartTerraform starts: see there.
+const earlyBridges = 1
 
 // Declare records provider declarations seen in a snapshot. A later
 // snapshot may add providers (a Nix source discovers them in rounds).
@@ -170,6 +213,7 @@ func (p *Providers) poolFor(key, name string, size int) (*provider.Pool, error) 
 		return nil, fmt.Errorf("provider %q is not declared in the deployment", name)
 	}
 	var attach []byte
+	var early *provider.Early
 	if d.Terraform != "" {
 		// Start (or find) and configure the provider process the bridges
 		// attach to, without holding the lock: it may take a while.
@@ -179,15 +223,22 @@ func (p *Providers) poolFor(key, name string, size int) (*provider.Pool, error) 
 			attach, err = p.tf.Attachment(context.Background(), d.Terraform, cfg)
 		}
 		p.mu.Lock()
+		if key == name {
+			early = p.early[name]
+			delete(p.early, name)
+		}
 		if err != nil {
+			p.discard(early)
 			return nil, fmt.Errorf("provider %s: %w", name, err)
 		}
 		if pl, ok := p.pools[key]; ok {
+			p.adopt(pl, early, attach)
 			return pl, nil
 		}
 	}
 	pc, err := p.processConfig(d)
 	if err != nil {
+		p.discard(early)
 		return nil, err
 	}
 	if attach != nil {
@@ -206,8 +257,39 @@ func (p *Providers) poolFor(key, name string, size int) (*provider.Pool, error) 
 		size = p.cfg.providerParallelism()
 	}
 	pl := provider.NewPool(pc, size)
+	if early != nil {
+		// Before any request can find the pool, under the lock: one that
+		// found it empty would start a bridge of its own. A new pool has
+		// room for them all, and their starts have returned long since
+		// (the attachment they wait for took longer).
+		pl.Adopt(early.Configure(attach))
+	}
 	p.pools[key] = pl
 	return pl, nil
+}
+
+// discard stops the bridges StartTerraform started early, if any, which
+// no pool adopts. The caller holds mu, which discard lets go of meanwhile.
+func (p *Providers) discard(early *provider.Early) {
+	if early == nil {
+		return
+	}
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	early.Discard()
+}
+
+// adopt gives pl, a pool made meanwhile, the bridges StartTerraform
+// started early, if any, with their attachment. The caller holds mu,
+// which adopt lets go of meanwhile: those the pool has no room for are
+// stopped.
+func (p *Providers) adopt(pl *provider.Pool, early *provider.Early, attach []byte) {
+	if early == nil {
+		return
+	}
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	pl.Adopt(early.Configure(attach))
 }
 
 func (p *Providers) processConfig(d *source.Provider) (provider.Config, error) {
@@ -385,6 +467,8 @@ func (p *Providers) close() error {
 	p.mu.Lock()
 	pools := p.pools
 	p.pools = map[string]*provider.Pool{}
+	early := p.early
+	p.early = map[string]*provider.Early{}
 	tfPools := map[string]bool{}
 	for key := range pools {
 		tfPools[key] = p.mayUseTerraform(key)
@@ -399,6 +483,11 @@ func (p *Providers) close() error {
 			wg = &bridges
 		}
 		wg.Go(func() { errs[i] = pools[key].Close() })
+	}
+	// Bridges started early that no pool adopted (the plan failed before
+	// it asked their provider anything) never attached: they are killed.
+	for _, e := range early {
+		bridges.Go(e.Discard)
 	}
 	// The bridges are gone: stop the Terraform providers they used.
 	bridges.Wait()

@@ -23,7 +23,8 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 		return snap, nil
 	}
 	types := map[string]map[string]bool{} // provider → types
-	want := func(r *source.Resource) {
+	count := map[string]int{}             // provider → ready resources
+	want := func(r *source.Resource, ready bool) {
 		if r == nil {
 			return
 		}
@@ -37,12 +38,15 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 			types[r.Provider] = map[string]bool{}
 		}
 		types[r.Provider][r.Type] = true
+		if ready {
+			count[r.Provider]++
+		}
 	}
 	for _, r := range snap.Ready {
-		want(r)
+		want(r, true)
 	}
 	for _, b := range snap.Blocked {
-		want(b.Resource)
+		want(b.Resource, false)
 	}
 	if len(types) == 0 {
 		return snap, nil
@@ -51,6 +55,10 @@ func (pl *planner) markSchemaSensitive(ctx context.Context, snap *source.Snapsho
 	var wg sync.WaitGroup
 	paths := make([]map[string][]string, len(names))
 	for i, name := range names {
+		// The provider starts now, and behind it the first bridge,
+		// when a ready resource will be previewed: a blocked one's
+		// inputs are not known yet, so it is not.
+		pl.e.Providers().StartTerraform(name, count[name])
 		wg.Go(func() {
 			// A schema that cannot be read is reported by
 			// checkTerraformInputs, at the resource that needs it.

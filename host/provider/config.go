@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/pierhq/pier/host/internal/proc"
 	"github.com/pierhq/pier/schema"
 	"github.com/pierhq/pier/schema/jsonl"
 )
@@ -79,6 +80,9 @@ type Config struct {
 	// kernel without pidfds (see [proc.Process.ExitFile]), for the tests
 	// of that path.
 	noExitFile bool
+	// configLater, set by [StartEarly] in place of ConfigData, gives the
+	// process its configuration once it is known.
+	configLater *proc.Later
 }
 
 func (c Config) withDefaults() Config {

@@ -289,6 +289,28 @@ func (pl *Pool) Prestart(ctx context.Context) {
 	}()
 }
 
+// Adopt gives the pool processes started for it before it existed, with
+// its configuration (a Terraform provider's bridges, started while the
+// provider they attach to starts), as idle processes it started itself.
+// Those that would take it past its size, or that a closed or holder
+// pool cannot take, are discarded (see [Process.Discard]).
+func (pl *Pool) Adopt(ps []*Process) {
+	var extra []*Process
+	pl.mu.Lock()
+	for _, p := range ps {
+		if pl.closed || pl.holder || pl.started >= cap(pl.sem) {
+			extra = append(extra, p)
+			continue
+		}
+		pl.started++
+		pl.idle = append(pl.idle, p)
+	}
+	pl.mu.Unlock()
+	for _, p := range extra {
+		p.Discard()
+	}
+}
+
 // maxServed bounds the resources a pool remembers the process of.
 const maxServed = 1 << 16
 

@@ -75,11 +75,12 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 		return nil, fmt.Errorf("start provider %q (%s): %w", cfg.Name, cfg.Executable, err)
 	}
 	pr, err := proc.Start(proc.Spec{
-		Path:       cfg.Executable,
-		Args:       cfg.Args,
-		Env:        cfg.Env,
-		Dir:        cfg.Dir,
-		ConfigData: cfg.ConfigData,
+		Path:        cfg.Executable,
+		Args:        cfg.Args,
+		Env:         cfg.Env,
+		Dir:         cfg.Dir,
+		ConfigData:  cfg.ConfigData,
+		ConfigLater: cfg.configLater,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start provider %q: %w (check the provider's executable path and that it is executable)", cfg.Name, err)
@@ -109,6 +110,14 @@ func Start(ctx context.Context, cfg Config) (*Process, error) {
 
 // Pid returns the process id, which is also its process group id.
 func (p *Process) Pid() int { return p.proc.Pid() }
+
+// Discard kills a process that was never sent a request, such as one
+// started early whose configuration never came, and reaps it. It reports
+// nothing: the process had no work to lose.
+func (p *Process) Discard() {
+	_ = p.proc.Kill()
+	_ = p.Close()
+}
 
 // request is a validated request ready to send.
 type request struct {

@@ -136,18 +136,8 @@ func (f *Fetcher) timeout() time.Duration {
 }
 
 func (f *Fetcher) hold(ctx context.Context, plugin string, config []byte) (*holder, error) {
-	key := plugin + "\x00" + string(config)
-	f.mu.Lock()
-	if f.cache == nil {
-		f.cache = map[string]*holder{}
-	}
-	h, ok := f.cache[key]
-	if !ok {
-		h = &holder{plugin: plugin, done: make(chan struct{})}
-		f.cache[key] = h
-	}
-	f.mu.Unlock()
-	if !ok {
+	h, fresh := f.entry(plugin, config)
+	if fresh {
 		// Not ctx: the holder outlives the caller that happened to start
 		// it, and a cancelled caller must not fail the others.
 		h.err = f.start(h, config)
@@ -161,10 +151,56 @@ func (f *Fetcher) hold(ctx context.Context, plugin string, config []byte) (*hold
 	}
 }
 
+// Start starts the Terraform provider at plugin with configuration
+// config, as the first [Fetcher.Schema] or [Fetcher.Attachment] for them
+// would, without waiting for its schema: the holder's process is running
+// when Start returns, so that what the caller starts next (the bridges
+// that will attach to it) does not delay it. Those calls then wait for
+// it, and report what failed.
+func (f *Fetcher) Start(plugin string, config []byte) {
+	h, fresh := f.entry(plugin, config)
+	if !fresh {
+		return
+	}
+	if err := f.spawn(h, config); err != nil {
+		h.err = err
+		close(h.done)
+		return
+	}
+	go func() {
+		h.err = f.first(h)
+		close(h.done)
+	}()
+}
+
+// entry returns the holder for plugin and config, and whether it is new:
+// then the caller starts it, and closes its done.
+func (f *Fetcher) entry(plugin string, config []byte) (*holder, bool) {
+	key := plugin + "\x00" + string(config)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cache == nil {
+		f.cache = map[string]*holder{}
+	}
+	h, ok := f.cache[key]
+	if !ok {
+		h = &holder{plugin: plugin, done: make(chan struct{})}
+		f.cache[key] = h
+	}
+	return h, !ok
+}
+
 // start runs the holder and reads its first line: the schema and the
 // attachment.
 func (f *Fetcher) start(h *holder, config []byte) error {
-	timeout := f.timeout()
+	if err := f.spawn(h, config); err != nil {
+		return err
+	}
+	return f.first(h)
+}
+
+// spawn starts the holder's process.
+func (f *Fetcher) spawn(h *holder, config []byte) error {
 	p, err := proc.Start(proc.Spec{Path: f.Pier, Args: []string{"tf", "hold", "--plugin", h.plugin}, Dir: f.Dir, ConfigData: config})
 	if err != nil {
 		return fmt.Errorf("read the schema of Terraform provider %s: %w", h.plugin, err)
@@ -179,7 +215,12 @@ func (f *Fetcher) start(h *holder, config []byte) error {
 	}
 	log = log.With(logkey.TerraformProvider, h.plugin)
 	go h.copyStderr(log)
+	return nil
+}
 
+// first reads the holder's first line: the schema and the attachment.
+func (f *Fetcher) first(h *holder) error {
+	timeout := f.timeout()
 	line, err := h.readLine(timeout, maxSchemaSize)
 	if err != nil {
 		return h.fail(err, timeout)

@@ -28,6 +28,8 @@ func TestFetcher(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	// Started in the background first: the callers wait for that start.
+	f.Start(plugin, nil)
 	var wg sync.WaitGroup
 	schemas := make([]*Schema, 4)
 	for i := range schemas {
@@ -75,20 +77,27 @@ func TestFetcherErrors(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := &Fetcher{Pier: tc.pier, Dir: dir}
-			for range 2 { // the failure is remembered, not retried
-				_, err := f.Schema(t.Context(), tc.plugin, nil)
-				if err == nil {
-					t.Fatal("no error")
+			// Started first (Fetcher.Start) or not, the failure is the same.
+			for _, start := range []bool{false, true} {
+				f := &Fetcher{Pier: tc.pier, Dir: dir}
+				if start {
+					f.Start(tc.plugin, nil)
+					f.Start(tc.plugin, nil) // finds the first
 				}
-				for _, w := range tc.want {
-					if !strings.Contains(err.Error(), w) {
-						t.Errorf("error %q lacks %q", err, w)
+				for range 2 { // the failure is remembered, not retried
+					_, err := f.Schema(t.Context(), tc.plugin, nil)
+					if err == nil {
+						t.Fatal("no error")
+					}
+					for _, w := range tc.want {
+						if !strings.Contains(err.Error(), w) {
+							t.Errorf("start %v: error %q lacks %q", start, err, w)
+						}
 					}
 				}
-			}
-			if n := f.Fetches(); n != 1 {
-				t.Errorf("%d runs, want 1", n)
+				if n := f.Fetches(); n != 1 {
+					t.Errorf("start %v: %d runs, want 1", start, n)
+				}
 			}
 		})
 	}

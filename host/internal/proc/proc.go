@@ -36,6 +36,34 @@ type Spec struct {
 	// file descriptor 3, announced by PIER_PROVIDER_CONFIG_FD=3. It is
 	// never logged and never appears in argv or the environment.
 	ConfigData []byte
+	// ConfigLater, when non-nil and ConfigData is nil, is configuration
+	// data known only after the process starts: the child gets the pipe
+	// on file descriptor 3 at once, and the data once [Later.Set] gives
+	// it. A child started before its configuration is known has its own
+	// start-up done by then (a Terraform bridge started while its
+	// provider starts).
+	ConfigLater *Later
+}
+
+// Later is configuration data given to processes that were started
+// before it was known (see [Spec.ConfigLater]); one Later may serve
+// several processes. It is safe for concurrent use.
+type Later struct {
+	once sync.Once
+	done chan struct{}
+	data []byte
+}
+
+// NewLater returns a Later whose data is not known yet.
+func NewLater() *Later { return &Later{done: make(chan struct{})} }
+
+// Set gives the data, once: later calls do nothing. Each process waiting
+// for it then reads it on file descriptor 3, and end of file after it.
+func (l *Later) Set(data []byte) {
+	l.once.Do(func() {
+		l.data = data
+		close(l.done)
+	})
 }
 
 // Process is a started child in its own process group. Its methods are
@@ -79,7 +107,11 @@ func Start(spec Spec) (*Process, error) {
 	cmd := exec.CommandContext(ctx, spec.Path, spec.Args...)
 	cmd.Dir = dir
 	extra := spec.Env
+	later := spec.ConfigLater
 	if spec.ConfigData != nil {
+		later = nil
+	}
+	if spec.ConfigData != nil || later != nil {
 		extra = make(map[string]string, len(spec.Env)+1)
 		for k, v := range spec.Env {
 			extra[k] = v
@@ -129,7 +161,7 @@ func Start(spec Spec) (*Process, error) {
 		return fail(errors.New("stderr pipe is not a file: this is a bug in pier"))
 	}
 	var cfgW *os.File
-	if spec.ConfigData != nil {
+	if spec.ConfigData != nil || later != nil {
 		cfgR, w, err := os.Pipe()
 		if err != nil {
 			return fail(err)
@@ -152,22 +184,32 @@ func Start(spec Spec) (*Process, error) {
 	p.exitFile = openPidfd(p.pgid)
 	go p.watchExit()
 	if cfgW != nil {
-		go p.writeConfig(cfgW, spec.ConfigData)
+		go p.writeConfig(cfgW, spec.ConfigData, later)
 	} else {
 		close(p.configDone)
 	}
 	return p, nil
 }
 
-// writeConfig feeds the configuration pipe. It may block until the child
-// reads; Wait closes the pipe's write end to end it if the child never does.
-func (p *Process) writeConfig(w *os.File, data []byte) {
+// writeConfig feeds the configuration pipe: data, or later's once it is
+// set. It may block until the child reads; Wait closes the pipe's write
+// end to end it if the child never does, and a child that exits before
+// later is set gets nothing.
+func (p *Process) writeConfig(w *os.File, data []byte, later *Later) {
 	defer close(p.configDone)
 	defer w.Close()
 	go func() {
 		<-p.exited
 		w.Close() // unblocks a pending write; double Close is harmless
 	}()
+	if later != nil {
+		select {
+		case <-later.done:
+			data = later.data
+		case <-p.exited:
+			return
+		}
+	}
 	_, _ = w.Write(data) // a child that ignores its configuration is not an error here
 }
 

@@ -292,3 +292,70 @@ func TestParentDeathKillsChild(t *testing.T) {
 	proctest.AssertGroupGone(t, pid)
 	_ = syscall.Kill(-pid, syscall.SIGKILL) // in case the assertion failed
 }
+
+// TestConfigLater checks that a child started before its configuration is
+// known reads it on fd 3 once it is set, and that one Later feeds several
+// children.
+func TestConfigLater(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct{ data []byte }{
+		"small":            {data: []byte(`{"token":"abc"}`)},
+		"empty":            {data: []byte{}},
+		"larger than pipe": {data: []byte(strings.Repeat("z", 1<<20))},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			later := NewLater()
+			var ps []*Process
+			for range 2 {
+				p, err := Start(Spec{
+					Path:        "/bin/sh",
+					Args:        []string{"-c", `echo "fd=$PIER_PROVIDER_CONFIG_FD"; wc -c <&3 | tr -d ' '`},
+					ConfigLater: later,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ps = append(ps, p)
+			}
+			later.Set(tc.data)
+			later.Set([]byte("ignored: the first Set wins"))
+			want := fmt.Sprintf("fd=3\n%d\n", len(tc.data))
+			for _, p := range ps {
+				p.CloseStdin()
+				out, err := io.ReadAll(p.Stdout())
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, p.Stderr())
+				if err := p.Wait(5 * time.Second); err != nil {
+					t.Fatalf("Wait: %v", err)
+				}
+				if diff := cmp.Diff(want, string(out)); diff != "" {
+					t.Errorf("child output (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// TestConfigLaterNeverSet checks that a child whose configuration never
+// comes can be killed and reaped: the writer waiting for it must not hold
+// up Wait.
+func TestConfigLaterNeverSet(t *testing.T) {
+	t.Parallel()
+	p, err := Start(Spec{Path: "/bin/sh", Args: []string{"-c", `cat <&3`}, ConfigLater: NewLater()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, p.Stdout())
+	io.Copy(io.Discard, p.Stderr())
+	p.Wait(5 * time.Second)
+	if got := p.ExitStatus(); got != "signal: killed" {
+		t.Errorf("ExitStatus() = %q, want signal: killed", got)
+	}
+}
