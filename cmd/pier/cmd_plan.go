@@ -67,6 +67,9 @@ func runPlan(ctx context.Context, o planOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	// Planned: the Terraform providers and their bridges stop while the
+	// plan is shown (a saved plan needs none of them either).
+	eng.ReleaseTerraform()
 	if o.JSON {
 		for _, w := range p.Warnings {
 			writeWarning(stdout, w)

@@ -34,6 +34,13 @@ func New(cfg Config) *Engine {
 // them to exit.
 func (e *Engine) Close() error { return e.providers.close() }
 
+// ReleaseTerraform starts stopping the Terraform providers and their
+// bridges in the background, for a command that will ask them nothing
+// more (pier plan, once planned), so that they exit while it does the
+// rest of its work; [Engine.Close] waits for them, and reports what
+// failed. A request to one of them afterwards fails.
+func (e *Engine) ReleaseTerraform() { e.providers.releaseTerraform() }
+
 // ProvidersStarted counts the provider processes started so far, by
 // provider name.
 func (e *Engine) ProvidersStarted() map[string]int { return e.providers.started() }

@@ -37,6 +37,13 @@ type Providers struct {
 	// provider name, until the provider's pool adopts them or close
 	// discards them.
 	early map[string]*provider.Early
+
+	// released is the stop that releaseTerraform started, which close
+	// waits for; releasedErr is its error, set before released is done.
+	// releasedPools are the pools it stops, which started still counts.
+	released      sync.WaitGroup
+	releasedErr   error
+	releasedPools []map[string]*provider.Pool
 }
 
 func newProviders(cfg Config) *Providers {
@@ -448,13 +455,78 @@ func (p *Providers) started() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]int{}
-	for key, pl := range p.pools {
-		name, _, _ := strings.Cut(key, " state ")
-		if n := pl.Started(); n > 0 {
-			out[name] += n
+	for _, pools := range append([]map[string]*provider.Pool{p.pools}, p.releasedPools...) {
+		for key, pl := range pools {
+			name, _, _ := strings.Cut(key, " state ")
+			if n := pl.Started(); n > 0 {
+				out[name] += n
+			}
 		}
 	}
 	return out
+}
+
+// releaseTerraform starts stopping, in the background, the Terraform
+// providers and every pool that may use them (see mayUseTerraform), for
+// a command that will ask them nothing more; close waits for the stop,
+// and returns its error after its own. A later request to them fails
+// as one after close does.
+func (p *Providers) releaseTerraform() {
+	p.mu.Lock()
+	pools := map[string]*provider.Pool{}
+	for key, pl := range p.pools {
+		if p.mayUseTerraform(key) {
+			pools[key] = pl
+			delete(p.pools, key)
+		}
+	}
+	early := p.early
+	p.early = map[string]*provider.Early{}
+	p.releasedPools = append(p.releasedPools, pools)
+	p.mu.Unlock()
+	p.released.Go(func() {
+		errs, tfErr := p.stopTerraform(pools, early)
+		err := firstError(errs, tfErr)
+		p.mu.Lock()
+		if p.releasedErr == nil {
+			p.releasedErr = err
+		}
+		p.mu.Unlock()
+	})
+}
+
+// stopTerraform closes pools, which may use the Terraform providers, and
+// discards early, side by side, then stops the Terraform providers they
+// used. It returns the pools' errors by key, and the providers'.
+func (p *Providers) stopTerraform(pools map[string]*provider.Pool, early map[string]*provider.Early) (map[string]error, error) {
+	errs := make(map[string]error, len(pools))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for key, pl := range pools {
+		wg.Go(func() {
+			err := pl.Close()
+			mu.Lock()
+			errs[key] = err
+			mu.Unlock()
+		})
+	}
+	// Bridges started early that no pool adopted (the plan failed before
+	// it asked their provider anything) never attached: they are killed.
+	for _, e := range early {
+		wg.Go(e.Discard)
+	}
+	wg.Wait()
+	return errs, p.tf.Close()
+}
+
+// firstError is the first of errs in key order, else last.
+func firstError(errs map[string]error, last error) error {
+	for _, key := range slices.Sorted(maps.Keys(errs)) {
+		if errs[key] != nil {
+			return errs[key]
+		}
+	}
+	return last
 }
 
 // close stops every provider process and waits for them. The pools close
@@ -462,43 +534,43 @@ func (p *Providers) started() map[string]int {
 // state_file writes its resolved-state cache), and the bridges, then the
 // Terraform providers they used, need not wait for it. Each Terraform
 // provider is stopped once every pool that could use it is closed. The
-// error returned is the first in key order, then the Terraform providers'.
+// error returned is the first in key order, then the Terraform
+// providers', then that of a stop releaseTerraform started.
 func (p *Providers) close() error {
 	p.mu.Lock()
 	pools := p.pools
 	p.pools = map[string]*provider.Pool{}
 	early := p.early
 	p.early = map[string]*provider.Early{}
-	tfPools := map[string]bool{}
-	for key := range pools {
-		tfPools[key] = p.mayUseTerraform(key)
+	tfPools := map[string]*provider.Pool{}
+	for key, pl := range pools {
+		if p.mayUseTerraform(key) {
+			tfPools[key] = pl
+			delete(pools, key)
+		}
 	}
 	p.mu.Unlock()
-	keys := slices.Sorted(maps.Keys(pools))
-	errs := make([]error, len(keys))
-	var all, bridges sync.WaitGroup
-	for i, key := range keys {
-		wg := &all
-		if tfPools[key] {
-			wg = &bridges
-		}
-		wg.Go(func() { errs[i] = pools[key].Close() })
+	errs := make(map[string]error, len(pools))
+	var mu sync.Mutex
+	var all sync.WaitGroup
+	for key, pl := range pools {
+		all.Go(func() {
+			err := pl.Close()
+			mu.Lock()
+			errs[key] = err
+			mu.Unlock()
+		})
 	}
-	// Bridges started early that no pool adopted (the plan failed before
-	// it asked their provider anything) never attached: they are killed.
-	for _, e := range early {
-		bridges.Go(e.Discard)
-	}
-	// The bridges are gone: stop the Terraform providers they used.
-	bridges.Wait()
-	tfErr := p.tf.Close()
+	tfErrs, tfErr := p.stopTerraform(tfPools, early)
 	all.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	maps.Copy(errs, tfErrs)
+	p.released.Wait()
+	if err := firstError(errs, tfErr); err != nil {
+		return err
 	}
-	return tfErr
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.releasedErr
 }
 
 // mayUseTerraform reports whether the pool under key may have bridges
