@@ -115,9 +115,7 @@ type renderScratch struct {
 func renderChange(w io.Writer, c *plan.Change, scratch *renderScratch) {
 	addr := c.Addr()
 	what := ""
-	if c.Resource != nil {
-		what = fmt.Sprintf(" (%s %s)", c.Resource.Provider, c.Resource.Type)
-	} else if c.Prior != nil {
+	if c.Resource == nil && c.Prior != nil {
 		what = fmt.Sprintf(" (%s)", strings.TrimSpace(c.Prior.Entry.Provider+" "+c.Prior.Entry.Type))
 	}
 	if c.Structural {
@@ -166,14 +164,25 @@ func renderChange(w io.Writer, c *plan.Change, scratch *renderScratch) {
 			verb = fmt.Sprintf("will be imported (id %q), then %s", c.Import.ID, strings.TrimPrefix(verb, "will be "))
 		}
 	}
-	fmt.Fprintf(w, "  %s", paintW(w, sgrBold, "# "+addr+" "+verb))
+	// The two lines that name the change are written part by part into
+	// the line buffer: formatting them, and joining the bold part, once
+	// per change was an allocation each of a large plan's many.
+	bold, reset := "", ""
+	if cw, ok := w.(colourWriter); ok && cw.on {
+		bold, reset = sgrBold, sgrReset
+	}
+	writeLine(w, &scratch.line, "  ", bold, "# ", addr, " ", verb, reset)
 	if c.Note != "" {
 		fmt.Fprintf(w, " (%s)", c.Note)
 	}
 	if c.Pending {
 		fmt.Fprintf(w, " (inputs depend on outputs of %s)", strings.Join(c.WaitsOn, ", "))
 	}
-	fmt.Fprintf(w, "\n  %s %s%s\n", paintW(w, markerColour(sym), sym), addr, what)
+	if c.Resource != nil {
+		writeLine(w, &scratch.line, "\n  ", paintW(w, markerColour(sym), sym), " ", addr, " (", c.Resource.Provider, " ", c.Resource.Type, ")\n")
+	} else {
+		writeLine(w, &scratch.line, "\n  ", paintW(w, markerColour(sym), sym), " ", addr, what, "\n")
+	}
 	switch c.Action {
 	case execgraph.ActionCreate:
 		renderDiffLines(w, &scratch.line, c.RedactDiffs(plan.DiffInputs(nil, c.Resource.Inputs)), "      ")

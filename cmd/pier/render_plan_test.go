@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestRenderPlanWritesOnce(t *testing.T) {
 		want   string // present in the output
 		absent string
 	}{
-		"colour":    {colour: true, want: sgrGreen, absent: ""},
+		"colour":    {colour: true, want: "  " + sgrBold + "# t[7] will be created" + sgrReset + "\n  " + sgrGreen + "+" + sgrReset + " t[7] (time time_static)\n", absent: ""},
 		"no colour": {colour: false, want: "t[99]", absent: "\x1b["},
 	}
 	for name, tt := range tests {
@@ -60,5 +61,23 @@ func TestRenderPlanWritesOnce(t *testing.T) {
 				t.Errorf("output has %q:\n%s", tt.absent, out)
 			}
 		})
+	}
+}
+
+// BenchmarkRenderPlan renders the plan of 1000 creates that a fresh apply
+// of bench/vs-tofu.sh shows, for the allocations rendering costs the
+// command (-benchmem).
+func BenchmarkRenderPlan(b *testing.B) {
+	var changes []plan.PlannedChange
+	for i := range 1000 {
+		changes = append(changes, plan.PlannedChange{
+			Address: fmt.Sprintf("t[%d]", i), Action: execgraph.ActionCreate, Provider: "time", Type: "time_static",
+			After: map[string]any{"triggers": map[string]any{"index": fmt.Sprint(i)}},
+		})
+	}
+	p := plan.Showable(changes, nil, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		renderPlan(colourWriter{Writer: io.Discard}, p)
 	}
 }
