@@ -137,6 +137,17 @@ resource "k" {
   inputs   = { initialize_with = "k" }
 }
 `},
+		// With nothing reading an output the first resolve converts no
+		// outputs, so it is the cheaper way.
+		"nothing reads an output": {config: firstHeader + `
+resource "a" {
+  count    = 4
+  provider = provider.local
+  type     = "memo"
+  state    = resource.state
+  inputs   = { initialize_with = "a-${count.index}" }
+}
+`},
 		// A state type's resource is a handler, named or not.
 		"a second state handler no instance names": {first: true, config: firstApplied + state2 + `
 resource "n" {

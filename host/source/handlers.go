@@ -46,7 +46,9 @@ type HandlersFirst interface {
 	// a Resolve, when the first Resolve could make more of the deployment
 	// than the later ones (count or for_each reading resources, import,
 	// moved and removed blocks, refresh = true, modules), when a handler
-	// reads another resource, or when the handlers' evaluation found
+	// reads another resource, when no block reads another's outputs (the
+	// first Resolve then converts none, where this path would convert
+	// them all), or when the handlers' evaluation found
 	// anything to report: the first Resolve reports it then, in its
 	// place.
 	ResolveHandlers(ctx context.Context) (*Snapshot, bool)
